@@ -13,7 +13,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
            -fno-strict-aliasing -D_GNU_SOURCE -Igateway $(PKG_CFLAGS) \
-           -DTG_VERSION='"$(VERSION)"' -MMD -MP
+           -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lpthread -lm
 
 ifeq ($(SAN),1)
@@ -38,6 +38,14 @@ all: $(BUILD)/taugate $(BUILD)/tau
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The version is compiled into one object, rebuilt every time, so a commit
+# does not force a full rebuild.
+$(BUILD)/gateway/core/version.o: gateway/core/version.c FORCE
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DTG_VERSION='"$(VERSION)"' -c -o $@ $<
+
+FORCE:
 
 $(BUILD)/libtaugate.a: $(GATEWAY_OBJ)
 	@rm -f $@

@@ -1,12 +1,12 @@
 /* Structured logging to stderr, one JSON object per line, written atomically. */
 #include "core/log.h"
 
+#include "core/ids.h"
+
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 static volatile int log_level = TG_LOG_INFO;
@@ -64,13 +64,8 @@ void tg_log(tg_log_level_e level, const char *component, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
 
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    struct tm tm;
-    gmtime_r(&tv.tv_sec, &tm);
     char ts[40];
-    snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)tv.tv_usec);
+    tg_time_rfc3339(tg_now_wall_us(), ts, sizeof(ts));
 
     json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "time", ts, "level",
                           log_names[level < TG_LOG_OFF ? level : TG_LOG_ERROR], "component",

@@ -1,0 +1,33 @@
+/* Shared handler helpers. */
+#include "api/app.h"
+
+#include "http/problem.h"
+#include "http/server.h"
+
+typedef struct {
+    tg_db_pool_t *pool;
+    tg_db_conn_t *conn;
+} app_lease_t;
+
+static void app_release(void *arg)
+{
+    app_lease_t *l = arg;
+    tg_db_release(l->pool, l->conn);
+}
+
+tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
+{
+    tg_app_t *app = tg_req_app(req);
+    tg_db_conn_t *conn = NULL;
+    if (tg_db_checkout(app->pool, &conn) != TG_OK) {
+        tg_problem(req, TG_EUNAVAILABLE, NULL,
+                   "the database is unavailable; retry shortly");
+        tg_resp_header(req, "Retry-After", "1");
+        return NULL;
+    }
+    app_lease_t *l = tg_arena_alloc(req->arena, sizeof(*l));
+    l->pool = app->pool;
+    l->conn = conn;
+    tg_arena_on_free(req->arena, app_release, l);
+    return conn;
+}

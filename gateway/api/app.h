@@ -1,0 +1,22 @@
+/* The application context shared by every handler, and the route table. */
+#ifndef TG_API_APP_H
+#define TG_API_APP_H
+
+#include "core/config.h"
+#include "http/router.h"
+#include "store/pool.h"
+
+typedef struct tg_app_s {
+    const tg_config_t *cfg;
+    tg_db_pool_t *pool;
+} tg_app_t;
+
+/* Every route the server answers, in match order. */
+extern const tg_route_t tg_api_routes[];
+extern const int tg_api_nroutes;
+
+/* Borrow a database connection for this request, released when the request
+ * completes. On failure answers 503 and returns NULL. */
+tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req);
+
+#endif

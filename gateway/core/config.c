@@ -1,0 +1,227 @@
+/* The typed configuration table. Adding a key: one field in tg_config_t and one
+ * row below; --help, the environment and the bounds checks follow from it. */
+#include "core/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/mem.h"
+
+typedef enum { CFG_INT, CFG_STR, CFG_BOOL } cfg_type_e;
+
+typedef struct {
+    const char *name;
+    cfg_type_e type;
+    size_t offset;
+    const char *def;
+    long min, max;
+    const char *const *choices; /* for strings restricted to a set */
+    int secret;                 /* never echoed in messages */
+    const char *help;
+} cfg_key_t;
+
+static const char *const cfg_log_levels[] = {"debug", "info", "warn", "error", "off", NULL};
+
+#define OFF(f) offsetof(tg_config_t, f)
+static const cfg_key_t cfg_keys[] = {
+    {"listen_address", CFG_STR, OFF(listen_address), "127.0.0.1", 0, 0, NULL, 0,
+     "IPv4 or IPv6 address the HTTP server binds"},
+    {"port", CFG_INT, OFF(port), "8080", 0, 65535, NULL, 0, "TCP port (0 picks a free one)"},
+    {"threads", CFG_INT, OFF(threads), "4", 1, 256, NULL, 0, "HTTP worker threads (epoll pool)"},
+    {"max_connections", CFG_INT, OFF(max_connections), "1024", 1, 65536, NULL, 0,
+     "total concurrent connections"},
+    {"max_connections_per_ip", CFG_INT, OFF(max_connections_per_ip), "0", 0, 65536, NULL, 0,
+     "concurrent connections from one address (0: no limit)"},
+    {"connection_timeout_s", CFG_INT, OFF(connection_timeout_s), "30", 1, 3600, NULL, 0,
+     "idle seconds before a connection is closed"},
+    {"max_body_bytes", CFG_INT, OFF(max_body_bytes), "1048576", 1024, 268435456, NULL, 0,
+     "largest request body accepted (larger: 413)"},
+    {"max_header_bytes", CFG_INT, OFF(max_header_bytes), "32768", 4096, 1048576, NULL, 0,
+     "memory for one request's line and headers (larger: 431)"},
+    {"shutdown_grace_s", CFG_INT, OFF(shutdown_grace_s), "10", 0, 600, NULL, 0,
+     "seconds in-flight requests get to finish on SIGTERM"},
+    {"log_level", CFG_STR, OFF(log_level), "info", 0, 0, cfg_log_levels, 0,
+     "debug, info, warn, error or off"},
+    {"access_log", CFG_BOOL, OFF(access_log), "true", 0, 1, NULL, 0,
+     "one JSON line per request on stderr"},
+    {"database_url", CFG_STR, OFF(database_url), "postgresql:///taugate", 0, 0, NULL, 1,
+     "libpq connection string or URI"},
+    {"db_pool_size", CFG_INT, OFF(db_pool_size), "8", 1, 512, NULL, 0,
+     "PostgreSQL connections kept by the pool"},
+    {"db_checkout_timeout_ms", CFG_INT, OFF(db_checkout_timeout_ms), "2000", 1, 600000, NULL, 0,
+     "wait for a free connection before answering 503"},
+    {"db_connect_timeout_s", CFG_INT, OFF(db_connect_timeout_s), "3", 1, 600, NULL, 0,
+     "PostgreSQL connect timeout"},
+    {"db_statement_timeout_ms", CFG_INT, OFF(db_statement_timeout_ms), "30000", 0, 3600000,
+     NULL, 0, "server-side statement_timeout (0: none)"},
+    {"migrations_dir", CFG_STR, OFF(migrations_dir), "migrations", 0, 0, NULL, 0,
+     "folder of NNNN_name.sql migrations"},
+    {"migrate_on_start", CFG_BOOL, OFF(migrate_on_start), "true", 0, 1, NULL, 0,
+     "apply pending migrations when `serve` starts"},
+};
+#undef OFF
+
+static void cfg_env_name(const char *key, char *out, size_t outlen)
+{
+    size_t i = 0;
+    const char *prefix = "TAUGATE_";
+    for (; prefix[i] && i + 1 < outlen; i++)
+        out[i] = prefix[i];
+    for (size_t k = 0; key[k] && i + 1 < outlen; k++, i++)
+        out[i] = (char)toupper((unsigned char)key[k]);
+    out[i] = '\0';
+}
+
+static const cfg_key_t *cfg_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < TG_ARRAY_LEN(cfg_keys); i++) {
+        const char *k = cfg_keys[i].name;
+        if (strlen(k) != len)
+            continue;
+        size_t j = 0;
+        /* flags may spell underscores as dashes */
+        for (; j < len; j++) {
+            char c = name[j] == '-' ? '_' : name[j];
+            if (c != k[j])
+                break;
+        }
+        if (j == len)
+            return &cfg_keys[i];
+    }
+    return NULL;
+}
+
+static int cfg_set(tg_config_t *cfg, const cfg_key_t *k, const char *value, const char *source,
+                   char *err, size_t errlen)
+{
+    char *base = (char *)cfg;
+    switch (k->type) {
+    case CFG_INT: {
+        errno = 0;
+        char *end = NULL;
+        long v = strtol(value, &end, 10);
+        if (errno || !end || end == value || *end || v < k->min || v > k->max) {
+            snprintf(err, errlen, "invalid value for %s (from %s): expected an integer in [%ld, %ld]",
+                     k->name, source, k->min, k->max);
+            return -1;
+        }
+        *(long *)(base + k->offset) = v;
+        return 0;
+    }
+    case CFG_BOOL: {
+        int v;
+        if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes"))
+            v = 1;
+        else if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no"))
+            v = 0;
+        else {
+            snprintf(err, errlen, "invalid value for %s (from %s): expected true or false",
+                     k->name, source);
+            return -1;
+        }
+        *(int *)(base + k->offset) = v;
+        return 0;
+    }
+    case CFG_STR: {
+        if (k->choices) {
+            int ok = 0;
+            for (const char *const *c = k->choices; *c; c++)
+                ok |= !strcmp(*c, value);
+            if (!ok) {
+                char allowed[256] = "";
+                size_t used = 0;
+                for (const char *const *c = k->choices; *c && used < sizeof(allowed); c++)
+                    used += (size_t)snprintf(allowed + used, sizeof(allowed) - used, "%s%s",
+                                             c == k->choices ? "" : ", ", *c);
+                snprintf(err, errlen, "invalid value for %s (from %s): expected one of %s",
+                         k->name, source, allowed);
+                return -1;
+            }
+        }
+        char **slot = (char **)(base + k->offset);
+        free(*slot);
+        *slot = tg_xstrdup(value);
+        return 0;
+    }
+    }
+    return -1;
+}
+
+int tg_config_load(tg_config_t *cfg, int argc, char **argv, int first, int *rest, int restcap,
+                   int *nrest, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    *nrest = 0;
+    for (size_t i = 0; i < TG_ARRAY_LEN(cfg_keys); i++)
+        if (cfg_set(cfg, &cfg_keys[i], cfg_keys[i].def, "default", err, errlen) != 0)
+            return -1;
+
+    for (size_t i = 0; i < TG_ARRAY_LEN(cfg_keys); i++) {
+        char env[96];
+        cfg_env_name(cfg_keys[i].name, env, sizeof(env));
+        const char *v = getenv(env);
+        if (v && cfg_set(cfg, &cfg_keys[i], v, env, err, errlen) != 0)
+            return -1;
+    }
+
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+            if (*nrest < restcap)
+                rest[(*nrest)++] = i;
+            continue;
+        }
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        const cfg_key_t *k = cfg_find(name, nlen);
+        if (!k) {
+            snprintf(err, errlen, "unknown option --%.*s (see --help)", (int)nlen, name);
+            return -1;
+        }
+        const char *value;
+        if (eq)
+            value = eq + 1;
+        else if (k->type == CFG_BOOL)
+            value = "true";
+        else if (i + 1 < argc)
+            value = argv[++i];
+        else {
+            snprintf(err, errlen, "option --%s needs a value", k->name);
+            return -1;
+        }
+        if (cfg_set(cfg, k, value, "command line", err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void tg_config_clean(tg_config_t *cfg)
+{
+    for (size_t i = 0; i < TG_ARRAY_LEN(cfg_keys); i++)
+        if (cfg_keys[i].type == CFG_STR)
+            TG_FREE_NULL(*(char **)((char *)cfg + cfg_keys[i].offset));
+}
+
+void tg_config_print_help(FILE *out)
+{
+    fprintf(out, "Configuration keys (flag --key=value, or environment variable):\n\n");
+    for (size_t i = 0; i < TG_ARRAY_LEN(cfg_keys); i++) {
+        const cfg_key_t *k = &cfg_keys[i];
+        char env[96];
+        cfg_env_name(k->name, env, sizeof(env));
+        const char *type = k->type == CFG_INT ? "int" : k->type == CFG_BOOL ? "bool" : "string";
+        fprintf(out, "  --%-26s %-6s env %s\n", k->name, type, env);
+        fprintf(out, "      %s\n", k->help);
+        if (k->type == CFG_INT)
+            fprintf(out, "      default %s, range [%ld, %ld]\n", k->def, k->min, k->max);
+        else if (k->secret)
+            fprintf(out, "      default %s (secret: never logged)\n", k->def);
+        else
+            fprintf(out, "      default %s\n", k->def);
+    }
+}

@@ -1,0 +1,44 @@
+/* Configuration: one typed table of keys read from the environment
+ * (TAUGATE_<KEY>) and then from command-line flags (--key=value), flags
+ * winning. `taugate --help` prints the table. */
+#ifndef TG_CORE_CONFIG_H
+#define TG_CORE_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct tg_config_s {
+    /* server */
+    char *listen_address;
+    long port;
+    long threads;
+    long max_connections;
+    long max_connections_per_ip;
+    long connection_timeout_s;
+    long max_body_bytes;
+    long max_header_bytes;
+    long shutdown_grace_s;
+    char *log_level;
+    int access_log;
+    /* store */
+    char *database_url;
+    long db_pool_size;
+    long db_checkout_timeout_ms;
+    long db_connect_timeout_s;
+    long db_statement_timeout_ms;
+    char *migrations_dir;
+    int migrate_on_start;
+} tg_config_t;
+
+/* Fill cfg with the defaults, then the environment, then argv[first..argc).
+ * Non-flag arguments are left for the caller: their indexes are returned in
+ * rest[] (up to restcap) and their count in *nrest.
+ * On an invalid value returns -1 and writes a message naming the key and the
+ * allowed range into err. */
+int tg_config_load(tg_config_t *cfg, int argc, char **argv, int first, int *rest, int restcap,
+                   int *nrest, char *err, size_t errlen);
+void tg_config_clean(tg_config_t *cfg);
+/* Print every key with its type, default, bounds, environment variable and help. */
+void tg_config_print_help(FILE *out);
+
+#endif

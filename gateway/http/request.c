@@ -1,0 +1,91 @@
+/* Request accessors and response builders. */
+#include "http/request.h"
+
+#include <microhttpd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/problem.h"
+
+const char *tg_req_param(const tg_req_t *req, const char *name)
+{
+    for (int i = 0; i < req->nparams; i++)
+        if (strcmp(req->param_names[i], name) == 0)
+            return req->param_values[i];
+    return NULL;
+}
+
+const char *tg_req_query(const tg_req_t *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *tg_req_header(const tg_req_t *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+json_t *tg_req_json_body_or_reply(tg_req_t *req)
+{
+    json_error_t jerr;
+    if (req->body.len == 0) {
+        tg_problem(req, TG_EINVAL, NULL, "the request needs a JSON body");
+        return NULL;
+    }
+    json_t *j = json_loadb(req->body.data, req->body.len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j) {
+        json_t *errors = json_array();
+        json_array_append_new(errors, tg_problem_error("", jerr.line, jerr.column, jerr.text));
+        tg_problem(req, TG_EINVAL, errors,
+                   "malformed JSON at line %d, column %d (byte %d): %s", jerr.line, jerr.column,
+                   jerr.position, jerr.text);
+        return NULL;
+    }
+    if (!json_is_object(j) && !json_is_array(j)) {
+        json_decref(j);
+        tg_problem(req, TG_EINVAL, NULL, "the JSON body must be an object or an array");
+        return NULL;
+    }
+    return j;
+}
+
+static void resp_set(tg_req_t *req, unsigned status, struct MHD_Response *resp,
+                     const char *content_type, size_t len)
+{
+    if (req->response)
+        MHD_destroy_response(req->response);
+    req->response = resp;
+    req->status = status;
+    req->response_bytes = len;
+    if (content_type)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+}
+
+void tg_resp_bytes(tg_req_t *req, unsigned status, const char *content_type, const void *data,
+                   size_t len)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+    resp_set(req, status, resp, content_type, len);
+}
+
+void tg_resp_json(tg_req_t *req, unsigned status, json_t *body)
+{
+    char *s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    json_decref(body);
+    if (!s) {
+        static const char fallback[] = "{\"title\":\"Internal Server Error\",\"status\":500}";
+        tg_resp_bytes(req, 500, "application/problem+json", fallback, sizeof(fallback) - 1);
+        return;
+    }
+    size_t len = strlen(s);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, s, MHD_RESPMEM_MUST_FREE);
+    const char *ct = status >= 400 ? "application/problem+json" : "application/json";
+    resp_set(req, status, resp, ct, len);
+}
+
+void tg_resp_header(tg_req_t *req, const char *name, const char *value)
+{
+    if (req->response)
+        MHD_add_response_header(req->response, name, value);
+}

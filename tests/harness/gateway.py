@@ -1,0 +1,88 @@
+"""Start the real taugate binary for integration tests."""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from http_client import request
+from pg import free_port
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Gateway:
+    """taugate serving on 127.0.0.1:<free port> against a given database URL."""
+
+    def __init__(self, build, database_url, extra_env=None, args=None):
+        self.binary = os.path.join(build, "taugate")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.database_url = database_url
+        self.extra_env = extra_env or {}
+        self.args = args or []
+        self.proc = None
+        self.log = tempfile.NamedTemporaryFile(prefix="taugate-", suffix=".log", delete=False)
+
+    def env(self):
+        env = dict(os.environ)
+        env.update({
+            "TAUGATE_PORT": str(self.port),
+            "TAUGATE_DATABASE_URL": self.database_url,
+            "TAUGATE_MIGRATIONS_DIR": os.path.join(REPO, "migrations"),
+            "TAUGATE_THREADS": "2",
+            "TAUGATE_DB_POOL_SIZE": "4",
+            "TAUGATE_DB_CHECKOUT_TIMEOUT_MS": "1000",
+            "TAUGATE_DB_CONNECT_TIMEOUT_S": "2",
+        })
+        env.update(self.extra_env)
+        return env
+
+    def start(self, wait=True):
+        self.proc = subprocess.Popen([self.binary, "serve"] + self.args, env=self.env(),
+                                     stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        if wait:
+            self.wait_ready()
+        return self
+
+    def wait_ready(self, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"taugate exited with {self.proc.returncode}:\n{self.logs()}")
+            try:
+                if request(self.url, "GET", "/healthz", timeout=2).status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"taugate did not become healthy:\n{self.logs()}")
+
+    def logs(self):
+        with open(self.log.name, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    def req(self, method, path, body=None, headers=None, timeout=30):
+        return request(self.url, method, path, body=body, headers=headers, timeout=timeout)
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        """Stop the gateway; returns its exit status."""
+        if not self.proc or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            raise
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def close(self):
+        self.kill()
+        os.unlink(self.log.name)
