@@ -1,0 +1,61 @@
+/* Cursor pagination helpers. */
+#include "api/paging.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "auth/b64url.h"
+#include "http/problem.h"
+
+int tg_page_or_reply(tg_req_t *req, tg_page_t *page)
+{
+    page->limit = TG_PAGE_DEFAULT;
+    page->after = NULL;
+    const char *lim = tg_req_query(req, "limit");
+    if (lim) {
+        char *end = NULL;
+        long v = strtol(lim, &end, 10);
+        if (!*lim || *end || v < 1 || v > TG_PAGE_MAX) {
+            json_t *errors = json_array();
+            json_array_append_new(errors, tg_problem_error("limit", 0, 0,
+                                                           "must be an integer from 1 to 200"));
+            tg_problem(req, TG_EINVAL, errors, "invalid query parameter limit");
+            return -1;
+        }
+        page->limit = (int)v;
+    }
+    const char *cur = tg_req_query(req, "cursor");
+    if (cur && *cur) {
+        unsigned char *raw = NULL;
+        size_t rawlen = 0;
+        if (tg_auth_b64url_decode(cur, strlen(cur), &raw, &rawlen) != 0 ||
+            memchr(raw, '\0', rawlen)) {
+            free(raw);
+            json_t *errors = json_array();
+            json_array_append_new(errors, tg_problem_error("cursor", 0, 0,
+                                                           "is not a cursor this server issued"));
+            tg_problem(req, TG_EINVAL, errors, "invalid query parameter cursor");
+            return -1;
+        }
+        page->after = tg_arena_strndup(req->arena, (const char *)raw, rawlen);
+        free(raw);
+    }
+    return 0;
+}
+
+void tg_page_reply(tg_req_t *req, const tg_page_t *page, json_t *items, const char *key_field)
+{
+    json_t *next = json_null();
+    if (json_array_size(items) > (size_t)page->limit) {
+        json_array_remove(items, (size_t)page->limit);
+        const char *key =
+            json_string_value(json_object_get(json_array_get(items, (size_t)page->limit - 1),
+                                              key_field));
+        if (key) {
+            char *enc = tg_auth_b64url_encode((const unsigned char *)key, strlen(key));
+            next = json_string(enc);
+            free(enc);
+        }
+    }
+    tg_resp_json(req, 200, json_pack("{s:o, s:o}", "items", items, "next_cursor", next));
+}

@@ -1,0 +1,25 @@
+/* Cursor pagination: `limit` (1..200, default 50) and an opaque `cursor`
+ * that encodes the sort key of the last item of the previous page. */
+#ifndef TG_API_PAGING_H
+#define TG_API_PAGING_H
+
+#include <jansson.h>
+
+#include "http/request.h"
+
+#define TG_PAGE_DEFAULT 50
+#define TG_PAGE_MAX     200
+
+typedef struct {
+    int limit;
+    const char *after; /* decoded cursor (arena memory) or NULL */
+} tg_page_t;
+
+/* Read limit and cursor; on a bad value answers 400 and returns -1. */
+int tg_page_or_reply(tg_req_t *req, tg_page_t *page);
+/* Answer 200 with {items, next_cursor}; `items` is stolen. The store is
+ * asked for limit+1 rows: an extra row means there is a next page, whose
+ * cursor is key_field of the last row shown. */
+void tg_page_reply(tg_req_t *req, const tg_page_t *page, json_t *items, const char *key_field);
+
+#endif

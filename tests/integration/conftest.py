@@ -1,0 +1,37 @@
+"""Fixtures for integration tests: one PostgreSQL server for the session, a
+fresh database per test module, and the real taugate binary."""
+import itertools
+import os
+
+import pytest
+
+from conftest import BUILD  # tests/conftest.py
+from gateway import Gateway
+from pg import Postgres
+
+_dbseq = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def pg():
+    server = Postgres().init().start()
+    server.psql("SELECT 1", db="postgres")
+    yield server
+    server.destroy()
+
+
+@pytest.fixture(scope="module")
+def db_url(pg):
+    name = f"t{os.getpid()}_{next(_dbseq)}"
+    pg.psql(f"CREATE DATABASE {name}", db="postgres")
+    yield f"postgresql://{pg.user}@127.0.0.1:{pg.port}/{name}"
+
+
+@pytest.fixture(scope="module")
+def gateway(db_url):
+    gw = Gateway(BUILD, db_url).start()
+    yield gw
+    status = gw.stop()
+    logs = gw.logs()
+    gw.close()
+    assert status == 0, f"taugate exited with {status}:\n{logs[-3000:]}"

@@ -1,0 +1,200 @@
+"""The foundation: HTTP behaviour, limits, errors, logs, metrics, shutdown."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from conftest import BUILD
+from gateway import Gateway
+
+PROBLEM_KEYS = {"type", "title", "status", "detail", "instance"}
+
+
+def assert_problem(r, status):
+    assert r.status == status, r
+    assert r.header("Content-Type") == "application/problem+json"
+    body = r.json()
+    assert PROBLEM_KEYS <= set(body), body
+    assert body["status"] == status
+    assert body["type"].startswith("https://taugate.dev/problems/")
+    return body
+
+
+def test_healthz_and_request_id(gateway):
+    r = gateway.req("GET", "/healthz", headers={"X-Request-Id": "req-42"})
+    assert r.status == 200 and r.json() == {"status": "ok"}
+    assert r.header("X-Request-Id") == "req-42"
+    generated = gateway.req("GET", "/healthz").header("X-Request-Id")
+    assert str(uuid.UUID(generated)) == generated
+    # an id with characters that could break a log line is replaced
+    r = gateway.req("GET", "/healthz", headers={"X-Request-Id": 'x"y'})
+    assert r.header("X-Request-Id") != 'x"y'
+
+
+def test_readyz_with_database(gateway):
+    r = gateway.req("GET", "/readyz")
+    assert r.status == 200 and r.json()["database"] == "ok"
+
+
+def test_version(gateway):
+    r = gateway.req("GET", "/v1/version")
+    assert r.status == 200
+    assert r.json()["name"] == "taugate" and r.json()["version"]
+
+
+def test_unknown_route_is_404_problem(gateway):
+    body = assert_problem(gateway.req("GET", "/v1/nothing-here"), 404)
+    assert "/v1/nothing-here" in body["detail"]
+    assert body["instance"]
+
+
+def test_wrong_method_is_405_with_allow(gateway):
+    r = gateway.req("DELETE", "/healthz")
+    assert_problem(r, 405)
+    assert r.header("Allow") == "GET, HEAD"
+
+
+def test_head_is_served_for_get_routes(gateway):
+    r = gateway.req("HEAD", "/healthz")
+    assert r.status == 200 and r.body == b""
+
+
+def test_body_over_limit_is_413(gateway):
+    big = b"{" + b" " * (1024 * 1024 + 10) + b"}"
+    body = assert_problem(gateway.req("POST", "/v1/admin/workspaces", body=big,
+                                      headers={"Content-Type": "application/json"}), 413)
+    assert "1048576" in body["detail"]
+
+
+def test_chunked_body_over_limit_is_413(gateway):
+    host, port = "127.0.0.1", gateway.port
+    with socket.create_connection((host, port), timeout=10) as s:
+        s.sendall(b"POST /v1/admin/workspaces HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"a" * 65536
+        try:
+            for _ in range(20):  # 1.25 MiB
+                s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            s.sendall(b"0\r\n\r\n")
+        except OSError:
+            pass  # the server may close early; the answer is already queued
+        data = b""
+        while True:
+            try:
+                part = s.recv(65536)
+            except OSError:
+                break
+            if not part:
+                break
+            data += part
+    assert data.startswith(b"HTTP/1.1 413"), data[:200]
+
+
+def test_malformed_json_is_400_naming_position(gateway):
+    r = gateway.req("POST", "/v1/admin/workspaces", body=b'{"name": "a",\n  "namespace": }',
+                    headers={"Content-Type": "application/json"})
+    body = assert_problem(r, 400)
+    assert "line 2" in body["detail"]
+    assert body["errors"][0]["line"] == 2 and body["errors"][0]["column"] > 0
+
+
+def test_access_log_is_json_per_request(gateway):
+    gateway.req("GET", "/healthz", headers={"X-Request-Id": "log-probe-1",
+                                             "Authorization": "Bearer secret-token-value"})
+    time.sleep(0.1)
+    lines = [json.loads(l) for l in gateway.logs().splitlines() if l.startswith("{")]
+    mine = [l for l in lines if l.get("request_id") == "log-probe-1"]
+    assert len(mine) == 1
+    entry = mine[0]
+    assert entry["component"] == "access" and entry["method"] == "GET"
+    assert entry["route"] == "/healthz" and entry["status"] == 200
+    assert entry["duration_us"] >= 0 and entry["bytes"] == 15
+    assert "secret-token-value" not in gateway.logs()
+
+
+def test_metrics_pass_promtool(gateway, tmp_path):
+    gateway.req("GET", "/healthz")
+    gateway.req("GET", "/readyz")
+    r = gateway.req("GET", "/metrics")
+    assert r.status == 200
+    assert r.header("Content-Type").startswith("text/plain; version=0.0.4")
+    text = r.body.decode()
+    assert 'taugate_http_requests_total{route="/healthz",method="GET",code="200"}' in text
+    assert "taugate_http_request_duration_seconds_bucket" in text
+    assert "taugate_db_pool_in_use" in text and "taugate_db_pool_waits_total" in text
+    assert "taugate_build_info{version=" in text
+    out = subprocess.run(["promtool", "check", "metrics"], input=r.body,
+                         capture_output=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_slow_client_cannot_hold_the_server(db_url):
+    gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_CONNECTION_TIMEOUT_S": "1",
+                                           "TAUGATE_MIGRATE_ON_START": "false"}).start()
+    try:
+        slow = [socket.create_connection(("127.0.0.1", gw.port)) for _ in range(8)]
+        for s in slow:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finishes headers
+        # the server keeps answering others meanwhile
+        assert gw.req("GET", "/healthz", timeout=5).status == 200
+        time.sleep(2.5)
+        for s in slow:
+            s.settimeout(2)
+            assert s.recv(1024) == b""  # closed by the server's idle timeout
+            s.close()
+    finally:
+        assert gw.stop() == 0
+        gw.close()
+
+
+def test_invalid_config_exits_2_naming_the_key():
+    out = subprocess.run([os.path.join(BUILD, "taugate"), "serve", "--threads=0"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "threads" in out.stderr and "[1, 256]" in out.stderr
+    env = dict(os.environ, TAUGATE_LOG_LEVEL="loud")
+    out = subprocess.run([os.path.join(BUILD, "taugate"), "serve"], capture_output=True,
+                         text=True, env=env)
+    assert out.returncode == 2
+    assert "log_level" in out.stderr and "TAUGATE_LOG_LEVEL" in out.stderr
+    out = subprocess.run([os.path.join(BUILD, "taugate"), "serve", "--no-such-key=1"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "no-such-key" in out.stderr
+
+
+def test_help_lists_every_key():
+    out = subprocess.run([os.path.join(BUILD, "taugate"), "--help"], capture_output=True,
+                         text=True)
+    assert out.returncode == 0
+    for key in ("listen_address", "threads", "database_url", "db_pool_size", "max_body_bytes",
+                "connection_timeout_s", "log_level", "TAUGATE_DATABASE_URL"):
+        assert key in out.stdout
+
+
+def test_sigterm_finishes_in_flight_request(db_url):
+    gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_MIGRATE_ON_START": "false"}).start()
+    try:
+        s = socket.create_connection(("127.0.0.1", gw.port), timeout=10)
+        body = b'{"name": "x"'
+        s.sendall(b"POST /v1/admin/workspaces HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (len(body) + 1))
+        s.sendall(body)  # one byte short: the request is in flight
+        time.sleep(0.2)
+        gw.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        assert gw.proc.poll() is None, "exited with a request in flight"
+        # new connections are refused while draining
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", gw.port), timeout=2).recv(1)
+        s.sendall(b"}")
+        data = s.recv(65536)
+        assert data.startswith(b"HTTP/1.1 "), data
+        assert gw.proc.wait(timeout=10) == 0
+    finally:
+        gw.close()
