@@ -18,7 +18,7 @@ LDLIBS  += $(PKG_LIBS) -lpthread -lm
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-CFLAGS   += $(SANFLAGS) -O1
+CFLAGS   += $(SANFLAGS) -O1 -DTG_ARENA_PLAIN_MALLOC
 LDFLAGS  += $(SANFLAGS)
 endif
 

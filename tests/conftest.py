@@ -1,10 +1,8 @@
-"""Shared pytest set-up: puts tests/harness on the path and names the build folder."""
+"""Shared pytest set-up: puts tests/harness on the path (see harness/paths.py
+for BUILD, REPO and SHARED)."""
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "harness"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness"))
 
-REPO = os.path.dirname(HERE)
-BUILD = os.environ.get("TAUGATE_BUILD", os.path.join(REPO, "build"))
-SHARED = os.environ.get("TAUGATE_SHARED", os.path.join(os.path.dirname(REPO), "shared"))
+from paths import BUILD, REPO, SHARED  # noqa: E402,F401  (kept for older imports)

@@ -85,6 +85,17 @@ void tg_metrics_register(tg_metrics_collect_fn fn, void *arg)
     pthread_mutex_unlock(&metrics.lock);
 }
 
+void tg_metrics_unregister(tg_metrics_collect_fn fn, void *arg)
+{
+    pthread_mutex_lock(&metrics.lock);
+    for (int i = 0; i < metrics.ncollectors; i++)
+        if (metrics.collectors[i].fn == fn && metrics.collectors[i].arg == arg) {
+            metrics.collectors[i] = metrics.collectors[--metrics.ncollectors];
+            break;
+        }
+    pthread_mutex_unlock(&metrics.lock);
+}
+
 void tg_metrics_label_escape(const char *in, char *out, size_t outlen)
 {
     size_t o = 0;

@@ -21,6 +21,8 @@ void tg_metrics_shutdown(void);
 void tg_metrics_http_observe(int route_index, unsigned status, uint64_t duration_us);
 /* Add a collector; called on every scrape, from the scraping thread. */
 void tg_metrics_register(tg_metrics_collect_fn fn, void *arg);
+/* Remove a collector (before freeing what `arg` points to). */
+void tg_metrics_unregister(tg_metrics_collect_fn fn, void *arg);
 /* Render everything in the Prometheus text format 0.0.4. */
 tg_rc_e tg_metrics_render(tg_buf_t *out) TG_MUSTCHECK;
 /* Escape a label value into out (for collectors). */

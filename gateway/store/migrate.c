@@ -164,6 +164,8 @@ tg_rc_e tg_migrate(PGconn *pg, const char *dir, int *applied, char *err, size_t 
     if (migrate_list(dir, &files, &nfiles, err, errlen) != 0)
         return TG_EINVAL;
 
+    /* "relation already exists, skipping" notices are expected on every start */
+    PQclear(PQexec(pg, "SET client_min_messages TO warning"));
     PGresult *r = PQexec(pg, "SELECT pg_advisory_lock(" MIGRATE_LOCK_KEY ")");
     locked = migrate_ok(r, err, errlen, "taking the migration lock");
     PQclear(r);

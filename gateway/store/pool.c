@@ -88,6 +88,7 @@ void tg_db_pool_free(tg_db_pool_t *p)
 {
     if (!p)
         return;
+    tg_metrics_unregister(pool_collect, p);
     for (tg_db_conn_t *c = p->idle, *n; c; c = n) {
         n = c->next_idle;
         pool_conn_close(c);

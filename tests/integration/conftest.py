@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import BUILD  # tests/conftest.py
+from paths import BUILD
 from gateway import Gateway
 from pg import Postgres
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import BUILD
+from paths import BUILD
 from gateway import REPO, Gateway
 
 
