@@ -21,34 +21,58 @@ CREATE TABLE workspaces (
 -- A compute profile's settings (GPU class and resource, node selector,
 -- tolerations, default image, resource defaults, default queue) are one JSON
 -- document validated by the gateway; the engine is a column because listings
--- filter on it.
+-- filter on it. An empty allowed_workspaces means every workspace.
 CREATE TABLE compute_profiles (
-    name       text PRIMARY KEY CHECK (name ~ '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$'),
-    engine     text NOT NULL CHECK (engine IN ('job', 'rayjob')),
-    settings   jsonb NOT NULL DEFAULT '{}',
-    created_at timestamptz NOT NULL DEFAULT now(),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    name               text PRIMARY KEY
+                       CHECK (name ~ '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$'),
+    engine             text NOT NULL CHECK (engine IN ('job', 'rayjob')),
+    description        text NOT NULL DEFAULT '',
+    settings           jsonb NOT NULL DEFAULT '{}',
+    allowed_workspaces text[] NOT NULL DEFAULT '{}',
+    created_at         timestamptz NOT NULL DEFAULT now(),
+    updated_at         timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX compute_profiles_allowed ON compute_profiles USING gin (allowed_workspaces);
+
+-- Kueue objects the platform owns. The gateway reconciles these rows into
+-- the cluster; the columns follow Kueue's v1beta1 fields in snake_case.
+CREATE TABLE resource_flavors (
+    name        text PRIMARY KEY CHECK (name ~ '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$'),
+    node_labels jsonb NOT NULL DEFAULT '{}',
+    node_taints jsonb NOT NULL DEFAULT '[]',
+    tolerations jsonb NOT NULL DEFAULT '[]',
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
-CREATE TABLE workspace_profiles (
-    workspace text NOT NULL REFERENCES workspaces (name) ON DELETE CASCADE,
-    profile   text NOT NULL REFERENCES compute_profiles (name) ON DELETE CASCADE,
-    PRIMARY KEY (workspace, profile)
+CREATE TABLE cluster_queues (
+    name              text PRIMARY KEY CHECK (name ~ '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$'),
+    cohort            text,
+    queueing_strategy text NOT NULL DEFAULT 'BestEffortFIFO'
+                      CHECK (queueing_strategy IN ('StrictFIFO', 'BestEffortFIFO')),
+    preemption        jsonb NOT NULL DEFAULT '{}',
+    resource_groups   jsonb NOT NULL DEFAULT '[]',
+    created_at        timestamptz NOT NULL DEFAULT now(),
+    updated_at        timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX workspace_profiles_profile ON workspace_profiles (profile);
 
 -- LocalQueues a workspace may submit to, and the ClusterQueue behind each.
 CREATE TABLE local_queues (
     workspace     text NOT NULL REFERENCES workspaces (name) ON DELETE CASCADE,
     name          text NOT NULL CHECK (name ~ '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$'),
-    cluster_queue text NOT NULL,
+    cluster_queue text NOT NULL REFERENCES cluster_queues (name) ON DELETE RESTRICT,
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    updated_at    timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (workspace, name)
 );
+CREATE INDEX local_queues_cluster_queue ON local_queues (cluster_queue);
 
 CREATE TABLE priority_classes (
-    name        text PRIMARY KEY,
+    name        text PRIMARY KEY CHECK (name ~ '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$'),
     value       integer NOT NULL,
-    description text NOT NULL DEFAULT ''
+    description text NOT NULL DEFAULT '',
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
 CREATE TABLE runs (

@@ -158,3 +158,141 @@ int tg_fields_check(const json_t *body, const tg_field_t *fields, int nfields, i
     }
     return bad;
 }
+
+int tg_fields_quantity_ok(const char *s)
+{
+    /* <sign><digits>[.<digits>][<suffix>], suffix one of the binary (Ki..Ei),
+     * decimal (m, k, M..E) or an exponent (e3, E-2); as resource.Quantity. */
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9')
+        p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++, digits++;
+    }
+    if (!digits)
+        return 0;
+    if (!*p)
+        return 1;
+    static const char *const suffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "m", "k",
+                                           "M",  "G",  "T",  "P",  "E",  NULL};
+    for (const char *const *x = suffixes; *x; x++)
+        if (strcmp(p, *x) == 0)
+            return 1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!*p)
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        return *p == '\0';
+    }
+    return 0;
+}
+
+int tg_fields_check_string_map(const json_t *v, const char *path, json_t *errors)
+{
+    if (!json_is_object(v)) {
+        fields_err(errors, path, "must be an object of strings");
+        return 1;
+    }
+    int bad = 0;
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)v, k, x)
+    {
+        if (!json_is_string(x)) {
+            char p[256];
+            snprintf(p, sizeof(p), "%s.%s", path, k);
+            fields_err(errors, p, "must be a string");
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static int fields_check_k8s_items(const json_t *v, const char *path, json_t *errors,
+                                  const char *const *keys, const char *const *effects,
+                                  int key_required)
+{
+    if (!json_is_array(v)) {
+        fields_err(errors, path, "must be an array");
+        return 1;
+    }
+    int bad = 0;
+    size_t i;
+    json_t *item;
+    json_array_foreach(v, i, item)
+    {
+        char p[256];
+        snprintf(p, sizeof(p), "%s[%zu]", path, i);
+        if (!json_is_object(item)) {
+            fields_err(errors, p, "must be an object");
+            bad++;
+            continue;
+        }
+        const char *k;
+        json_t *x;
+        json_object_foreach(item, k, x)
+        {
+            int known = 0;
+            for (const char *const *kk = keys; *kk; kk++)
+                known |= strcmp(*kk, k) == 0;
+            char pk[300];
+            snprintf(pk, sizeof(pk), "%s.%s", p, k);
+            if (!known) {
+                fields_err(errors, pk, "unknown field");
+                bad++;
+            } else if (strcmp(k, "tolerationSeconds") == 0 ? !json_is_integer(x)
+                                                            : !json_is_string(x)) {
+                fields_err(errors, pk, "has the wrong type");
+                bad++;
+            }
+        }
+        if (key_required && !json_is_string(json_object_get(item, "key"))) {
+            fields_err(errors, p, "needs a key");
+            bad++;
+        }
+        const char *effect = json_string_value(json_object_get(item, "effect"));
+        if (effect || key_required) {
+            int ok = 0;
+            for (const char *const *e = effects; effect && *e; e++)
+                ok |= strcmp(*e, effect) == 0;
+            if (!ok) {
+                char pe[300];
+                snprintf(pe, sizeof(pe), "%s.effect", p);
+                fields_err(errors, pe, "must be NoSchedule, PreferNoSchedule or NoExecute");
+                bad++;
+            }
+        }
+        const char *op = json_string_value(json_object_get(item, "operator"));
+        if (op && strcmp(op, "Equal") != 0 && strcmp(op, "Exists") != 0) {
+            char po[300];
+            snprintf(po, sizeof(po), "%s.operator", p);
+            fields_err(errors, po, "must be Equal or Exists");
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static const char *const fields_effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
+
+int tg_fields_check_tolerations(const json_t *v, const char *path, json_t *errors)
+{
+    static const char *const keys[] = {"key", "operator", "value", "effect",
+                                       "tolerationSeconds", NULL};
+    return fields_check_k8s_items(v, path, errors, keys, fields_effects, 0);
+}
+
+int tg_fields_check_taints(const json_t *v, const char *path, json_t *errors)
+{
+    static const char *const keys[] = {"key", "value", "effect", NULL};
+    return fields_check_k8s_items(v, path, errors, keys, fields_effects, 1);
+}

@@ -41,4 +41,12 @@ int tg_fields_check(const json_t *body, const tg_field_t *fields, int nfields, i
 /* 1 when s is an RFC 1123 label (or subdomain when `subdomain`). */
 int tg_fields_dns_ok(const char *s, int subdomain);
 
+/* 1 when s is a Kubernetes resource quantity ("500m", "16Gi", "1.5", "2e3"). */
+int tg_fields_quantity_ok(const char *s);
+/* Structural checks for Kubernetes-shaped values; each appends problems
+ * under `path` and returns how many it found. */
+int tg_fields_check_string_map(const json_t *v, const char *path, json_t *errors);
+int tg_fields_check_tolerations(const json_t *v, const char *path, json_t *errors);
+int tg_fields_check_taints(const json_t *v, const char *path, json_t *errors);
+
 #endif

@@ -1,19 +1,35 @@
 /* The route table: every operation the server answers, in match order.
  * openapi.yaml documents exactly this list. */
 #include "api/app.h"
+#include "api/catalog.h"
+#include "api/crud.h"
 #include "api/health.h"
 #include "api/workspaces.h"
 
+/* The five operations of an admin resource kept by api/crud.c. */
+#define CRUD_ROUTES(COLLECTION, ITEM, DESC)                                                        \
+    {TG_M_GET, COLLECTION, tg_crud_list, TG_ROUTE_ADMIN, &DESC},                                  \
+        {TG_M_POST, COLLECTION, tg_crud_create, TG_ROUTE_ADMIN, &DESC},                           \
+        {TG_M_GET, ITEM, tg_crud_get, TG_ROUTE_ADMIN, &DESC},                                     \
+        {TG_M_PATCH, ITEM, tg_crud_patch, TG_ROUTE_ADMIN, &DESC},                                 \
+        {TG_M_DELETE, ITEM, tg_crud_delete, TG_ROUTE_ADMIN, &DESC}
+
 const tg_route_t tg_api_routes[] = {
-    {TG_M_GET, "/healthz", tg_api_healthz, TG_ROUTE_PUBLIC},
-    {TG_M_GET, "/readyz", tg_api_readyz, TG_ROUTE_PUBLIC},
-    {TG_M_GET, "/metrics", tg_api_metrics, TG_ROUTE_PUBLIC},
-    {TG_M_GET, "/v1/version", tg_api_version, TG_ROUTE_PUBLIC},
-    {TG_M_GET, "/v1/admin/workspaces", tg_api_admin_workspaces_list, 0},
-    {TG_M_POST, "/v1/admin/workspaces", tg_api_admin_workspaces_create, 0},
-    {TG_M_GET, "/v1/admin/workspaces/{ws}", tg_api_admin_workspace_get, 0},
-    {TG_M_PATCH, "/v1/admin/workspaces/{ws}", tg_api_admin_workspace_patch, 0},
-    {TG_M_DELETE, "/v1/admin/workspaces/{ws}", tg_api_admin_workspace_delete, 0},
+    {TG_M_GET, "/healthz", tg_api_healthz, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/readyz", tg_api_readyz, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/metrics", tg_api_metrics, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/v1/version", tg_api_version, TG_ROUTE_PUBLIC, NULL},
+    CRUD_ROUTES("/v1/admin/workspaces", "/v1/admin/workspaces/{ws}", tg_api_workspaces),
+    CRUD_ROUTES("/v1/admin/workspaces/{ws}/queues", "/v1/admin/workspaces/{ws}/queues/{name}",
+                tg_api_local_queues),
+    CRUD_ROUTES("/v1/admin/workspaces/{ws}/members", "/v1/admin/workspaces/{ws}/members/{member}",
+                tg_api_members),
+    CRUD_ROUTES("/v1/admin/profiles", "/v1/admin/profiles/{name}", tg_api_profiles),
+    CRUD_ROUTES("/v1/admin/flavors", "/v1/admin/flavors/{name}", tg_api_flavors),
+    CRUD_ROUTES("/v1/admin/cluster-queues", "/v1/admin/cluster-queues/{name}",
+                tg_api_cluster_queues),
+    CRUD_ROUTES("/v1/admin/priority-classes", "/v1/admin/priority-classes/{name}",
+                tg_api_priority_classes),
 };
 
 const int tg_api_nroutes = (int)(sizeof(tg_api_routes) / sizeof(tg_api_routes[0]));

@@ -1,13 +1,11 @@
-/* Workspaces: the admin API under /v1/admin/workspaces. */
+/* Workspaces, their LocalQueues and members: admin resources. */
 #ifndef TG_API_WORKSPACES_H
 #define TG_API_WORKSPACES_H
 
-#include "http/request.h"
+#include "api/crud.h"
 
-void tg_api_admin_workspaces_list(tg_req_t *req);
-void tg_api_admin_workspaces_create(tg_req_t *req);
-void tg_api_admin_workspace_get(tg_req_t *req);
-void tg_api_admin_workspace_patch(tg_req_t *req);
-void tg_api_admin_workspace_delete(tg_req_t *req);
+extern const tg_crud_t tg_api_workspaces;
+extern const tg_crud_t tg_api_local_queues;
+extern const tg_crud_t tg_api_members;
 
 #endif

@@ -13,6 +13,7 @@ typedef void (*tg_handler_fn)(tg_req_t *req);
 
 enum {
     TG_ROUTE_PUBLIC = 1 << 0, /* no authentication */
+    TG_ROUTE_ADMIN = 1 << 1,  /* platform admins only */
 };
 
 typedef struct tg_route_s {
@@ -20,6 +21,7 @@ typedef struct tg_route_s {
     const char *path;
     tg_handler_fn handler;
     unsigned flags;
+    const void *arg; /* handler data: generic handlers read it as req->route->arg */
 } tg_route_t;
 
 #define TG_ROUTER_MAX_SEGMENTS 16
