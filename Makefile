@@ -80,6 +80,7 @@ test-integration: all $(KUBESIM_BIN)
 	TAUGATE_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(KUBESIM_TESTS)
 
 test: deps
+	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory test-unit $(FUZZ_SMOKE)
 	@$(MAKE) --no-print-directory test-integration
 
@@ -93,7 +94,7 @@ fmt:
 	clang-format -i $(GATEWAY_SRC) gateway/main.c $(wildcard gateway/*/*.h) $(CLI_SRC) $(UNIT_SRC)
 
 format-check:
-	clang-format --dry-run --Werror $(GATEWAY_SRC) gateway/main.c $(wildcard gateway/*/*.h) $(CLI_SRC) $(UNIT_SRC)
+	@clang-format --dry-run --Werror $(GATEWAY_SRC) gateway/main.c $(wildcard gateway/*/*.h) $(CLI_SRC) $(UNIT_SRC)
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -20,8 +20,7 @@ tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
     tg_app_t *app = tg_req_app(req);
     tg_db_conn_t *conn = NULL;
     if (tg_db_checkout(app->pool, &conn) != TG_OK) {
-        tg_problem(req, TG_EUNAVAILABLE, NULL,
-                   "the database is unavailable; retry shortly");
+        tg_problem(req, TG_EUNAVAILABLE, NULL, "the database is unavailable; retry shortly");
         tg_resp_header(req, "Retry-After", "1");
         return NULL;
     }

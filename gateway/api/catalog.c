@@ -32,7 +32,7 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
     const json_t *s = json_object_get(body, "settings");
     if (!s)
         return 0;
-    static const char *const strings[] = {"gpu_class", "gpu_resource", "default_image",
+    static const char *const strings[] = {"gpu_class",     "gpu_resource",     "default_image",
                                           "default_queue", "default_priority", NULL};
     int bad = 0;
     const char *k;
@@ -62,7 +62,8 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
                     if (!tg_fields_quantity_ok(json_string_value(rv))) {
                         char rp[256];
                         snprintf(rp, sizeof(rp), "%s.%s", path, rk);
-                        catalog_err(errors, rp, "must be a Kubernetes quantity such as 500m or 16Gi");
+                        catalog_err(errors, rp,
+                                    "must be a Kubernetes quantity such as 500m or 16Gi");
                         bad++;
                     }
                 }
@@ -250,8 +251,8 @@ static int cq_check(const json_t *body, int partial, json_t *errors)
     int bad = 0;
     const json_t *p = json_object_get(body, "preemption");
     if (p) {
-        static const char *const within[] = {"Never", "LowerPriority",
-                                             "LowerOrNewerEqualPriority", NULL};
+        static const char *const within[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority",
+                                             NULL};
         static const char *const reclaim[] = {"Never", "LowerPriority", "Any", NULL};
         bad += cq_check_choice(p, "within_cluster_queue", within, "preemption", errors);
         bad += cq_check_choice(p, "reclaim_within_cohort", reclaim, "preemption", errors);

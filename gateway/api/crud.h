@@ -18,17 +18,17 @@
 typedef int (*tg_crud_check_fn)(const json_t *body, int partial, json_t *errors);
 
 typedef struct tg_crud_s {
-    const char *kind;            /* "compute profile", for messages */
-    const char *collection;      /* "/v1/admin/profiles"; nested: "/v1/admin/workspaces/%s/queues" */
-    const char *parent_param;    /* "ws" for nested resources, else NULL */
-    const char *key_param;       /* the route parameter holding the key */
-    const char *key_field;       /* the row field holding the key */
+    const char *kind;         /* "compute profile", for messages */
+    const char *collection;   /* "/v1/admin/profiles"; nested: "/v1/admin/workspaces/%s/queues" */
+    const char *parent_param; /* "ws" for nested resources, else NULL */
+    const char *key_param;    /* the route parameter holding the key */
+    const char *key_field;    /* the row field holding the key */
     const tg_field_t *fields;
     int nfields;
     const char *const *immutable; /* NULL-terminated: fields a PATCH may not change */
     tg_crud_check_fn check;
     tg_crud_stmts_t *stmts;
-    const char *in_use; /* 409 detail when a delete is refused */
+    const char *in_use;  /* 409 detail when a delete is refused */
     const char *bad_ref; /* 422 detail when an insert names something missing */
 } tg_crud_t;
 

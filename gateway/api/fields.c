@@ -118,8 +118,8 @@ static int fields_check_one(const tg_field_t *f, const json_t *v, json_t *errors
         return bad;
     }
     }
-    static const char *const type_names[] = {"a string",           "an integer", "true or false",
-                                              "an array of strings", "an object",  "an array"};
+    static const char *const type_names[] = {
+        "a string", "an integer", "true or false", "an array of strings", "an object", "an array"};
     snprintf(msg, sizeof(msg), "must be %s", type_names[f->type]);
     fields_err(errors, f->name, msg);
     return 1;
@@ -178,8 +178,8 @@ int tg_fields_quantity_ok(const char *s)
         return 0;
     if (!*p)
         return 1;
-    static const char *const suffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "m", "k",
-                                           "M",  "G",  "T",  "P",  "E",  NULL};
+    static const char *const suffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "m",
+                                           "k",  "M",  "G",  "T",  "P",  "E",  NULL};
     for (const char *const *x = suffixes; *x; x++)
         if (strcmp(p, *x) == 0)
             return 1;
@@ -250,7 +250,7 @@ static int fields_check_k8s_items(const json_t *v, const char *path, json_t *err
                 fields_err(errors, pk, "unknown field");
                 bad++;
             } else if (strcmp(k, "tolerationSeconds") == 0 ? !json_is_integer(x)
-                                                            : !json_is_string(x)) {
+                                                           : !json_is_string(x)) {
                 fields_err(errors, pk, "has the wrong type");
                 bad++;
             }
@@ -286,8 +286,8 @@ static const char *const fields_effects[] = {"NoSchedule", "PreferNoSchedule", "
 
 int tg_fields_check_tolerations(const json_t *v, const char *path, json_t *errors)
 {
-    static const char *const keys[] = {"key", "operator", "value", "effect",
-                                       "tolerationSeconds", NULL};
+    static const char *const keys[] = {"key",    "operator",          "value",
+                                       "effect", "tolerationSeconds", NULL};
     return fields_check_k8s_items(v, path, errors, keys, fields_effects, 0);
 }
 

@@ -43,6 +43,7 @@ void tg_api_metrics(tg_req_t *req)
 
 void tg_api_version(tg_req_t *req)
 {
-    tg_resp_json(req, 200, json_pack("{s:s, s:s, s:s}", "name", "taugate", "version", tg_version(),
-                                     "api", "v1"));
+    tg_resp_json(
+        req, 200,
+        json_pack("{s:s, s:s, s:s}", "name", "taugate", "version", tg_version(), "api", "v1"));
 }

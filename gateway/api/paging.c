@@ -17,8 +17,8 @@ int tg_page_or_reply(tg_req_t *req, tg_page_t *page)
         long v = strtol(lim, &end, 10);
         if (!*lim || *end || v < 1 || v > TG_PAGE_MAX) {
             json_t *errors = json_array();
-            json_array_append_new(errors, tg_problem_error("limit", 0, 0,
-                                                           "must be an integer from 1 to 200"));
+            json_array_append_new(
+                errors, tg_problem_error("limit", 0, 0, "must be an integer from 1 to 200"));
             tg_problem(req, TG_EINVAL, errors, "invalid query parameter limit");
             return -1;
         }
@@ -32,8 +32,8 @@ int tg_page_or_reply(tg_req_t *req, tg_page_t *page)
             memchr(raw, '\0', rawlen)) {
             free(raw);
             json_t *errors = json_array();
-            json_array_append_new(errors, tg_problem_error("cursor", 0, 0,
-                                                           "is not a cursor this server issued"));
+            json_array_append_new(
+                errors, tg_problem_error("cursor", 0, 0, "is not a cursor this server issued"));
             tg_problem(req, TG_EINVAL, errors, "invalid query parameter cursor");
             return -1;
         }
@@ -48,9 +48,8 @@ void tg_page_reply(tg_req_t *req, const tg_page_t *page, json_t *items, const ch
     json_t *next = json_null();
     if (json_array_size(items) > (size_t)page->limit) {
         json_array_remove(items, (size_t)page->limit);
-        const char *key =
-            json_string_value(json_object_get(json_array_get(items, (size_t)page->limit - 1),
-                                              key_field));
+        const char *key = json_string_value(
+            json_object_get(json_array_get(items, (size_t)page->limit - 1), key_field));
         if (key) {
             char *enc = tg_auth_b64url_encode((const unsigned char *)key, strlen(key));
             next = json_string(enc);

@@ -8,11 +8,13 @@
 
 /* The five operations of an admin resource kept by api/crud.c. */
 #define CRUD_ROUTES(COLLECTION, ITEM, DESC)                                                        \
-    {TG_M_GET, COLLECTION, tg_crud_list, TG_ROUTE_ADMIN, &DESC},                                  \
-        {TG_M_POST, COLLECTION, tg_crud_create, TG_ROUTE_ADMIN, &DESC},                           \
-        {TG_M_GET, ITEM, tg_crud_get, TG_ROUTE_ADMIN, &DESC},                                     \
-        {TG_M_PATCH, ITEM, tg_crud_patch, TG_ROUTE_ADMIN, &DESC},                                 \
-        {TG_M_DELETE, ITEM, tg_crud_delete, TG_ROUTE_ADMIN, &DESC}
+    {TG_M_GET, COLLECTION, tg_crud_list, TG_ROUTE_ADMIN, &DESC},                                   \
+        {TG_M_POST, COLLECTION, tg_crud_create, TG_ROUTE_ADMIN, &DESC},                            \
+        {TG_M_GET, ITEM, tg_crud_get, TG_ROUTE_ADMIN, &DESC},                                      \
+        {TG_M_PATCH, ITEM, tg_crud_patch, TG_ROUTE_ADMIN, &DESC},                                  \
+    {                                                                                              \
+        TG_M_DELETE, ITEM, tg_crud_delete, TG_ROUTE_ADMIN, &DESC                                   \
+    }
 
 const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/healthz", tg_api_healthz, TG_ROUTE_PUBLIC, NULL},

@@ -56,8 +56,8 @@ static const cfg_key_t cfg_keys[] = {
      "wait for a free connection before answering 503"},
     {"db_connect_timeout_s", CFG_INT, OFF(db_connect_timeout_s), "3", 1, 600, NULL, 0,
      "PostgreSQL connect timeout"},
-    {"db_statement_timeout_ms", CFG_INT, OFF(db_statement_timeout_ms), "30000", 0, 3600000,
-     NULL, 0, "server-side statement_timeout (0: none)"},
+    {"db_statement_timeout_ms", CFG_INT, OFF(db_statement_timeout_ms), "30000", 0, 3600000, NULL, 0,
+     "server-side statement_timeout (0: none)"},
     {"migrations_dir", CFG_STR, OFF(migrations_dir), "migrations", 0, 0, NULL, 0,
      "folder of NNNN_name.sql migrations"},
     {"migrate_on_start", CFG_BOOL, OFF(migrate_on_start), "true", 0, 1, NULL, 0,
@@ -105,8 +105,9 @@ static int cfg_set(tg_config_t *cfg, const cfg_key_t *k, const char *value, cons
         char *end = NULL;
         long v = strtol(value, &end, 10);
         if (errno || !end || end == value || *end || v < k->min || v > k->max) {
-            snprintf(err, errlen, "invalid value for %s (from %s): expected an integer in [%ld, %ld]",
-                     k->name, source, k->min, k->max);
+            snprintf(err, errlen,
+                     "invalid value for %s (from %s): expected an integer in [%ld, %ld]", k->name,
+                     source, k->min, k->max);
             return -1;
         }
         *(long *)(base + k->offset) = v;
@@ -119,8 +120,8 @@ static int cfg_set(tg_config_t *cfg, const cfg_key_t *k, const char *value, cons
         else if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no"))
             v = 0;
         else {
-            snprintf(err, errlen, "invalid value for %s (from %s): expected true or false",
-                     k->name, source);
+            snprintf(err, errlen, "invalid value for %s (from %s): expected true or false", k->name,
+                     source);
             return -1;
         }
         *(int *)(base + k->offset) = v;
@@ -137,8 +138,8 @@ static int cfg_set(tg_config_t *cfg, const cfg_key_t *k, const char *value, cons
                 for (const char *const *c = k->choices; *c && used < sizeof(allowed); c++)
                     used += (size_t)snprintf(allowed + used, sizeof(allowed) - used, "%s%s",
                                              c == k->choices ? "" : ", ", *c);
-                snprintf(err, errlen, "invalid value for %s (from %s): expected one of %s",
-                         k->name, source, allowed);
+                snprintf(err, errlen, "invalid value for %s (from %s): expected one of %s", k->name,
+                         source, allowed);
                 return -1;
             }
         }

@@ -43,9 +43,8 @@ void tg_time_rfc3339(int64_t wall_us, char *out, size_t outlen)
     time_t sec = (time_t)(wall_us / 1000000);
     struct tm tm;
     gmtime_r(&sec, &tm);
-    snprintf(out, outlen, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-             (long)(wall_us % 1000000));
+    snprintf(out, outlen, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)(wall_us % 1000000));
 }
 
 int tg_request_id_valid(const char *s)

@@ -7,7 +7,13 @@
 
 #include "core/mem.h"
 
-typedef enum { TG_LOG_DEBUG = 0, TG_LOG_INFO, TG_LOG_WARN, TG_LOG_ERROR, TG_LOG_OFF } tg_log_level_e;
+typedef enum {
+    TG_LOG_DEBUG = 0,
+    TG_LOG_INFO,
+    TG_LOG_WARN,
+    TG_LOG_ERROR,
+    TG_LOG_OFF
+} tg_log_level_e;
 
 void tg_log_set_level(tg_log_level_e level);
 tg_log_level_e tg_log_get_level(void);

@@ -7,8 +7,9 @@
 
 static void mem_die(size_t n, const char *file, int line)
 {
-    fprintf(stderr, "{\"level\":\"fatal\",\"msg\":\"out of memory\",\"bytes\":%zu,\"at\":\"%s:%d\"}\n",
-            n, file, line);
+    fprintf(stderr,
+            "{\"level\":\"fatal\",\"msg\":\"out of memory\",\"bytes\":%zu,\"at\":\"%s:%d\"}\n", n,
+            file, line);
     abort();
 }
 

@@ -14,11 +14,11 @@ void *tg_xrealloc_at(void *p, size_t n, const char *file, int line);
 char *tg_xstrdup_at(const char *s, const char *file, int line);
 char *tg_xstrndup_at(const char *s, size_t n, const char *file, int line);
 
-#define tg_xmalloc(n)         tg_xmalloc_at((n), __FILE__, __LINE__)
-#define tg_xcalloc(m, n)      tg_xcalloc_at((m), (n), __FILE__, __LINE__)
-#define tg_xrealloc(p, n)     tg_xrealloc_at((p), (n), __FILE__, __LINE__)
-#define tg_xstrdup(s)         tg_xstrdup_at((s), __FILE__, __LINE__)
-#define tg_xstrndup(s, n)     tg_xstrndup_at((s), (n), __FILE__, __LINE__)
+#define tg_xmalloc(n)     tg_xmalloc_at((n), __FILE__, __LINE__)
+#define tg_xcalloc(m, n)  tg_xcalloc_at((m), (n), __FILE__, __LINE__)
+#define tg_xrealloc(p, n) tg_xrealloc_at((p), (n), __FILE__, __LINE__)
+#define tg_xstrdup(s)     tg_xstrdup_at((s), __FILE__, __LINE__)
+#define tg_xstrndup(s, n) tg_xstrndup_at((s), (n), __FILE__, __LINE__)
 
 /* Free and clear a pointer in one step, so a stale pointer is never reused. */
 #define TG_FREE_NULL(p)                                                                            \

@@ -10,7 +10,7 @@
 #include "core/mem.h"
 #include "core/version.h"
 
-#define METRICS_MAX_STATUS 600
+#define METRICS_MAX_STATUS     600
 #define METRICS_MAX_COLLECTORS 32
 
 static const double metrics_buckets_s[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,

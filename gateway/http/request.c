@@ -36,9 +36,8 @@ json_t *tg_req_json_body_or_reply(tg_req_t *req)
     if (!j) {
         json_t *errors = json_array();
         json_array_append_new(errors, tg_problem_error("", jerr.line, jerr.column, jerr.text));
-        tg_problem(req, TG_EINVAL, errors,
-                   "malformed JSON at line %d, column %d (byte %d): %s", jerr.line, jerr.column,
-                   jerr.position, jerr.text);
+        tg_problem(req, TG_EINVAL, errors, "malformed JSON at line %d, column %d (byte %d): %s",
+                   jerr.line, jerr.column, jerr.position, jerr.text);
         return NULL;
     }
     if (!json_is_object(j) && !json_is_array(j)) {

@@ -19,8 +19,8 @@ struct MHD_Response;
 struct tg_route_s;
 struct tg_server_s;
 
-#define TG_REQ_MAGIC   0x7a9e1c01u
-#define TG_MAX_PARAMS  8
+#define TG_REQ_MAGIC  0x7a9e1c01u
+#define TG_MAX_PARAMS 8
 
 typedef enum {
     TG_M_GET = 1 << 0,

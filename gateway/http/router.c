@@ -117,8 +117,7 @@ static int router_split(const char *path, router_span_t *out, int cap)
     return n;
 }
 
-static int router_match_tpl(const router_tpl_t *t, const router_span_t *segs, int n,
-                            tg_req_t *req)
+static int router_match_tpl(const router_tpl_t *t, const router_span_t *segs, int n, tg_req_t *req)
 {
     if (t->nsegs != n)
         return 0;
@@ -178,14 +177,22 @@ int tg_router_match(const tg_router_t *r, tg_method_e method, const char *path, 
 const char *tg_method_name(tg_method_e m)
 {
     switch (m) {
-    case TG_M_GET: return "GET";
-    case TG_M_HEAD: return "HEAD";
-    case TG_M_POST: return "POST";
-    case TG_M_PUT: return "PUT";
-    case TG_M_PATCH: return "PATCH";
-    case TG_M_DELETE: return "DELETE";
-    case TG_M_OPTIONS: return "OPTIONS";
-    default: return "OTHER";
+    case TG_M_GET:
+        return "GET";
+    case TG_M_HEAD:
+        return "HEAD";
+    case TG_M_POST:
+        return "POST";
+    case TG_M_PUT:
+        return "PUT";
+    case TG_M_PATCH:
+        return "PATCH";
+    case TG_M_DELETE:
+        return "DELETE";
+    case TG_M_OPTIONS:
+        return "OPTIONS";
+    default:
+        return "OTHER";
     }
 }
 

@@ -42,8 +42,8 @@ static tg_method_e server_method(const char *m)
     static const struct {
         const char *name;
         tg_method_e m;
-    } map[] = {{"GET", TG_M_GET},       {"HEAD", TG_M_HEAD},     {"POST", TG_M_POST},
-               {"PUT", TG_M_PUT},       {"PATCH", TG_M_PATCH},   {"DELETE", TG_M_DELETE},
+    } map[] = {{"GET", TG_M_GET},        {"HEAD", TG_M_HEAD},   {"POST", TG_M_POST},
+               {"PUT", TG_M_PUT},        {"PATCH", TG_M_PATCH}, {"DELETE", TG_M_DELETE},
                {"OPTIONS", TG_M_OPTIONS}};
     for (size_t i = 0; i < TG_ARRAY_LEN(map); i++)
         if (strcmp(m, map[i].name) == 0)
@@ -77,13 +77,12 @@ static void server_access_log(tg_server_t *s, tg_req_t *req, uint64_t dur_us)
     char ts[40];
     tg_time_rfc3339(tg_now_wall_us(), ts, sizeof(ts));
     const tg_route_t *route = req->route;
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s?, s:i, s:I, s:I, s:s, s:s?}", "time", ts,
-                          "level", "info", "component", "access", "method",
-                          req->method_name ? req->method_name : "?", "route",
-                          route ? route->path : "unmatched", "path", req->path, "status",
-                          (int)req->status, "bytes", (json_int_t)req->response_bytes,
-                          "duration_us", (json_int_t)dur_us, "request_id", req->request_id,
-                          "principal", req->principal);
+    json_t *o = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s?, s:i, s:I, s:I, s:s, s:s?}", "time", ts, "level", "info",
+        "component", "access", "method", req->method_name ? req->method_name : "?", "route",
+        route ? route->path : "unmatched", "path", req->path, "status", (int)req->status, "bytes",
+        (json_int_t)req->response_bytes, "duration_us", (json_int_t)dur_us, "request_id",
+        req->request_id, "principal", req->principal);
     if (!o)
         return;
     char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -182,8 +181,8 @@ static enum MHD_Result server_access(void *cls, struct MHD_Connection *conn, con
         req->method = server_method(method);
         req->path = tg_arena_strdup(req->arena, url);
         server_set_request_id(req);
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *cl =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body_bytes) {
             /* Refuse before reading a byte of the body; MHD closes the
              * connection afterwards since the body is left unread. */
@@ -221,8 +220,8 @@ static void server_mhd_log(void *cls, const char *fmt, va_list ap)
     tg_log_debug("mhd", "%s", msg);
 }
 
-tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int nroutes,
-                           void *app, tg_before_fn before, char *err, size_t errlen)
+tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int nroutes, void *app,
+                           tg_before_fn before, char *err, size_t errlen)
 {
     tg_server_t *s = tg_xcalloc(1, sizeof(*s));
     s->cfg = cfg;

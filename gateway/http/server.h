@@ -15,8 +15,8 @@ typedef struct tg_server_s tg_server_t;
  * or answers the request itself and returns -1. */
 typedef int (*tg_before_fn)(tg_req_t *req, void *app);
 
-tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int nroutes,
-                           void *app, tg_before_fn before, char *err, size_t errlen);
+tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int nroutes, void *app,
+                           tg_before_fn before, char *err, size_t errlen);
 /* The port actually bound (useful with port 0). */
 unsigned tg_server_port(const tg_server_t *s);
 /* Stop accepting, let in-flight requests finish up to grace_s, then stop. */

@@ -42,8 +42,7 @@ static int migrate_cmp(const void *a, const void *b)
     return ((const migrate_file_t *)a)->version - ((const migrate_file_t *)b)->version;
 }
 
-static char *migrate_read(const char *dir, const char *name, size_t *len, char *err,
-                          size_t errlen)
+static char *migrate_read(const char *dir, const char *name, size_t *len, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -86,8 +85,7 @@ static int migrate_ok(PGresult *r, char *err, size_t errlen, const char *what)
     return 0;
 }
 
-static int migrate_list(const char *dir, migrate_file_t **out, int *count, char *err,
-                        size_t errlen)
+static int migrate_list(const char *dir, migrate_file_t **out, int *count, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -112,8 +110,8 @@ static int migrate_list(const char *dir, migrate_file_t **out, int *count, char 
     qsort(files, (size_t)n, sizeof(*files), migrate_cmp);
     for (int i = 1; i < n; i++)
         if (files[i].version == files[i - 1].version) {
-            snprintf(err, errlen, "two migrations share version %04d: %s and %s",
-                     files[i].version, files[i - 1].name, files[i].name);
+            snprintf(err, errlen, "two migrations share version %04d: %s and %s", files[i].version,
+                     files[i - 1].name, files[i].name);
             free(files);
             return -1;
         }

@@ -55,7 +55,8 @@ static void pool_collect(tg_buf_t *out, void *arg)
         "taugate_db_connects_total{result=\"ok\"} %llu\n"
         "taugate_db_connects_total{result=\"error\"} %llu\n",
         p->cfg.size, total, in_use, (unsigned long long)atomic_load(&p->waits),
-        (unsigned long long)atomic_load(&p->timeouts), (unsigned long long)atomic_load(&p->connects),
+        (unsigned long long)atomic_load(&p->timeouts),
+        (unsigned long long)atomic_load(&p->connects),
         (unsigned long long)atomic_load(&p->connect_failures));
     (void)rc; /* a truncated scrape is still valid text up to the last line */
 }

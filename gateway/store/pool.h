@@ -22,7 +22,10 @@ typedef struct tg_stmt_s {
     int id; /* assigned on first use; -1 until then */
 } tg_stmt_t;
 
-#define TG_STMT(text) {.sql = (text), .id = -1}
+#define TG_STMT(text)                                                                              \
+    {                                                                                              \
+        .sql = (text), .id = -1                                                                    \
+    }
 
 typedef struct tg_db_pool_s tg_db_pool_t;
 typedef struct tg_db_conn_s tg_db_conn_t;
@@ -49,8 +52,8 @@ void tg_db_release(tg_db_pool_t *pool, tg_db_conn_t *conn);
  * TG_EUNAVAILABLE when the connection broke, TG_ECONFLICT on a unique
  * violation, TG_EUNPROCESSABLE on a check/foreign-key violation, else
  * TG_EINTERNAL. On success *rc is TG_OK. */
-PGresult *tg_db_exec(tg_db_conn_t *conn, tg_stmt_t *stmt, int nparams,
-                     const char *const *values, tg_rc_e *rc) TG_MUSTCHECK;
+PGresult *tg_db_exec(tg_db_conn_t *conn, tg_stmt_t *stmt, int nparams, const char *const *values,
+                     tg_rc_e *rc) TG_MUSTCHECK;
 /* Run a statement for its effect only; returns the status. */
 tg_rc_e tg_db_run(tg_db_conn_t *conn, tg_stmt_t *stmt, int nparams,
                   const char *const *values) TG_MUSTCHECK;

@@ -5,7 +5,7 @@
 #include "store/crud.h"
 
 extern tg_crud_stmts_t tg_store_workspaces;
-extern tg_crud_stmts_t tg_store_local_queues;  /* nested: workspace */
-extern tg_crud_stmts_t tg_store_members;       /* nested: workspace; key: the member id */
+extern tg_crud_stmts_t tg_store_local_queues; /* nested: workspace */
+extern tg_crud_stmts_t tg_store_members;      /* nested: workspace; key: the member id */
 
 #endif

@@ -215,3 +215,43 @@ def test_sigterm_finishes_in_flight_request(db_url):
         assert gw.proc.wait(timeout=10) == 0
     finally:
         gw.close()
+
+
+def test_oversized_headers_are_refused(gateway):
+    big = "x" * 40000
+    data = raw_exchange(gateway.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n"
+                        % big.encode())
+    status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/1.1 ") else 0
+    assert status in (413, 414, 431), data[:200]
+    assert gateway.req("GET", "/healthz").status == 200  # and the server is fine
+
+
+def test_pool_exhaustion_answers_503_not_a_hang(pg, db_url):
+    gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_DB_POOL_SIZE": "1",
+                                           "TAUGATE_DB_CHECKOUT_TIMEOUT_MS": "300"}).start()
+    dbname = db_url.rsplit("/", 1)[1]
+    # hold a lock so the only pooled connection waits inside a request
+    locker = subprocess.Popen(
+        ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d", dbname,
+         "-c", "BEGIN; LOCK TABLE workspaces IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        import threading
+        first = {}
+        t = threading.Thread(target=lambda: first.update(
+            r=gw.req("GET", "/v1/admin/workspaces", timeout=10)))
+        t.start()
+        time.sleep(0.3)
+        started = time.time()
+        r = gw.req("GET", "/v1/admin/workspaces", timeout=10)
+        assert r.status == 503 and r.header("Retry-After") == "1", r
+        assert time.time() - started < 2
+        t.join()
+        assert first["r"].status == 200  # the blocked one finished once the lock went
+        metrics = gw.req("GET", "/metrics").body.decode()
+        assert "taugate_db_pool_timeouts_total 1" in metrics
+    finally:
+        locker.wait()
+        assert gw.stop() == 0
+        gw.close()

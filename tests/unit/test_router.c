@@ -40,8 +40,7 @@ static void test_literal_and_params(void **state)
     unsigned allowed;
     assert_int_equal(tg_router_match(r, TG_M_GET, "/healthz", req, &allowed), 0);
     assert_int_equal(tg_router_match(r, TG_M_HEAD, "/healthz", req, &allowed), 0);
-    assert_int_equal(tg_router_match(r, TG_M_GET, "/v1/workspaces/vision/runs", req, &allowed),
-                     1);
+    assert_int_equal(tg_router_match(r, TG_M_GET, "/v1/workspaces/vision/runs", req, &allowed), 1);
     assert_string_equal(tg_req_param(req, "ws"), "vision");
     assert_int_equal(
         tg_router_match(r, TG_M_POST, "/v1/workspaces/vision/runs:validate", req, &allowed), 3);
@@ -93,8 +92,8 @@ static void test_field_checks_collect_everything(void **state)
         {"engine", TG_F_STRING, 1, 0, 0, 0, TG_FP_NONE, engines},
         {"count", TG_F_INT, 0, 0, 1, 10, TG_FP_NONE, NULL},
     };
-    json_t *body = json_pack("{s:s, s:s, s:i, s:b}", "name", "-bad", "engine", "spark", "count",
-                             11, "extra", 1);
+    json_t *body = json_pack("{s:s, s:s, s:i, s:b}", "name", "-bad", "engine", "spark", "count", 11,
+                             "extra", 1);
     json_t *errors = json_array();
     assert_int_equal(tg_fields_check(body, fields, 3, 0, errors), 4);
     assert_int_equal(json_array_size(errors), 4);
