@@ -32,8 +32,11 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
     const json_t *s = json_object_get(body, "settings");
     if (!s)
         return 0;
-    static const char *const strings[] = {"gpu_class",     "gpu_resource",     "default_image",
-                                          "default_queue", "default_priority", NULL};
+    static const char *const strings[] = {"gpu_class",          "gpu_resource",
+                                          "default_image",      "default_queue",
+                                          "default_priority",   "workload_priority_class",
+                                          "pod_priority_class", "topology",
+                                          "topology_name",      NULL};
     int bad = 0;
     const char *k;
     json_t *v;
@@ -47,6 +50,20 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
         if (is_string) {
             if (!json_is_string(v)) {
                 catalog_err(errors, path, "must be a string");
+                bad++;
+            }
+        } else if (strcmp(k, "active_deadline_seconds") == 0) {
+            if (!json_is_integer(v) || json_integer_value(v) < 1) {
+                catalog_err(errors, path, "must be a positive integer");
+                bad++;
+            }
+        } else if (strcmp(k, "teams") == 0 || strcmp(k, "lanes") == 0) {
+            size_t i;
+            json_t *x;
+            int ok = json_is_array(v);
+            json_array_foreach(v, i, x) ok &= json_is_string(x);
+            if (!ok) {
+                catalog_err(errors, path, "must be an array of strings");
                 bad++;
             }
         } else if (strcmp(k, "node_selector") == 0) {
@@ -71,7 +88,9 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
         } else {
             catalog_err(errors, path,
                         "unknown setting; known: gpu_class, gpu_resource, node_selector, "
-                        "tolerations, default_image, resources, default_queue, default_priority");
+                        "tolerations, default_image, resources, default_queue, default_priority, "
+                        "workload_priority_class, pod_priority_class, active_deadline_seconds, "
+                        "topology, topology_name, teams, lanes");
             bad++;
         }
     }

@@ -24,6 +24,20 @@ void tg_uuid_v4(char out[TG_UUID_LEN + 1])
              b[15]);
 }
 
+int tg_uuid_valid(const char *s)
+{
+    for (int i = 0; i < TG_UUID_LEN; i++) {
+        char c = s[i];
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (c != '-')
+                return 0;
+        } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
+            return 0;
+        }
+    }
+    return s[TG_UUID_LEN] == '\0';
+}
+
 uint64_t tg_now_mono_us(void)
 {
     struct timespec ts;

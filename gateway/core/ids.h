@@ -9,6 +9,8 @@
 
 /* Random (v4) UUID text into out (at least TG_UUID_LEN + 1 bytes). */
 void tg_uuid_v4(char out[TG_UUID_LEN + 1]);
+/* True when s is a UUID in canonical lower- or upper-case text form. */
+int tg_uuid_valid(const char *s);
 /* Microseconds on the monotonic clock. */
 uint64_t tg_now_mono_us(void);
 /* Microseconds since the epoch. */

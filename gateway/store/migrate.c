@@ -3,11 +3,11 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/digest.h"
 #include "core/log.h"
 #include "core/mem.h"
 
@@ -62,15 +62,6 @@ static char *migrate_read(const char *dir, const char *name, size_t *len, char *
     buf[n] = '\0';
     *len = n;
     return buf;
-}
-
-static void migrate_sha256(const char *data, size_t len, char hex[65])
-{
-    unsigned char md[32];
-    unsigned int mdlen = 0;
-    EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
 static int migrate_ok(PGresult *r, char *err, size_t errlen, const char *what)
@@ -192,7 +183,7 @@ tg_rc_e tg_migrate(PGconn *pg, const char *dir, int *applied, char *err, size_t 
             goto out;
         }
         char sum[65];
-        migrate_sha256(sql, len, sum);
+        tg_sha256_hex(sql, len, sum);
         const char *applied_sum = NULL;
         for (int row = 0; row < PQntuples(have); row++)
             if (atoi(PQgetvalue(have, row, 0)) == files[i].version)

@@ -222,6 +222,8 @@ static tg_rc_e pool_result_rc(tg_db_conn_t *c, PGresult *r)
     }
     if (strcmp(state, "57014") == 0)
         return TG_ETIMEOUT;
+    if (strncmp(state, "22", 2) == 0) /* data exception: a value the client sent */
+        return TG_EINVAL;
     return TG_EINTERNAL;
 }
 

@@ -50,7 +50,8 @@ void tg_db_release(tg_db_pool_t *pool, tg_db_conn_t *conn);
 /* Run a declared statement with text parameters (NULL values are SQL NULL).
  * Returns the result (caller PQclear()s it) or NULL with *rc set:
  * TG_EUNAVAILABLE when the connection broke, TG_ECONFLICT on a unique
- * violation, TG_EUNPROCESSABLE on a check/foreign-key violation, else
+ * violation, TG_EUNPROCESSABLE on a check/foreign-key violation, TG_EINVAL
+ * on a data exception (a malformed value such as a bad timestamp), else
  * TG_EINTERNAL. On success *rc is TG_OK. */
 PGresult *tg_db_exec(tg_db_conn_t *conn, tg_stmt_t *stmt, int nparams, const char *const *values,
                      tg_rc_e *rc) TG_MUSTCHECK;

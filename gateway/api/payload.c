@@ -1,0 +1,220 @@
+/* Submission payloads: YAML, JSON with base64 files, multipart/form-data. */
+#include "api/payload.h"
+
+#include <openssl/evp.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http/problem.h"
+
+static int payload_bad(tg_req_t *req, tg_rc_e rc, const char *path, const char *msg)
+{
+    json_t *errors = json_array();
+    json_array_append_new(errors, tg_problem_error(path, 0, 0, msg));
+    tg_problem(req, rc, errors, "the submission payload is not valid: %s", msg);
+    return -1;
+}
+
+/* 1 when the media type (before any ';') equals `want`. */
+static int payload_is(const char *ct, const char *want)
+{
+    size_t n = strlen(want);
+    return strncasecmp(ct, want, n) == 0 && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+static int payload_add_file(tg_req_t *req, tg_payload_t *out, const char *name,
+                            const unsigned char *data, size_t len)
+{
+    if (!*name || strlen(name) > 255)
+        return payload_bad(req, TG_EUNPROCESSABLE, "files", "a file name is empty or too long");
+    for (size_t i = 0; i < out->nfiles; i++)
+        if (strcmp(out->files[i].name, name) == 0)
+            return payload_bad(req, TG_EUNPROCESSABLE, "files",
+                               tg_arena_printf(req->arena, "file %s is sent twice", name));
+    if (out->nfiles == TG_PAYLOAD_MAX_FILES)
+        return payload_bad(req, TG_ETOOLARGE, "files",
+                           "too many files (at most 64); pack a project with run.working_dir");
+    out->files[out->nfiles].name = name;
+    out->files[out->nfiles].data = data;
+    out->files[out->nfiles].len = len;
+    out->nfiles++;
+    return 0;
+}
+
+static int payload_base64(tg_req_t *req, const char *s, unsigned char **out, size_t *outlen)
+{
+    size_t n = strlen(s);
+    if (n % 4 != 0)
+        return -1;
+    unsigned char *buf = tg_arena_alloc(req->arena, n / 4 * 3 + 1);
+    int w = EVP_DecodeBlock(buf, (const unsigned char *)s, (int)n);
+    if (w < 0)
+        return -1;
+    /* EVP_DecodeBlock counts padding as zero bytes; drop them */
+    size_t len = (size_t)w;
+    if (n && s[n - 1] == '=')
+        len--;
+    if (n > 1 && s[n - 2] == '=')
+        len--;
+    *out = buf;
+    *outlen = len;
+    return 0;
+}
+
+static int payload_json(tg_req_t *req, tg_payload_t *out)
+{
+    json_t *body = tg_req_json_body_or_reply(req);
+    if (!body)
+        return -1;
+    int rc = -1;
+    const char *k;
+    json_t *v;
+    json_object_foreach(body, k, v)
+    {
+        if (strcmp(k, "spec") && strcmp(k, "files")) {
+            payload_bad(req, TG_EUNPROCESSABLE, k,
+                        "unknown field; a JSON submission has only spec and files");
+            goto out;
+        }
+    }
+    const char *spec = json_string_value(json_object_get(body, "spec"));
+    if (!spec) {
+        payload_bad(req, TG_EUNPROCESSABLE, "spec", "spec must be the tau.yaml text, a string");
+        goto out;
+    }
+    out->spec_len = json_string_length(json_object_get(body, "spec"));
+    if (strlen(spec) != out->spec_len) {
+        payload_bad(req, TG_EUNPROCESSABLE, "spec", "the YAML text holds a NUL character");
+        goto out;
+    }
+    out->spec = tg_arena_strdup(req->arena, spec);
+    json_t *files = json_object_get(body, "files");
+    if (files && !json_is_object(files)) {
+        payload_bad(req, TG_EUNPROCESSABLE, "files", "files must map file names to base64 text");
+        goto out;
+    }
+    json_object_foreach(files, k, v)
+    {
+        unsigned char *data;
+        size_t len;
+        const char *path = tg_arena_printf(req->arena, "files[\"%s\"]", k);
+        if (!json_is_string(v) || payload_base64(req, json_string_value(v), &data, &len) != 0) {
+            payload_bad(req, TG_EUNPROCESSABLE, path, "must be standard base64 text");
+            goto out;
+        }
+        if (payload_add_file(req, out, tg_arena_strdup(req->arena, k), data, len) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    json_decref(body);
+    return rc;
+}
+
+static const char *payload_memmem(const char *h, size_t hl, const char *n, size_t nl)
+{
+    return memmem(h, hl, n, nl);
+}
+
+/* A quoted parameter of a Content-Disposition header: name="x". */
+static const char *payload_disp_param(tg_req_t *req, const char *hdrs, size_t len,
+                                      const char *param)
+{
+    char pat[32];
+    snprintf(pat, sizeof(pat), " %s=\"", param);
+    const char *p = payload_memmem(hdrs, len, pat, strlen(pat));
+    if (!p) {
+        snprintf(pat, sizeof(pat), ";%s=\"", param);
+        p = payload_memmem(hdrs, len, pat, strlen(pat));
+    }
+    if (!p)
+        return NULL;
+    p += strlen(pat);
+    const char *end = memchr(p, '"', (size_t)(hdrs + len - p));
+    return end ? tg_arena_strndup(req->arena, p, (size_t)(end - p)) : NULL;
+}
+
+static int payload_multipart(tg_req_t *req, const char *ct, tg_payload_t *out)
+{
+    const char *b = strcasestr(ct, "boundary=");
+    if (!b)
+        return payload_bad(req, TG_EINVAL, "", "multipart/form-data needs a boundary");
+    b += 9;
+    size_t blen = strcspn(b, "; ");
+    if (*b == '"') {
+        b++;
+        blen = strcspn(b, "\"");
+    }
+    if (blen == 0 || blen > 70)
+        return payload_bad(req, TG_EINVAL, "", "the multipart boundary is empty or too long");
+    char delim[80];
+    snprintf(delim, sizeof(delim), "--%.*s", (int)blen, b);
+    size_t dlen = strlen(delim);
+
+    const char *data = req->body.data;
+    size_t len = req->body.len;
+    const char *p = payload_memmem(data, len, delim, dlen);
+    if (!p)
+        return payload_bad(req, TG_EINVAL, "", "the multipart body has no parts");
+    for (;;) {
+        p += dlen;
+        if ((size_t)(data + len - p) >= 2 && p[0] == '-' && p[1] == '-')
+            break; /* closing delimiter */
+        if ((size_t)(data + len - p) < 2 || p[0] != '\r' || p[1] != '\n')
+            return payload_bad(req, TG_EINVAL, "", "malformed multipart delimiter line");
+        p += 2;
+        const char *hend = payload_memmem(p, (size_t)(data + len - p), "\r\n\r\n", 4);
+        if (!hend)
+            return payload_bad(req, TG_EINVAL, "", "a multipart part has no end of headers");
+        const char *content = hend + 4;
+        char close[84];
+        snprintf(close, sizeof(close), "\r\n%s", delim);
+        const char *next = payload_memmem(content, (size_t)(data + len - content), close, dlen + 2);
+        if (!next)
+            return payload_bad(req, TG_EINVAL, "", "a multipart part is not terminated");
+        size_t hlen = (size_t)(hend - p);
+        const char *name = payload_disp_param(req, p, hlen, "name");
+        const char *filename = payload_disp_param(req, p, hlen, "filename");
+        size_t clen = (size_t)(next - content);
+        if (name && strcmp(name, "spec") == 0) {
+            out->spec = tg_arena_strndup(req->arena, content, clen);
+            out->spec_len = clen;
+        } else if (filename || name) {
+            unsigned char *copy = tg_arena_alloc(req->arena, clen + 1);
+            memcpy(copy, content, clen);
+            if (payload_add_file(req, out, filename ? filename : name, copy, clen) != 0)
+                return -1;
+        }
+        p = next + 2;
+    }
+    if (!out->spec)
+        return payload_bad(req, TG_EUNPROCESSABLE, "spec",
+                           "the multipart body needs a part named spec holding tau.yaml");
+    return 0;
+}
+
+int tg_payload_parse_or_reply(tg_req_t *req, tg_payload_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    const char *ct = tg_req_header(req, "Content-Type");
+    if (!ct)
+        ct = "";
+    if (payload_is(ct, "application/json"))
+        return payload_json(req, out);
+    if (payload_is(ct, "multipart/form-data"))
+        return payload_multipart(req, ct, out);
+    if (payload_is(ct, "application/yaml") || payload_is(ct, "application/x-yaml") ||
+        payload_is(ct, "text/yaml")) {
+        out->spec =
+            tg_arena_strndup(req->arena, req->body.data ? req->body.data : "", req->body.len);
+        out->spec_len = req->body.len;
+        if (memchr(req->body.data ? req->body.data : "", '\0', req->body.len))
+            return payload_bad(req, TG_EUNPROCESSABLE, "", "the YAML text holds a NUL byte");
+        return 0;
+    }
+    tg_problem(req, TG_EMEDIATYPE, NULL,
+               "send tau.yaml as application/yaml, as application/json {spec, files} or as "
+               "multipart/form-data (got '%s')",
+               ct);
+    return -1;
+}

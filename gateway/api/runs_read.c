@@ -1,0 +1,152 @@
+/* Reading runs: GET /v1/workspaces/{ws}/runs, /v1/runs/{id}, /v1/runs/{id}/events. */
+#include "api/runs_read.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/app.h"
+#include "api/paging.h"
+#include "auth/b64url.h"
+#include "http/problem.h"
+#include "store/events.h"
+#include "store/runs.h"
+#include "store/workspaces.h"
+
+static const char *const run_states[] = {"Accepted", "Queued",     "Admitted",
+                                         "Running",  "Recovering", "Succeeded",
+                                         "Failed",   "Cancelled",  NULL};
+
+static void runs_query_error(tg_req_t *req, const char *param, const char *msg)
+{
+    json_t *errors = json_array();
+    json_array_append_new(errors, tg_problem_error(param, 0, 0, msg));
+    tg_problem(req, TG_EINVAL, errors, "invalid query parameter %s", param);
+}
+
+/* The run named in the path, or an answer (404, 503) and NULL. */
+static json_t *runs_load_or_reply(tg_req_t *req, tg_db_conn_t *conn)
+{
+    const char *id = tg_req_param(req, "id");
+    json_t *run = NULL;
+    tg_rc_e rc = tg_uuid_valid(id) ? tg_store_run_get(conn, id, &run) : TG_ENOTFOUND;
+    if (rc == TG_ENOTFOUND)
+        tg_problem(req, rc, NULL, "run %s does not exist", id);
+    else if (rc != TG_OK)
+        tg_problem(req, rc, NULL, "the run could not be read");
+    return run;
+}
+
+/* Cursor text is "<created_at>|<id>" of the last run shown. */
+static void runs_reply_page(tg_req_t *req, int limit, json_t *items)
+{
+    json_t *next = json_null();
+    if (json_array_size(items) > (size_t)limit) {
+        json_array_remove(items, (size_t)limit);
+        json_t *last = json_array_get(items, (size_t)limit - 1);
+        const char *at = json_string_value(json_object_get(last, "created_at"));
+        const char *id = json_string_value(json_object_get(last, "id"));
+        char *raw = tg_arena_printf(req->arena, "%s|%s", at ? at : "", id ? id : "");
+        char *enc = tg_auth_b64url_encode((const unsigned char *)raw, strlen(raw));
+        next = json_string(enc);
+        free(enc);
+    }
+    tg_resp_json(req, 200, json_pack("{s:o, s:o}", "items", items, "next_cursor", next));
+}
+
+void tg_api_runs_list(tg_req_t *req)
+{
+    tg_page_t page;
+    if (tg_page_or_reply(req, &page) != 0)
+        return;
+    tg_run_query_t q = {.workspace = tg_req_param(req, "ws"), .limit = page.limit + 1};
+    q.state = tg_req_query(req, "state");
+    q.owner = tg_req_query(req, "owner");
+    q.engine = tg_req_query(req, "engine");
+    q.name = tg_req_query(req, "name");
+    q.created_after = tg_req_query(req, "since");
+    q.created_before = tg_req_query(req, "until");
+    if (q.state) {
+        int ok = 0;
+        for (const char *const *s = run_states; *s; s++)
+            ok |= strcmp(*s, q.state) == 0;
+        if (!ok) {
+            runs_query_error(req, "state",
+                             "must be Accepted, Queued, Admitted, Running, Recovering, "
+                             "Succeeded, Failed or Cancelled");
+            return;
+        }
+    }
+    if (q.engine && strcmp(q.engine, "job") && strcmp(q.engine, "rayjob")) {
+        runs_query_error(req, "engine", "must be job or rayjob");
+        return;
+    }
+    if (page.after) {
+        char *bar = strchr(page.after, '|');
+        if (!bar || !tg_uuid_valid(bar + 1)) {
+            runs_query_error(req, "cursor", "is not a cursor this server issued");
+            return;
+        }
+        q.cursor_time = tg_arena_strndup(req->arena, page.after, (size_t)(bar - page.after));
+        q.cursor_id = bar + 1;
+    }
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    if (!conn)
+        return;
+    json_t *ws = NULL;
+    tg_rc_e rc = tg_store_crud_get(conn, &tg_store_workspaces, NULL, q.workspace, &ws);
+    json_decref(ws);
+    if (rc == TG_ENOTFOUND) {
+        tg_problem(req, rc, NULL, "workspace %s does not exist", q.workspace);
+        return;
+    }
+    json_t *items = NULL;
+    if (rc == TG_OK)
+        rc = tg_store_runs_list(conn, &q, &items);
+    if (rc == TG_EINVAL) {
+        runs_query_error(req, q.created_after ? "since" : "until",
+                         "must be an RFC 3339 time such as 2026-12-01T00:00:00Z");
+        return;
+    }
+    if (rc != TG_OK) {
+        tg_problem(req, rc, NULL, "the runs could not be listed");
+        return;
+    }
+    runs_reply_page(req, page.limit, items);
+}
+
+void tg_api_run_get(tg_req_t *req)
+{
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    if (!conn)
+        return;
+    json_t *run = runs_load_or_reply(req, conn);
+    if (run)
+        tg_resp_json(req, 200, run);
+}
+
+void tg_api_run_events(tg_req_t *req)
+{
+    long after = 0;
+    const char *a = tg_req_query(req, "after");
+    if (a) {
+        char *end = NULL;
+        after = strtol(a, &end, 10);
+        if (!*a || *end || after < 0) {
+            runs_query_error(req, "after", "must be an event sequence number");
+            return;
+        }
+    }
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    if (!conn)
+        return;
+    json_t *run = runs_load_or_reply(req, conn);
+    if (!run)
+        return;
+    json_decref(run);
+    json_t *events = NULL;
+    tg_rc_e rc = tg_store_events_list(conn, tg_req_param(req, "id"), after, 1000, &events);
+    if (rc != TG_OK)
+        tg_problem(req, rc, NULL, "the events could not be read");
+    else
+        tg_resp_json(req, 200, json_pack("{s:o}", "items", events));
+}

@@ -1,0 +1,36 @@
+/* A run's history: append-only events, each carrying the sha256 of the one
+ * before it, so editing or deleting a stored event breaks the chain.
+ *
+ *   hash = sha256(prev_hash + "\n" + canonical JSON of
+ *                 {run_id, seq, at, state, reason, message, source, data})
+ *
+ * where prev_hash is "" for the first event, canonical JSON has sorted keys
+ * and no spaces, and `at` is RFC 3339 UTC with microseconds. */
+#ifndef TG_STORE_EVENTS_H
+#define TG_STORE_EVENTS_H
+
+#include <jansson.h>
+
+#include "store/pool.h"
+
+typedef struct {
+    const char *state;   /* the run state after the event, or NULL */
+    const char *reason;  /* machine-friendly reason (Kueue's, Job's...), or NULL */
+    const char *message; /* plain words, or NULL */
+    const char *source;  /* "api", "kueue", "job", "pod", "user", "engine"... */
+    const json_t *data;  /* borrowed; NULL for {} */
+} tg_event_t;
+
+/* Append inside the caller's transaction. Locks the run row, so appends to
+ * one run are serialised across replicas. */
+tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id,
+                              const tg_event_t *ev) TG_MUSTCHECK;
+/* The hash of an event from its fields (used by the verifier too). */
+void tg_store_event_hash(const char *prev_hash, const char *run_id, long seq, const char *at,
+                         const tg_event_t *ev, char out[65]);
+/* A run's events in order: [{seq, at, state, reason, message, source, data,
+ * prev_hash, hash}], new reference in *out. After `after_seq` when > 0. */
+tg_rc_e tg_store_events_list(tg_db_conn_t *conn, const char *run_id, long after_seq, int limit,
+                             json_t **out) TG_MUSTCHECK;
+
+#endif

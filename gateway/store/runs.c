@@ -1,0 +1,155 @@
+/* Runs: submission and reads. */
+#include "store/runs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/digest.h"
+#include "store/events.h"
+#include "store/json_rows.h"
+
+#define RUN_COLS                                                                                   \
+    "id, workspace, name, owner, engine, state, reason, message, attempt, config_hash,"            \
+    " created_at, updated_at, started_at, finished_at"
+
+static tg_stmt_t stmt_by_key =
+    TG_STMT("SELECT request_hash, (SELECT to_jsonb(v) FROM (SELECT " RUN_COLS
+            " FROM runs r2 WHERE r2.id = r.id) v) FROM runs r"
+            " WHERE workspace = $1 AND owner = $2 AND idempotency_key = $3");
+static tg_stmt_t stmt_insert_run =
+    TG_STMT("INSERT INTO runs (id, workspace, name, owner, engine, spec_text, resolved, manifests,"
+            " config_hash, idempotency_key, request_hash)"
+            " VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11)");
+static tg_stmt_t stmt_insert_file = TG_STMT(
+    "INSERT INTO run_files (run_id, name, content, sha256) VALUES ($1::uuid, $2, $3::bytea, $4)");
+static tg_stmt_t stmt_insert_attempt =
+    TG_STMT("INSERT INTO run_attempts (run_id, attempt, state) VALUES ($1::uuid, 1, 'Accepted')");
+static tg_stmt_t stmt_insert_outbox =
+    TG_STMT("INSERT INTO outbox (run_id, attempt, action) VALUES ($1::uuid, 1, 'create')");
+static tg_stmt_t stmt_get =
+    TG_STMT("SELECT to_jsonb(v) FROM (SELECT " RUN_COLS " FROM runs WHERE id = $1::uuid) v");
+static tg_stmt_t stmt_list =
+    TG_STMT("SELECT to_jsonb(v) FROM (SELECT " RUN_COLS " FROM runs WHERE workspace = $1"
+            " AND ($2::text IS NULL OR state = $2) AND ($3::text IS NULL OR owner = $3)"
+            " AND ($4::text IS NULL OR engine = $4) AND ($5::text IS NULL OR name = $5)"
+            " AND ($6::timestamptz IS NULL OR created_at >= $6::timestamptz)"
+            " AND ($7::timestamptz IS NULL OR created_at < $7::timestamptz)"
+            " AND ($8::timestamptz IS NULL OR (created_at, id) < ($8::timestamptz, $9::uuid))"
+            " ORDER BY created_at DESC, id DESC LIMIT $10::int) v");
+
+/* bytea in text format: "\x" followed by hex. */
+static char *runs_bytea_hex(const unsigned char *p, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *s = tg_xmalloc(2 * n + 3);
+    s[0] = '\\';
+    s[1] = 'x';
+    for (size_t i = 0; i < n; i++) {
+        s[2 + 2 * i] = hex[p[i] >> 4];
+        s[3 + 2 * i] = hex[p[i] & 15];
+    }
+    s[2 * n + 2] = '\0';
+    return s;
+}
+
+/* Look the key up. TG_OK with *out when found and the request matches,
+ * TG_ENOTFOUND when unused, TG_ECONFLICT when used for another request. */
+static tg_rc_e runs_find_by_key(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **out)
+{
+    const char *vals[] = {in->workspace, in->owner, in->idempotency_key};
+    tg_rc_e rc;
+    PGresult *r = tg_db_exec(conn, &stmt_by_key, 3, vals, &rc);
+    if (!r)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return TG_ENOTFOUND;
+    }
+    if (strcmp(PQgetvalue(r, 0, 0), in->request_hash) != 0) {
+        PQclear(r);
+        return TG_ECONFLICT;
+    }
+    *out = json_loads(PQgetvalue(r, 0, 1), 0, NULL);
+    PQclear(r);
+    return *out ? TG_OK : TG_EINTERNAL;
+}
+
+static tg_rc_e runs_insert_all(tg_db_conn_t *conn, const tg_run_new_t *in)
+{
+    char *resolved = json_dumps(in->resolved, JSON_COMPACT | JSON_SORT_KEYS);
+    char *manifests = json_dumps(in->manifests, JSON_COMPACT);
+    const char *vals[] = {in->id,          in->workspace,       in->name,        in->owner,
+                          in->engine,      in->spec_text,       resolved,        manifests,
+                          in->config_hash, in->idempotency_key, in->request_hash};
+    tg_rc_e rc = tg_db_run(conn, &stmt_insert_run, 11, vals);
+    free(resolved);
+    free(manifests);
+    for (size_t i = 0; rc == TG_OK && i < in->nfiles; i++) {
+        char sum[65];
+        tg_sha256_hex(in->files[i].data, in->files[i].len, sum);
+        char *hex = runs_bytea_hex(in->files[i].data, in->files[i].len);
+        const char *fv[] = {in->id, in->files[i].name, hex, sum};
+        rc = tg_db_run(conn, &stmt_insert_file, 4, fv);
+        free(hex);
+    }
+    const char *id[] = {in->id};
+    if (rc == TG_OK)
+        rc = tg_db_run(conn, &stmt_insert_attempt, 1, id);
+    if (rc == TG_OK) {
+        tg_event_t ev = {.state = "Accepted",
+                         .reason = "Submitted",
+                         .message = "the run was accepted and will be sent to the cluster",
+                         .source = "api"};
+        rc = tg_store_event_append(conn, in->id, &ev);
+    }
+    if (rc == TG_OK)
+        rc = tg_db_run(conn, &stmt_insert_outbox, 1, id);
+    return rc;
+}
+
+tg_rc_e tg_store_run_create(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **out, int *existed)
+{
+    *out = NULL;
+    *existed = 0;
+    /* Two tries: a concurrent request with the same key may win the insert,
+     * and then the second look-up finds its run. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        tg_rc_e rc = tg_db_begin(conn);
+        if (rc != TG_OK)
+            return rc;
+        if (in->idempotency_key) {
+            rc = runs_find_by_key(conn, in, out);
+            if (rc != TG_ENOTFOUND) {
+                tg_db_rollback(conn);
+                *existed = rc == TG_OK;
+                return rc;
+            }
+        }
+        rc = runs_insert_all(conn, in);
+        if (rc == TG_OK)
+            rc = tg_db_commit(conn);
+        if (rc == TG_OK)
+            return tg_store_run_get(conn, in->id, out);
+        tg_db_rollback(conn);
+        if (rc != TG_ECONFLICT || !in->idempotency_key)
+            return rc;
+    }
+    return TG_ECONFLICT;
+}
+
+tg_rc_e tg_store_run_get(tg_db_conn_t *conn, const char *id, json_t **out)
+{
+    const char *vals[] = {id};
+    return tg_db_json_one(conn, &stmt_get, 1, vals, out);
+}
+
+tg_rc_e tg_store_runs_list(tg_db_conn_t *conn, const tg_run_query_t *q, json_t **out)
+{
+    char lim[16];
+    snprintf(lim, sizeof(lim), "%d", q->limit);
+    const char *vals[] = {
+        q->workspace,     q->state,          q->owner,       q->engine,    q->name,
+        q->created_after, q->created_before, q->cursor_time, q->cursor_id, lim};
+    return tg_db_json_all(conn, &stmt_list, 10, vals, out);
+}

@@ -1,0 +1,56 @@
+/* Runs in PostgreSQL: submission (run, files, first attempt, first event and
+ * outbox row in one transaction, with Idempotency-Key handling) and reads. */
+#ifndef TG_STORE_RUNS_H
+#define TG_STORE_RUNS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "store/pool.h"
+
+typedef struct {
+    const char *name;
+    const unsigned char *data;
+    size_t len;
+} tg_run_file_t;
+
+typedef struct {
+    const char *id; /* a v4 UUID chosen by the caller */
+    const char *workspace;
+    const char *name;
+    const char *owner;
+    const char *engine; /* "job" | "rayjob" */
+    const char *spec_text;
+    const json_t *resolved;  /* borrowed */
+    const json_t *manifests; /* borrowed */
+    const char *config_hash;
+    const char *idempotency_key; /* NULL when the client sent none */
+    const char *request_hash;    /* sha256 of the request, with a key */
+    const tg_run_file_t *files;
+    size_t nfiles;
+} tg_run_new_t;
+
+/* Store a new run, or find the one an earlier request with the same
+ * Idempotency-Key created. *out gets the run (new reference); *existed is 1
+ * when it was found rather than created. TG_ECONFLICT when the key was used
+ * with a different request. Runs its own transaction: the connection must
+ * not be in one. */
+tg_rc_e tg_store_run_create(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **out,
+                            int *existed) TG_MUSTCHECK;
+
+/* The public view of a run (no spec text or manifests). TG_ENOTFOUND when
+ * absent. When `workspace` is not NULL the run must belong to it. */
+tg_rc_e tg_store_run_get(tg_db_conn_t *conn, const char *id, json_t **out) TG_MUSTCHECK;
+
+typedef struct {
+    const char *workspace; /* required */
+    const char *state, *owner, *engine, *name;
+    const char *created_after, *created_before; /* RFC 3339 */
+    const char *cursor_time, *cursor_id;        /* from the previous page */
+    int limit;
+} tg_run_query_t;
+
+/* Runs newest first. */
+tg_rc_e tg_store_runs_list(tg_db_conn_t *conn, const tg_run_query_t *q, json_t **out) TG_MUSTCHECK;
+
+#endif
