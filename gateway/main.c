@@ -74,7 +74,7 @@ static int main_serve(const tg_config_t *cfg)
     tg_app_t app = {.cfg = cfg, .pool = tg_db_pool_new(&pc)};
     char err[512];
     tg_server_t *srv =
-        tg_server_new(cfg, tg_api_routes, tg_api_nroutes, &app, NULL, err, sizeof(err));
+        tg_server_new(cfg, tg_api_routes, tg_api_nroutes, &app, &tg_app_hooks, err, sizeof(err));
     if (!srv) {
         tg_log_error("main", "%s", err);
         tg_db_pool_free(app.pool);

@@ -1,6 +1,7 @@
 /* Shared handler helpers. */
 #include "api/app.h"
 
+#include "api/audit.h"
 #include "http/problem.h"
 #include "http/server.h"
 
@@ -17,6 +18,8 @@ static void app_release(void *arg)
 
 tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
 {
+    if (req->db)
+        return ((app_lease_t *)req->db)->conn;
     tg_app_t *app = tg_req_app(req);
     tg_db_conn_t *conn = NULL;
     if (tg_db_checkout(app->pool, &conn) != TG_OK) {
@@ -28,5 +31,11 @@ tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
     l->pool = app->pool;
     l->conn = conn;
     tg_arena_on_free(req->arena, app_release, l);
+    req->db = l;
     return conn;
 }
+
+const tg_server_hooks_t tg_app_hooks = {
+    .before = NULL,
+    .after = tg_audit_after,
+};

@@ -4,6 +4,7 @@
 
 #include "core/config.h"
 #include "http/router.h"
+#include "http/server.h"
 #include "store/pool.h"
 
 typedef struct tg_app_s {
@@ -11,12 +12,16 @@ typedef struct tg_app_s {
     tg_db_pool_t *pool;
 } tg_app_t;
 
+/* The hooks the server runs around handlers (authentication, audit). */
+extern const tg_server_hooks_t tg_app_hooks;
+
 /* Every route the server answers, in match order. */
 extern const tg_route_t tg_api_routes[];
 extern const int tg_api_nroutes;
 
-/* Borrow a database connection for this request, released when the request
- * completes. On failure answers 503 and returns NULL. */
+/* The request's database connection, borrowed on first use and released
+ * when the request completes (one per request, so a request never waits on
+ * the pool twice). On failure answers 503 and returns NULL. */
 tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req);
 
 #endif

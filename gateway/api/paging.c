@@ -43,18 +43,32 @@ int tg_page_or_reply(tg_req_t *req, tg_page_t *page)
     return 0;
 }
 
-void tg_page_reply(tg_req_t *req, const tg_page_t *page, json_t *items, const char *key_field)
+void tg_page_reply_fn(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key)
 {
     json_t *next = json_null();
     if (json_array_size(items) > (size_t)page->limit) {
         json_array_remove(items, (size_t)page->limit);
-        const char *key = json_string_value(
-            json_object_get(json_array_get(items, (size_t)page->limit - 1), key_field));
-        if (key) {
-            char *enc = tg_auth_b64url_encode((const unsigned char *)key, strlen(key));
+        const char *k = key(req, json_array_get(items, (size_t)page->limit - 1));
+        if (k) {
+            char *enc = tg_auth_b64url_encode((const unsigned char *)k, strlen(k));
             next = json_string(enc);
             free(enc);
         }
     }
     tg_resp_json(req, 200, json_pack("{s:o, s:o}", "items", items, "next_cursor", next));
+}
+
+/* tg_page_reply's key: the field named by the request's pending key_field. */
+static __thread const char *paging_key_field;
+
+static const char *paging_field_key(tg_req_t *req, const json_t *row)
+{
+    (void)req;
+    return json_string_value(json_object_get(row, paging_key_field));
+}
+
+void tg_page_reply(tg_req_t *req, const tg_page_t *page, json_t *items, const char *key_field)
+{
+    paging_key_field = key_field;
+    tg_page_reply_fn(req, page, items, paging_field_key);
 }

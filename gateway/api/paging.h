@@ -17,9 +17,14 @@ typedef struct {
 
 /* Read limit and cursor; on a bad value answers 400 and returns -1. */
 int tg_page_or_reply(tg_req_t *req, tg_page_t *page);
+/* The cursor text for a row (arena memory), e.g. its name. */
+typedef const char *(*tg_page_key_fn)(tg_req_t *req, const json_t *row);
+
 /* Answer 200 with {items, next_cursor}; `items` is stolen. The store is
  * asked for limit+1 rows: an extra row means there is a next page, whose
- * cursor is key_field of the last row shown. */
+ * cursor encodes key(last row shown). */
+void tg_page_reply_fn(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key);
+/* Same, with the row's string field `key_field` as the cursor text. */
 void tg_page_reply(tg_req_t *req, const tg_page_t *page, json_t *items, const char *key_field);
 
 #endif

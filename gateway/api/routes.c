@@ -1,6 +1,7 @@
 /* The route table: every operation the server answers, in match order.
  * openapi.yaml documents exactly this list. */
 #include "api/app.h"
+#include "api/audit.h"
 #include "api/catalog.h"
 #include "api/crud.h"
 #include "api/health.h"
@@ -21,6 +22,7 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/readyz", tg_api_readyz, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/metrics", tg_api_metrics, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/version", tg_api_version, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/v1/admin/audit", tg_api_admin_audit, TG_ROUTE_ADMIN, NULL},
     CRUD_ROUTES("/v1/admin/workspaces", "/v1/admin/workspaces/{ws}", tg_api_workspaces),
     CRUD_ROUTES("/v1/admin/workspaces/{ws}/queues", "/v1/admin/workspaces/{ws}/queues/{name}",
                 tg_api_local_queues),

@@ -6,7 +6,6 @@
 
 #include "api/app.h"
 #include "api/paging.h"
-#include "auth/b64url.h"
 #include "http/problem.h"
 #include "store/events.h"
 #include "store/runs.h"
@@ -37,20 +36,11 @@ static json_t *runs_load_or_reply(tg_req_t *req, tg_db_conn_t *conn)
 }
 
 /* Cursor text is "<created_at>|<id>" of the last run shown. */
-static void runs_reply_page(tg_req_t *req, int limit, json_t *items)
+static const char *runs_cursor(tg_req_t *req, const json_t *run)
 {
-    json_t *next = json_null();
-    if (json_array_size(items) > (size_t)limit) {
-        json_array_remove(items, (size_t)limit);
-        json_t *last = json_array_get(items, (size_t)limit - 1);
-        const char *at = json_string_value(json_object_get(last, "created_at"));
-        const char *id = json_string_value(json_object_get(last, "id"));
-        char *raw = tg_arena_printf(req->arena, "%s|%s", at ? at : "", id ? id : "");
-        char *enc = tg_auth_b64url_encode((const unsigned char *)raw, strlen(raw));
-        next = json_string(enc);
-        free(enc);
-    }
-    tg_resp_json(req, 200, json_pack("{s:o, s:o}", "items", items, "next_cursor", next));
+    const char *at = json_string_value(json_object_get(run, "created_at"));
+    const char *id = json_string_value(json_object_get(run, "id"));
+    return tg_arena_printf(req->arena, "%s|%s", at ? at : "", id ? id : "");
 }
 
 void tg_api_runs_list(tg_req_t *req)
@@ -111,7 +101,7 @@ void tg_api_runs_list(tg_req_t *req)
         tg_problem(req, rc, NULL, "the runs could not be listed");
         return;
     }
-    runs_reply_page(req, page.limit, items);
+    tg_page_reply_fn(req, &page, items, runs_cursor);
 }
 
 void tg_api_run_get(tg_req_t *req)

@@ -51,6 +51,8 @@ typedef struct tg_req_s {
     const char *param_values[TG_MAX_PARAMS];
     int nparams;
     const char *principal; /* subject once authenticated; for the access log */
+    void *auth;            /* the authenticated principal (api/authz.h), or NULL */
+    void *db;              /* the request's database lease (api/app.c), or NULL */
     /* response */
     struct MHD_Response *response;
     unsigned status;

@@ -22,7 +22,7 @@ struct tg_server_s {
     tg_router_t *router;
     const tg_config_t *cfg;
     void *app;
-    tg_before_fn before;
+    tg_server_hooks_t hooks;
     _Atomic int inflight;
     _Atomic int draining;
     unsigned port;
@@ -149,9 +149,15 @@ static void server_dispatch(tg_server_t *s, tg_req_t *req)
                    s->cfg->max_body_bytes);
         return;
     }
-    if (!(req->route->flags & TG_ROUTE_PUBLIC) && s->before && s->before(req, s->app) != 0)
+    if (!(req->route->flags & TG_ROUTE_PUBLIC) && s->hooks.before &&
+        s->hooks.before(req, s->app) != 0) {
+        if (s->hooks.after)
+            s->hooks.after(req, s->app);
         return;
+    }
     req->route->handler(req);
+    if (s->hooks.after)
+        s->hooks.after(req, s->app);
 }
 
 static void server_set_request_id(tg_req_t *req)
@@ -221,12 +227,13 @@ static void server_mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int nroutes, void *app,
-                           tg_before_fn before, char *err, size_t errlen)
+                           const tg_server_hooks_t *hooks, char *err, size_t errlen)
 {
     tg_server_t *s = tg_xcalloc(1, sizeof(*s));
     s->cfg = cfg;
     s->app = app;
-    s->before = before;
+    if (hooks)
+        s->hooks = *hooks;
     s->router = tg_router_new(routes, nroutes);
     s->metric_methods = tg_xcalloc((size_t)nroutes + 1, sizeof(char *));
     s->metric_paths = tg_xcalloc((size_t)nroutes + 1, sizeof(char *));

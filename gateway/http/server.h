@@ -11,12 +11,17 @@
 
 typedef struct tg_server_s tg_server_t;
 
-/* Hook run before a route's handler (authentication); returns 0 to go on,
- * or answers the request itself and returns -1. */
-typedef int (*tg_before_fn)(tg_req_t *req, void *app);
+/* Hooks around a matched route's handler. `before` (authentication, rate
+ * limits) returns 0 to go on, or answers the request itself and returns -1;
+ * it is skipped for TG_ROUTE_PUBLIC routes. `after` (the audit trail) runs
+ * once the answer is decided, also when `before` refused. */
+typedef struct {
+    int (*before)(tg_req_t *req, void *app);
+    void (*after)(tg_req_t *req, void *app);
+} tg_server_hooks_t;
 
 tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int nroutes, void *app,
-                           tg_before_fn before, char *err, size_t errlen);
+                           const tg_server_hooks_t *hooks, char *err, size_t errlen);
 /* The port actually bound (useful with port 0). */
 unsigned tg_server_port(const tg_server_t *s);
 /* Stop accepting, let in-flight requests finish up to grace_s, then stop. */

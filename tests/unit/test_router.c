@@ -15,13 +15,13 @@ static void h_dummy(tg_req_t *req)
 }
 
 static const tg_route_t routes[] = {
-    {TG_M_GET, "/healthz", h_dummy, TG_ROUTE_PUBLIC},
-    {TG_M_GET, "/v1/workspaces/{ws}/runs", h_dummy, 0},
-    {TG_M_POST, "/v1/workspaces/{ws}/runs", h_dummy, 0},
-    {TG_M_POST, "/v1/workspaces/{ws}/runs:validate", h_dummy, 0},
-    {TG_M_GET, "/v1/runs/{id}", h_dummy, 0},
-    {TG_M_POST, "/v1/runs/{id}:cancel", h_dummy, 0},
-    {TG_M_DELETE, "/v1/runs/{id}", h_dummy, 0},
+    {TG_M_GET, "/healthz", h_dummy, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/runs", h_dummy, 0, NULL},
+    {TG_M_POST, "/v1/workspaces/{ws}/runs", h_dummy, 0, NULL},
+    {TG_M_POST, "/v1/workspaces/{ws}/runs:validate", h_dummy, 0, NULL},
+    {TG_M_GET, "/v1/runs/{id}", h_dummy, 0, NULL},
+    {TG_M_POST, "/v1/runs/{id}:cancel", h_dummy, 0, NULL},
+    {TG_M_DELETE, "/v1/runs/{id}", h_dummy, 0, NULL},
 };
 
 static tg_req_t *new_req(void)

@@ -1,0 +1,79 @@
+/* The audit trail. */
+#include "api/audit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/app.h"
+#include "api/paging.h"
+#include "core/log.h"
+#include "http/problem.h"
+#include "store/audit.h"
+
+void tg_audit_after(tg_req_t *req, void *app)
+{
+    if (!(req->method & (TG_M_POST | TG_M_PUT | TG_M_PATCH | TG_M_DELETE)))
+        return;
+    tg_audit_entry_t e = {.subject = req->principal,
+                          .method = req->method_name,
+                          .route = req->route ? req->route->path : "unmatched",
+                          .target = req->path,
+                          .workspace = tg_req_param(req, "ws"),
+                          .request_id = req->request_id,
+                          .status = (int)req->status};
+    /* Reuse the request's connection; when the handler never took one (it
+     * was refused earlier), borrow one without touching the answer. */
+    tg_db_pool_t *pool = ((tg_app_t *)app)->pool;
+    tg_db_conn_t *own = NULL, *conn = req->db ? tg_app_db_or_reply(req) : NULL;
+    if (!conn && tg_db_checkout(pool, &own) == TG_OK)
+        conn = own;
+    if (!conn || tg_store_audit_append(conn, &e) != TG_OK)
+        tg_log_error("audit", "not recorded: %s %s -> %u, request %s", req->method_name, req->path,
+                     req->status, req->request_id);
+    tg_db_release(pool, own);
+}
+
+static const char *audit_cursor(tg_req_t *req, const json_t *row)
+{
+    return tg_arena_printf(req->arena, "%lld", json_integer_value(json_object_get(row, "id")));
+}
+
+void tg_api_admin_audit(tg_req_t *req)
+{
+    tg_page_t page;
+    if (tg_page_or_reply(req, &page) != 0)
+        return;
+    tg_audit_query_t q = {.subject = tg_req_query(req, "subject"),
+                          .workspace = tg_req_query(req, "workspace"),
+                          .since = tg_req_query(req, "since"),
+                          .until = tg_req_query(req, "until"),
+                          .limit = page.limit + 1};
+    if (page.after) {
+        char *end = NULL;
+        q.before_id = strtol(page.after, &end, 10);
+        if (*end || q.before_id <= 0) {
+            json_t *errors = json_array();
+            json_array_append_new(
+                errors, tg_problem_error("cursor", 0, 0, "is not a cursor this server issued"));
+            tg_problem(req, TG_EINVAL, errors, "invalid query parameter cursor");
+            return;
+        }
+    }
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    if (!conn)
+        return;
+    json_t *items = NULL;
+    tg_rc_e rc = tg_store_audit_list(conn, &q, &items);
+    if (rc == TG_EINVAL) {
+        json_t *errors = json_array();
+        json_array_append_new(
+            errors, tg_problem_error("since", 0, 0, "since and until must be RFC 3339 times"));
+        tg_problem(req, rc, errors, "invalid time range");
+        return;
+    }
+    if (rc != TG_OK) {
+        tg_problem(req, rc, NULL, "the audit log could not be read");
+        return;
+    }
+    tg_page_reply_fn(req, &page, items, audit_cursor);
+}
