@@ -12,9 +12,6 @@
 #include "core/buf.h"
 #include "core/log.h"
 
-#ifndef TG_VERSION
-#define TG_VERSION "dev"
-#endif
 
 #define FETCH_TIMEOUT_MS_DEFAULT  5000
 #define FETCH_CONNECT_MS_DEFAULT  2000
@@ -125,7 +122,7 @@ tg_rc_e tg_auth_http_get(const char *url, const tg_auth_fetch_opts_t *opts, char
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* we run on worker threads */
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o.timeout_ms);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "taugate/" TG_VERSION);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "taugate");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, fetch_write);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
