@@ -4,12 +4,16 @@
  *   taugate migrate [--key=value ...]   apply pending database migrations
  *   taugate version | --version
  *   taugate --help                      list commands and configuration keys */
+#include <curl/curl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/app.h"
+#include "api/authn.h"
+#include "auth/mint.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/version.h"
@@ -21,10 +25,14 @@
 
 static void main_usage(FILE *out)
 {
-    fprintf(out, "usage: taugate [serve|migrate|version] [--key=value ...]\n\n"
-                 "  serve     run the REST gateway (the default)\n"
-                 "  migrate   apply pending migrations and exit\n"
-                 "  version   print the version\n\n");
+    fprintf(out, "usage: taugate [serve|migrate|version] [--key=value ...]\n"
+                 "       taugate mint-token --key-file=PEM --subject=S [--groups=a,b]\n"
+                 "                          [--alg=RS256] [--ttl=SECONDS]\n\n"
+                 "  serve       run the REST gateway (the default)\n"
+                 "  migrate     apply pending migrations and exit\n"
+                 "  mint-token  sign a development token with a private key, using\n"
+                 "              auth_issuer and auth_audience from the environment\n"
+                 "  version     print the version\n\n");
     tg_config_print_help(out);
 }
 
@@ -54,6 +62,49 @@ out:
     return status;
 }
 
+/* Housekeeping that must not run on the request path: JWKS freshness. */
+static struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int stop, started;
+} ticker = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static void *main_ticker(void *arg)
+{
+    tg_authn_t *authn = arg;
+    pthread_mutex_lock(&ticker.lock);
+    while (!ticker.stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 10;
+        pthread_cond_timedwait(&ticker.cond, &ticker.lock, &until);
+        if (ticker.stop)
+            break;
+        pthread_mutex_unlock(&ticker.lock);
+        tg_authn_tick(authn);
+        pthread_mutex_lock(&ticker.lock);
+    }
+    pthread_mutex_unlock(&ticker.lock);
+    return NULL;
+}
+
+static void main_ticker_start(tg_authn_t *authn)
+{
+    ticker.started = pthread_create(&ticker.thread, NULL, main_ticker, authn) == 0;
+}
+
+static void main_ticker_stop(void)
+{
+    if (!ticker.started)
+        return;
+    pthread_mutex_lock(&ticker.lock);
+    ticker.stop = 1;
+    pthread_cond_signal(&ticker.cond);
+    pthread_mutex_unlock(&ticker.lock);
+    pthread_join(ticker.thread, NULL);
+}
+
 static int main_serve(const tg_config_t *cfg)
 {
     sigset_t set;
@@ -71,15 +122,22 @@ static int main_serve(const tg_config_t *cfg)
     tg_db_pool_config_t pc = {cfg->database_url, (int)cfg->db_pool_size,
                               (int)cfg->db_checkout_timeout_ms, (int)cfg->db_connect_timeout_s,
                               (int)cfg->db_statement_timeout_ms};
-    tg_app_t app = {.cfg = cfg, .pool = tg_db_pool_new(&pc)};
     char err[512];
+    tg_authn_t *authn = tg_authn_new(cfg, err, sizeof(err));
+    if (!authn) {
+        tg_log_error("main", "%s", err);
+        return EXIT_CONFIG;
+    }
+    tg_app_t app = {.cfg = cfg, .pool = tg_db_pool_new(&pc), .authn = authn};
     tg_server_t *srv =
         tg_server_new(cfg, tg_api_routes, tg_api_nroutes, &app, &tg_app_hooks, err, sizeof(err));
     if (!srv) {
         tg_log_error("main", "%s", err);
         tg_db_pool_free(app.pool);
+        tg_authn_free(authn);
         return 1;
     }
+    main_ticker_start(authn);
     tg_log_info("main", "taugate %s listening on http://%s:%u (%ld threads)", tg_version(),
                 cfg->listen_address, tg_server_port(srv), cfg->threads);
 
@@ -88,7 +146,7 @@ static int main_serve(const tg_config_t *cfg)
         if (sigwait(&set, &sig) != 0)
             continue;
         if (sig == SIGHUP) {
-            tg_log_info("main", "SIGHUP: nothing to reload yet");
+            tg_authn_reload(authn);
             continue;
         }
         tg_log_info("main", "%s: draining (grace %lds)", sig == SIGTERM ? "SIGTERM" : "SIGINT",
@@ -96,9 +154,48 @@ static int main_serve(const tg_config_t *cfg)
         break;
     }
     tg_server_drain_and_stop(srv, cfg->shutdown_grace_s);
+    main_ticker_stop();
     tg_server_free(srv);
     tg_db_pool_free(app.pool);
+    tg_authn_free(authn);
     tg_log_info("main", "stopped");
+    return 0;
+}
+
+/* `taugate mint-token`: its own flags; issuer and audience from the config. */
+static int main_mint(int argc, char **argv, const tg_config_t *cfg)
+{
+    tg_auth_mint_t m = {
+        .alg = "RS256", .issuer = cfg->auth_issuer, .audience = cfg->auth_audience, .ttl_s = 86400};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strncmp(a, "--key-file=", 11))
+            m.key_file = a + 11;
+        else if (!strncmp(a, "--subject=", 10))
+            m.subject = a + 10;
+        else if (!strncmp(a, "--groups=", 9))
+            m.groups = a + 9;
+        else if (!strncmp(a, "--alg=", 6))
+            m.alg = a + 6;
+        else if (!strncmp(a, "--ttl=", 6))
+            m.ttl_s = atol(a + 6);
+        else {
+            fprintf(stderr, "taugate mint-token: unknown option %s (see --help)\n", a);
+            return EXIT_CONFIG;
+        }
+    }
+    if (!m.key_file || !m.subject || !*m.issuer) {
+        fprintf(stderr, "taugate mint-token: needs --key-file, --subject and "
+                        "TAUGATE_AUTH_ISSUER\n");
+        return EXIT_CONFIG;
+    }
+    char *token = NULL, err[256];
+    if (tg_auth_mint(&m, &token, err, sizeof(err)) != TG_OK) {
+        fprintf(stderr, "taugate mint-token: %s\n", err);
+        return 1;
+    }
+    printf("%s\n", token);
+    free(token);
     return 0;
 }
 
@@ -128,7 +225,9 @@ int main(int argc, char **argv)
     tg_config_t cfg;
     char err[512];
     int rest[8], nrest = 0;
-    if (tg_config_load(&cfg, argc, argv, first, rest, 8, &nrest, err, sizeof(err)) != 0) {
+    int minting = !strcmp(cmd, "mint-token");
+    if (tg_config_load(&cfg, minting ? 0 : argc, argv, first, rest, 8, &nrest, err, sizeof(err)) !=
+        0) {
         fprintf(stderr, "taugate: %s\n", err);
         tg_config_clean(&cfg);
         return EXIT_CONFIG;
@@ -139,9 +238,13 @@ int main(int argc, char **argv)
         return EXIT_CONFIG;
     }
     tg_log_set_level((tg_log_level_e)tg_log_level_parse(cfg.log_level));
+    /* libcurl's global set-up is not thread-safe: do it before any thread */
+    curl_global_init(CURL_GLOBAL_DEFAULT);
 
     int status;
-    if (!strcmp(cmd, "serve"))
+    if (minting)
+        status = main_mint(argc, argv, &cfg);
+    else if (!strcmp(cmd, "serve"))
         status = main_serve(&cfg);
     else if (!strcmp(cmd, "migrate"))
         status = main_migrate(&cfg);
@@ -150,5 +253,6 @@ int main(int argc, char **argv)
         status = EXIT_CONFIG;
     }
     tg_config_clean(&cfg);
+    curl_global_cleanup();
     return status;
 }

@@ -52,6 +52,19 @@ as_pg psql -X -q -h 127.0.0.1 -p "$PGPORT" -U "$DBUSER" -d postgres -tAc \
 
 export TAUGATE_DATABASE_URL="postgresql://$DBUSER@127.0.0.1:$PGPORT/taugate"
 export TAUGATE_PORT=$PORT
+
+# A development signing key, generated once; the gateway trusts its public half.
+if [ ! -f "$RUN/dev-signing.pem" ]; then
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$RUN/dev-signing.pem" 2>/dev/null
+  chmod 600 "$RUN/dev-signing.pem"
+  openssl pkey -in "$RUN/dev-signing.pem" -pubout -out "$RUN/dev-signing.pub" 2>/dev/null
+fi
+export TAUGATE_AUTH_ISSUER=${TAUGATE_AUTH_ISSUER:-https://taugate.local/dev}
+export TAUGATE_AUTH_AUDIENCE=${TAUGATE_AUTH_AUDIENCE:-taugate}
+export TAUGATE_AUTH_PEM_FILE=$RUN/dev-signing.pub
+export TAUGATE_AUTH_ADMIN_GROUPS=${TAUGATE_AUTH_ADMIN_GROUPS:-platform-admins}
+TOKEN=$("$BUILD/taugate" mint-token --key-file="$RUN/dev-signing.pem" \
+          --subject=dev@localhost --groups=platform-admins --ttl=86400)
 "$BUILD/taugate" migrate
 
 "$BUILD/taugate" serve &
@@ -65,10 +78,14 @@ cat <<MSG
 
 taugate is serving on http://127.0.0.1:$PORT   (Ctrl-C stops everything)
 
+A development token (platform admin, 24 h), signed by .run/dev-signing.pem:
+
+  export TOKEN=$TOKEN
+
   curl -s http://127.0.0.1:$PORT/readyz
-  curl -s -X POST http://127.0.0.1:$PORT/v1/admin/workspaces \\
+  curl -s -X POST http://127.0.0.1:$PORT/v1/admin/workspaces -H "Authorization: Bearer \$TOKEN" \\
        -H 'Content-Type: application/json' -d '{"name":"vision","namespace":"vision"}'
-  curl -s http://127.0.0.1:$PORT/v1/admin/workspaces
+  curl -s http://127.0.0.1:$PORT/v1/admin/workspaces -H "Authorization: Bearer \$TOKEN"
   curl -s http://127.0.0.1:$PORT/metrics | head
 
 MSG

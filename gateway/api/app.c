@@ -2,6 +2,7 @@
 #include "api/app.h"
 
 #include "api/audit.h"
+#include "api/authn.h"
 #include "http/problem.h"
 #include "http/server.h"
 
@@ -36,6 +37,6 @@ tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
 }
 
 const tg_server_hooks_t tg_app_hooks = {
-    .before = NULL,
+    .before = tg_authn_before,
     .after = tg_audit_after,
 };

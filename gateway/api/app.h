@@ -7,9 +7,12 @@
 #include "http/server.h"
 #include "store/pool.h"
 
+struct tg_authn_s;
+
 typedef struct tg_app_s {
     const tg_config_t *cfg;
     tg_db_pool_t *pool;
+    struct tg_authn_s *authn;
 } tg_app_t;
 
 /* The hooks the server runs around handlers (authentication, audit). */

@@ -5,6 +5,8 @@
 #include "api/catalog.h"
 #include "api/crud.h"
 #include "api/health.h"
+#include "api/runs_read.h"
+#include "api/tenancy.h"
 #include "api/workspaces.h"
 
 /* The five operations of an admin resource kept by api/crud.c. */
@@ -22,6 +24,15 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/readyz", tg_api_readyz, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/metrics", tg_api_metrics, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/version", tg_api_version, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/v1/workspaces", tg_api_my_workspaces, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}", tg_api_my_workspace, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/profiles", tg_api_workspace_profiles, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/runs", tg_api_runs_list, 0, NULL},
+    {TG_M_GET, "/v1/runs/{id}", tg_api_run_get, 0, NULL},
+    {TG_M_GET, "/v1/runs/{id}/events", tg_api_run_events, 0, NULL},
+    {TG_M_POST, "/v1/tokens", tg_api_tokens_create, 0, NULL},
+    {TG_M_GET, "/v1/tokens", tg_api_tokens_list, 0, NULL},
+    {TG_M_DELETE, "/v1/tokens/{id}", tg_api_token_revoke, 0, NULL},
     {TG_M_GET, "/v1/admin/audit", tg_api_admin_audit, TG_ROUTE_ADMIN, NULL},
     CRUD_ROUTES("/v1/admin/workspaces", "/v1/admin/workspaces/{ws}", tg_api_workspaces),
     CRUD_ROUTES("/v1/admin/workspaces/{ws}/queues", "/v1/admin/workspaces/{ws}/queues/{name}",

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "api/app.h"
+#include "api/authz.h"
 #include "api/paging.h"
 #include "http/problem.h"
 #include "store/events.h"
 #include "store/runs.h"
-#include "store/workspaces.h"
 
 static const char *const run_states[] = {"Accepted", "Queued",     "Admitted",
                                          "Running",  "Recovering", "Succeeded",
@@ -22,16 +22,40 @@ static void runs_query_error(tg_req_t *req, const char *param, const char *msg)
     tg_problem(req, TG_EINVAL, errors, "invalid query parameter %s", param);
 }
 
-/* The run named in the path, or an answer (404, 503) and NULL. */
-static json_t *runs_load_or_reply(tg_req_t *req, tg_db_conn_t *conn)
+json_t *tg_api_run_load_or_reply(tg_req_t *req, tg_role_e need, tg_role_e *role)
 {
     const char *id = tg_req_param(req, "id");
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    if (!conn)
+        return NULL;
     json_t *run = NULL;
     tg_rc_e rc = tg_uuid_valid(id) ? tg_store_run_get(conn, id, &run) : TG_ENOTFOUND;
-    if (rc == TG_ENOTFOUND)
-        tg_problem(req, rc, NULL, "run %s does not exist", id);
-    else if (rc != TG_OK)
+    if (rc != TG_OK && rc != TG_ENOTFOUND) {
         tg_problem(req, rc, NULL, "the run could not be read");
+        return NULL;
+    }
+    tg_role_e have = TG_ROLE_NONE;
+    if (run) {
+        const char *ws = json_string_value(json_object_get(run, "workspace"));
+        if (tg_authz_role_or_reply(req, ws, &have) != 0) {
+            json_decref(run);
+            return NULL;
+        }
+    }
+    /* another tenant's run is answered exactly like a missing one */
+    if (have == TG_ROLE_NONE) {
+        json_decref(run);
+        tg_problem(req, TG_ENOTFOUND, NULL, "run %s does not exist", id);
+        return NULL;
+    }
+    if (have < need) {
+        json_decref(run);
+        tg_problem(req, TG_EFORBIDDEN, NULL, "this needs the %s role in the run's workspace",
+                   tg_role_name(need));
+        return NULL;
+    }
+    if (role)
+        *role = have;
     return run;
 }
 
@@ -79,16 +103,10 @@ void tg_api_runs_list(tg_req_t *req)
         q.cursor_time = tg_arena_strndup(req->arena, page.after, (size_t)(bar - page.after));
         q.cursor_id = bar + 1;
     }
+    if (tg_authz_workspace_or_reply(req, q.workspace, TG_ROLE_VIEWER) == TG_ROLE_NONE)
+        return;
     tg_db_conn_t *conn = tg_app_db_or_reply(req);
-    if (!conn)
-        return;
-    json_t *ws = NULL;
-    tg_rc_e rc = tg_store_crud_get(conn, &tg_store_workspaces, NULL, q.workspace, &ws);
-    json_decref(ws);
-    if (rc == TG_ENOTFOUND) {
-        tg_problem(req, rc, NULL, "workspace %s does not exist", q.workspace);
-        return;
-    }
+    tg_rc_e rc = TG_OK;
     json_t *items = NULL;
     if (rc == TG_OK)
         rc = tg_store_runs_list(conn, &q, &items);
@@ -106,10 +124,7 @@ void tg_api_runs_list(tg_req_t *req)
 
 void tg_api_run_get(tg_req_t *req)
 {
-    tg_db_conn_t *conn = tg_app_db_or_reply(req);
-    if (!conn)
-        return;
-    json_t *run = runs_load_or_reply(req, conn);
+    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_VIEWER, NULL);
     if (run)
         tg_resp_json(req, 200, run);
 }
@@ -126,13 +141,11 @@ void tg_api_run_events(tg_req_t *req)
             return;
         }
     }
-    tg_db_conn_t *conn = tg_app_db_or_reply(req);
-    if (!conn)
-        return;
-    json_t *run = runs_load_or_reply(req, conn);
+    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_VIEWER, NULL);
     if (!run)
         return;
     json_decref(run);
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
     json_t *events = NULL;
     tg_rc_e rc = tg_store_events_list(conn, tg_req_param(req, "id"), after, 1000, &events);
     if (rc != TG_OK)

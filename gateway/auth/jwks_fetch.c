@@ -12,7 +12,6 @@
 #include "core/buf.h"
 #include "core/log.h"
 
-
 #define FETCH_TIMEOUT_MS_DEFAULT  5000
 #define FETCH_CONNECT_MS_DEFAULT  2000
 #define FETCH_MAX_BYTES_DEFAULT   (256 * 1024)

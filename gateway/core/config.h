@@ -28,6 +28,25 @@ typedef struct tg_config_s {
     long db_statement_timeout_ms;
     char *migrations_dir;
     int migrate_on_start;
+    /* authentication */
+    char *auth_issuer;
+    char *auth_audience;
+    char *auth_jwks_file;
+    char *auth_jwks_url;
+    char *auth_pem_file;
+    char *auth_pem_alg;
+    char *auth_hs256_secret;
+    long auth_leeway_s;
+    long auth_max_token_bytes;
+    char *auth_groups_claim;
+    char *auth_admin_groups;
+    char *auth_admin_subjects;
+    long auth_jwks_min_refresh_s;
+    /* rate limits, per principal */
+    long rate_limit_rps;
+    long rate_limit_burst;
+    long submit_rate_limit_rps;
+    long submit_rate_limit_burst;
 } tg_config_t;
 
 /* Fill cfg with the defaults, then the environment, then argv[first..argc).

@@ -14,6 +14,7 @@ typedef void (*tg_handler_fn)(tg_req_t *req);
 enum {
     TG_ROUTE_PUBLIC = 1 << 0, /* no authentication */
     TG_ROUTE_ADMIN = 1 << 1,  /* platform admins only */
+    TG_ROUTE_SUBMIT = 1 << 2, /* charged to the stricter submission rate limit */
 };
 
 typedef struct tg_route_s {

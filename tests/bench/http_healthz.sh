@@ -20,6 +20,7 @@ p1=$(free_port)
 "$BUILD/bench/mhd_minimal" "$p1" "$THREADS" &
 ref=$!
 p2=$(free_port)
+TAUGATE_AUTH_ISSUER=https://bench TAUGATE_AUTH_HS256_SECRET=bench-secret-bench-secret-bench-secret \
 TAUGATE_PORT=$p2 TAUGATE_THREADS=$THREADS TAUGATE_MIGRATE_ON_START=false TAUGATE_ACCESS_LOG=false \
   TAUGATE_DATABASE_URL=postgresql:///unused "$BUILD/taugate" serve 2>/dev/null &
 gw=$!

@@ -5,8 +5,11 @@ import subprocess
 import tempfile
 import time
 
+import tokens
 from http_client import request
 from pg import free_port
+
+ADMIN = object()  # the default: act as a platform admin
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -34,6 +37,14 @@ class Gateway:
             "TAUGATE_DB_POOL_SIZE": "4",
             "TAUGATE_DB_CHECKOUT_TIMEOUT_MS": "1000",
             "TAUGATE_DB_CONNECT_TIMEOUT_S": "2",
+            "TAUGATE_AUTH_ISSUER": tokens.ISSUER,
+            "TAUGATE_AUTH_AUDIENCE": tokens.AUDIENCE,
+            "TAUGATE_AUTH_HS256_SECRET": tokens.SECRET,
+            "TAUGATE_AUTH_ADMIN_GROUPS": tokens.ADMIN_GROUP,
+            "TAUGATE_RATE_LIMIT_RPS": "100000",
+            "TAUGATE_RATE_LIMIT_BURST": "100000",
+            "TAUGATE_SUBMIT_RATE_LIMIT_RPS": "100000",
+            "TAUGATE_SUBMIT_RATE_LIMIT_BURST": "100000",
         })
         env.update(self.extra_env)
         return env
@@ -63,8 +74,15 @@ class Gateway:
         with open(self.log.name, "rb") as f:
             return f.read().decode(errors="replace")
 
-    def req(self, method, path, body=None, headers=None, timeout=30):
-        return request(self.url, method, path, body=body, headers=headers, timeout=timeout)
+    def req(self, method, path, body=None, headers=None, timeout=30, token=ADMIN):
+        """One request; by default as a platform admin. token=None sends no
+        Authorization header; a string is sent as the bearer token."""
+        hdrs = dict(headers or {})
+        if token is ADMIN:
+            token = tokens.admin_token()
+        if token is not None and "Authorization" not in hdrs:
+            hdrs["Authorization"] = f"Bearer {token}"
+        return request(self.url, method, path, body=body, headers=hdrs, timeout=timeout)
 
     def stop(self, sig=signal.SIGTERM, timeout=20):
         """Stop the gateway; returns its exit status."""
