@@ -1,0 +1,154 @@
+/* Admission webhooks (Kueue) and strict field validation for CRs. */
+#include "admission.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "rtypes.h"
+#include "store.h"
+#include "util.h"
+#include "validate.h"
+
+#define KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+
+static void deny(ks_req_t *r, const char *hook, const char *msg)
+{
+    char full[1200];
+    snprintf(full, sizeof(full), "admission webhook \"%s\" denied the request: %s", hook, msg);
+    ks_reply_status(r, 403, "Forbidden", full, NULL);
+}
+
+/* LocalQueueDefaulting: a namespace with a LocalQueue named "default"
+ * gets that queue for unlabelled jobs. */
+static const char *queue_name(json_t *obj, int create)
+{
+    const char *q = ks_label(obj, KUEUE_QUEUE_LABEL);
+    if (q || !create)
+        return q;
+    if (ks_label(obj, "ray.io/originated-from-crd") || ks_jget(obj, "metadata.ownerReferences"))
+        return NULL;
+    if (ks_store_get(KS_RT_LOCALQUEUES, ks_meta_ns(obj), "default")) {
+        json_object_set_new(ks_jobj(obj, "metadata.labels"), KUEUE_QUEUE_LABEL,
+                            json_string("default"));
+        return "default";
+    }
+    return NULL;
+}
+
+/* Objects created by KubeRay for a Kueue-managed RayJob are not managed
+ * separately (their owner is). */
+static int owned_by_managed(json_t *obj)
+{
+    size_t i;
+    json_t *ref;
+    json_array_foreach(ks_jget(obj, "metadata.ownerReferences"), i, ref)
+    {
+        const char *k = ks_jstr(ref, "kind");
+        if (ks_streq(k, "RayJob") || ks_streq(k, "RayCluster") || ks_streq(k, "Job"))
+            return 1;
+    }
+    return 0;
+}
+
+static int rayjob_rules(ks_req_t *r, json_t *obj)
+{
+    char msg[600];
+    if (ks_jget(obj, "spec.clusterSelector") && json_object_size(ks_jget(obj, "spec.clusterSelector"))) {
+        deny(r, "vrayjob.kb.io", "spec.clusterSelector: Forbidden: a kueue managed job should not "
+                                 "use an existing cluster");
+        return -1;
+    }
+    if (!ks_jbool(obj, "spec.shutdownAfterJobFinishes", 0)) {
+        deny(r, "vrayjob.kb.io", "spec.shutdownAfterJobFinishes: Invalid value: false: a kueue "
+                                 "managed job should delete the cluster after finishing");
+        return -1;
+    }
+    if (!ks_jget(obj, "spec.rayClusterSpec")) {
+        deny(r, "vrayjob.kb.io", "spec.rayClusterSpec: Required value: a kueue managed job "
+                                 "should have a rayClusterSpec");
+        return -1;
+    }
+    if (ks_jbool(obj, "spec.rayClusterSpec.enableInTreeAutoscaling", 0)) {
+        deny(r, "vrayjob.kb.io", "spec.rayClusterSpec.enableInTreeAutoscaling: Invalid value: "
+                                 "true: a kueue managed job should not use autoscaling");
+        return -1;
+    }
+    json_t *wgs = ks_jget(obj, "spec.rayClusterSpec.workerGroupSpecs");
+    if (json_array_size(wgs) > 7) {
+        snprintf(msg, sizeof(msg), "spec.rayClusterSpec.workerGroupSpecs: Too many: %zu: must "
+                 "have at most 7 items", json_array_size(wgs));
+        deny(r, "vrayjob.kb.io", msg);
+        return -1;
+    }
+    size_t i;
+    json_t *wg;
+    json_array_foreach(wgs, i, wg)
+    {
+        if (ks_streq(ks_jstr(wg, "groupName"), "head")) {
+            snprintf(msg, sizeof(msg), "spec.rayClusterSpec.workerGroupSpecs[%zu].groupName: "
+                     "Forbidden: \"head\" is reserved for the head group", i);
+            deny(r, "vrayjob.kb.io", msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int ks_admission_fields(ks_req_t *r, int rt, json_t *obj)
+{
+    if (!ks_rtype(rt)->crd_file)
+        return 0;
+    json_t *unknown = json_array();
+    ks_prune_unknown(rt, obj, unknown);
+    const char *fv = ks_req_query(r, "fieldValidation");
+    int rc = 0;
+    if (json_array_size(unknown) && fv && !strcmp(fv, "Strict")) {
+        tg_buf_t b;
+        tg_buf_init(&b, 8192);
+        size_t i;
+        json_t *u;
+        int brc = 0;
+        json_array_foreach(unknown, i, u)
+            brc |= tg_buf_printf(&b, "%s%s: field not declared in schema", i ? ", " : "",
+                                 json_string_value(u));
+        (void)brc;
+        ks_reply_badrequest(r, b.data ? b.data : "unknown field");
+        tg_buf_clean(&b);
+        rc = -1;
+    } else if (json_array_size(unknown) && fv && !strcmp(fv, "Warn")) {
+        snprintf(r->warning, sizeof(r->warning), "299 - \"unknown field \\\"%s\\\"\"",
+                 json_string_value(json_array_get(unknown, 0)) + 1);
+    }
+    json_decref(unknown);
+    return rc;
+}
+
+int ks_admission(ks_req_t *r, int rt, json_t *obj, json_t *old)
+{
+    if (rt != KS_RT_JOBS && rt != KS_RT_RAYJOBS)
+        return 0;
+    if (owned_by_managed(obj))
+        return 0;
+    const char *q = queue_name(obj, old == NULL);
+    if (!q)
+        return 0;
+    if (rt == KS_RT_RAYJOBS && rayjob_rules(r, obj))
+        return -1;
+    if (!old)
+        ks_jset(obj, "spec.suspend", json_true());
+    return 0;
+}
+
+void ks_after_create(int rt, json_t *stored)
+{
+    (void)rt;
+    (void)stored;
+    ks_store_mark_dirty();
+}
+
+void ks_after_update(int rt, json_t *stored)
+{
+    (void)rt;
+    (void)stored;
+    ks_store_mark_dirty();
+}

@@ -1,0 +1,16 @@
+# kubesim: the in-repo Kubernetes API simulator (tests/kubesim/README.md).
+# Included from the top-level Makefile; uses its CC, CFLAGS, LDFLAGS and LDLIBS.
+
+KUBESIM_SRC   := $(sort $(wildcard tests/kubesim/*.c))
+KUBESIM_OBJ   := $(KUBESIM_SRC:%.c=$(BUILD)/%.o)
+KUBESIM_BIN   := $(BUILD)/kubesim
+KUBESIM_TESTS := tests/kubesim
+
+$(BUILD)/tests/kubesim/%.o: tests/kubesim/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(KUBESIM_BIN): $(KUBESIM_OBJ) $(BUILD)/libtgcore.a
+	$(CC) $(LDFLAGS) -o $@ $(KUBESIM_OBJ) $(BUILD)/libtgcore.a $(LDLIBS)
+
+-include $(KUBESIM_OBJ:.o=.d)

@@ -1,0 +1,14 @@
+/* kube-scheduler: binds pending pods to nodes that fit (requests incl.
+ * GPUs, nodeSelector, required node affinity, taints/tolerations, cordon,
+ * readiness), and evicts pods from nodes with untolerated NoExecute taints. */
+#ifndef KS_SCHEDULER_H
+#define KS_SCHEDULER_H
+
+#include <jansson.h>
+
+/* One pass (lock held). */
+void ks_sched_pass(void);
+/* Does the toleration list tolerate the taint? */
+int ks_tolerates(json_t *tolerations, json_t *taint);
+
+#endif

@@ -1,0 +1,229 @@
+/* Watch streams. */
+#include "watch.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "store.h"
+#include "table.h"
+#include "util.h"
+
+#define KS_WATCH_BATCH 256
+
+typedef struct ks_watch_s {
+    ks_target_t t;
+    ks_sel_t *ls, *fs;
+    uint64_t rv;
+    int table, sent_cols, bookmarks, done;
+    tg_buf_t out;
+    size_t off;
+    double deadline, next_bookmark;
+    json_t **initial;
+    size_t ninitial, iinitial;
+    unsigned gen;
+} ks_watch_t;
+
+static atomic_uint g_close_gen;
+static _Atomic double g_stall_until;
+static atomic_int g_watches;
+
+void ks_watch_stall(double secs)
+{
+    g_stall_until = ks_now() + secs;
+}
+
+void ks_watch_close_all(void)
+{
+    atomic_fetch_add(&g_close_gen, 1);
+    ks_lock();
+    ks_store_kick();
+    ks_unlock();
+}
+
+int ks_watch_count(void)
+{
+    return atomic_load(&g_watches);
+}
+
+static int matches(ks_watch_t *w, int rt, json_t *o)
+{
+    if (rt != w->t.rt)
+        return 0;
+    if (w->t.ns[0] && !ks_streq(ks_meta_ns(o), w->t.ns))
+        return 0;
+    return ks_labelsel_match(w->ls, o) && ks_fieldsel_match(w->fs, o);
+}
+
+static void emit(ks_watch_t *w, const char *type, json_t *o)
+{
+    json_t *obj;
+    if (w->table) {
+        obj = ks_table_build(w->t.rt, &o, 1, ks_jstr(o, "metadata.resourceVersion"),
+                             !w->sent_cols);
+        w->sent_cols = 1;
+    } else {
+        obj = json_incref(o);
+    }
+    json_t *ev = json_pack("{s:s,s:o}", "type", type, "object", obj);
+    char *s = json_dumps(ev, JSON_COMPACT);
+    json_decref(ev);
+    if (s) {
+        if (tg_buf_puts(&w->out, s) != TG_OK || tg_buf_puts(&w->out, "\n") != TG_OK)
+            w->done = 1;
+        free(s);
+    }
+}
+
+static void emit_bookmark(ks_watch_t *w)
+{
+    char rv[32], line[512], gv[128];
+    const ks_rtype_t *rt = ks_rtype(w->t.rt);
+    ks_rtype_gv(rt, gv, sizeof(gv));
+    snprintf(rv, sizeof(rv), "%llu", (unsigned long long)w->rv);
+    snprintf(line, sizeof(line),
+             "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"%s\","
+             "\"metadata\":{\"resourceVersion\":\"%s\",\"creationTimestamp\":null}}}\n",
+             rt->kind, gv, rv);
+    if (tg_buf_puts(&w->out, line) != TG_OK)
+        w->done = 1;
+}
+
+static void emit_gone(ks_watch_t *w, uint64_t asked)
+{
+    char line[512];
+    snprintf(line, sizeof(line),
+             "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+             "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: "
+             "%llu (%llu)\",\"reason\":\"Expired\",\"code\":410}}\n",
+             (unsigned long long)asked, (unsigned long long)ks_store_rv());
+    if (tg_buf_puts(&w->out, line) != TG_OK)
+        w->done = 1;
+    w->done = 1;
+}
+
+/* Produce more output into w->out; may block up to about a second. */
+static void fill(ks_watch_t *w)
+{
+    ks_event_t evs[KS_WATCH_BATCH];
+    double now = ks_now();
+    if (w->iinitial < w->ninitial) {
+        for (int k = 0; k < 64 && w->iinitial < w->ninitial; k++)
+            emit(w, "ADDED", w->initial[w->iinitial++]);
+        return;
+    }
+    if (now < g_stall_until) {
+        usleep(100000);
+        return;
+    }
+    ks_lock();
+    size_t n = ks_events_since(w->rv, evs, KS_WATCH_BATCH);
+    if (n == 0) {
+        double wait = 1.0;
+        if (w->bookmarks && w->next_bookmark - now < wait)
+            wait = w->next_bookmark - now;
+        if (w->deadline - now < wait)
+            wait = w->deadline - now;
+        if (wait > 0)
+            ks_store_wait(wait);
+        n = ks_events_since(w->rv, evs, KS_WATCH_BATCH);
+    }
+    uint64_t asked = w->rv;
+    ks_unlock();
+    if (n == (size_t)-1) {
+        emit_gone(w, asked);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (matches(w, evs[i].rt, evs[i].obj)) {
+            static const char *names[] = {"ADDED", "MODIFIED", "DELETED"};
+            emit(w, names[evs[i].type], evs[i].obj);
+        }
+        w->rv = evs[i].rv;
+        ks_event_clean(&evs[i]);
+    }
+    now = ks_now();
+    if (w->bookmarks && now >= w->next_bookmark) {
+        emit_bookmark(w);
+        w->next_bookmark = now + ks_cfg.bookmark_secs;
+    }
+}
+
+static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    ks_watch_t *w = cls;
+    for (;;) {
+        if (w->off < w->out.len) {
+            size_t n = w->out.len - w->off;
+            if (n > max)
+                n = max;
+            memcpy(buf, w->out.data + w->off, n);
+            w->off += n;
+            if (w->off == w->out.len) {
+                tg_buf_reset(&w->out);
+                w->off = 0;
+            }
+            return (ssize_t)n;
+        }
+        if (w->done || ks_stopping || atomic_load(&g_close_gen) != w->gen ||
+            ks_now() >= w->deadline)
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        fill(w);
+    }
+}
+
+static void watch_free(void *cls)
+{
+    ks_watch_t *w = cls;
+    if (!w)
+        return;
+    while (w->iinitial < w->ninitial)
+        json_decref(w->initial[w->iinitial++]);
+    free(w->initial);
+    ks_sel_free(w->ls);
+    ks_sel_free(w->fs);
+    tg_buf_clean(&w->out);
+    free(w);
+    atomic_fetch_sub(&g_watches, 1);
+}
+
+void ks_watch_start(ks_req_t *r, ks_target_t *t, ks_sel_t *ls, ks_sel_t *fs)
+{
+    ks_watch_t *w = tg_xcalloc(1, sizeof(*w));
+    w->t = *t;
+    w->ls = ls;
+    w->fs = fs;
+    w->table = ks_req_wants_table(r);
+    w->gen = atomic_load(&g_close_gen);
+    tg_buf_init(&w->out, 0);
+    const char *bm = ks_req_query(r, "allowWatchBookmarks");
+    w->bookmarks = bm && !strcmp(bm, "true");
+    const char *to = ks_req_query(r, "timeoutSeconds");
+    double timeout = to ? strtod(to, NULL) : 1800;
+    if (timeout <= 0)
+        timeout = 1800;
+    w->deadline = ks_now() + timeout;
+    w->next_bookmark = ks_now() + ks_cfg.bookmark_secs;
+    const char *rvs = ks_req_query(r, "resourceVersion");
+    atomic_fetch_add(&g_watches, 1);
+    ks_lock();
+    if (!rvs || !*rvs || !strcmp(rvs, "0")) {
+        /* No starting point: the current state as ADDED events first. */
+        json_t **items = NULL;
+        size_t n = ks_store_list(t->rt, t->ns, &items);
+        w->initial = tg_xcalloc(n ? n : 1, sizeof(*w->initial));
+        for (size_t i = 0; i < n; i++)
+            if (matches(w, t->rt, items[i]))
+                w->initial[w->ninitial++] = json_incref(items[i]);
+        free(items);
+        w->rv = ks_store_rv();
+    } else {
+        w->rv = strtoull(rvs, NULL, 10);
+    }
+    ks_unlock();
+    ks_reply_stream(r, "application/json", watch_read, w, watch_free);
+}
