@@ -1,0 +1,180 @@
+/* Canonical JSON text. */
+#include "render/canon.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    tg_rc_e rc = tg_buf_append(out, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n && rc == TG_OK; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        rc = tg_buf_append(out, s + run, i - run);
+        run = i + 1;
+        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
+        size_t el = 2;
+        switch (c) {
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        default:
+            esc[1] = 'u';
+            esc[2] = '0';
+            esc[3] = '0';
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            el = 6;
+        }
+        if (rc == TG_OK)
+            rc = tg_buf_append(out, esc, el);
+    }
+    if (rc == TG_OK)
+        rc = tg_buf_append(out, s + run, n - run);
+    if (rc == TG_OK)
+        rc = tg_buf_append(out, "\"", 1);
+    return rc;
+}
+
+static tg_rc_e canon_int(json_int_t v, tg_buf_t *out)
+{
+    char buf[24];
+    size_t i = sizeof(buf);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        buf[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        buf[--i] = '-';
+    return tg_buf_append(out, buf + i, sizeof(buf) - i);
+}
+
+static tg_rc_e canon_real(double d, int precision, tg_buf_t *out)
+{
+    char buf[40];
+    int n = snprintf(buf, sizeof(buf), "%.*g", precision, d);
+    if (n < 0 || (size_t)n >= sizeof(buf) - 2)
+        return TG_EINVAL;
+    /* Keep reals recognisable as reals, as jansson does. */
+    if (!strpbrk(buf, ".eEn")) {
+        buf[n++] = '.';
+        buf[n++] = '0';
+    }
+    return tg_buf_append(out, buf, (size_t)n);
+}
+
+typedef struct canon_kv_s {
+    const char *k;
+    size_t n;
+    json_t *v;
+} canon_kv_t;
+
+static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
+{
+    size_t n = json_object_size(o);
+    canon_kv_t stack[48];
+    canon_kv_t *kv = n <= 48 ? stack : tg_xmalloc(n * sizeof(*kv));
+    size_t i = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        /* Insertion sort: objects are small and often already in order. */
+        size_t len = json_object_iter_key_len(json_object_key_to_iter(k));
+        size_t j = i++;
+        while (j > 0) {
+            const canon_kv_t *p = &kv[j - 1];
+            size_t m = p->n < len ? p->n : len;
+            int c = memcmp(p->k, k, m);
+            if (c < 0 || (c == 0 && p->n <= len))
+                break;
+            kv[j] = kv[j - 1];
+            j--;
+        }
+        kv[j].k = k;
+        kv[j].n = len;
+        kv[j].v = v;
+    }
+    tg_rc_e rc = tg_buf_append(out, "{", 1);
+    for (i = 0; i < n && rc == TG_OK; i++) {
+        if (i)
+            rc = tg_buf_append(out, ",", 1);
+        if (rc == TG_OK)
+            rc = canon_string(kv[i].k, kv[i].n, out);
+        if (rc == TG_OK)
+            rc = tg_buf_append(out, ":", 1);
+        if (rc == TG_OK)
+            rc = tg_render_canon(kv[i].v, precision, out);
+    }
+    if (rc == TG_OK)
+        rc = tg_buf_append(out, "}", 1);
+    if (kv != stack)
+        free(kv);
+    return rc;
+}
+
+tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return canon_object(v, precision, out);
+    case JSON_ARRAY: {
+        tg_rc_e rc = tg_buf_append(out, "[", 1);
+        for (size_t i = 0; i < json_array_size(v) && rc == TG_OK; i++) {
+            if (i)
+                rc = tg_buf_append(out, ",", 1);
+            if (rc == TG_OK)
+                rc = tg_render_canon(json_array_get(v, i), precision, out);
+        }
+        return rc == TG_OK ? tg_buf_append(out, "]", 1) : rc;
+    }
+    case JSON_STRING:
+        return canon_string(json_string_value(v), json_string_length(v), out);
+    case JSON_INTEGER:
+        return canon_int(json_integer_value(v), out);
+    case JSON_REAL:
+        return canon_real(json_real_value(v), precision, out);
+    case JSON_TRUE:
+        return tg_buf_append(out, "true", 4);
+    case JSON_FALSE:
+        return tg_buf_append(out, "false", 5);
+    default:
+        return tg_buf_append(out, "null", 4);
+    }
+}
+
+char *tg_render_canon_text(const json_t *v)
+{
+    tg_buf_t b;
+    tg_buf_init(&b, 8u << 20);
+    if (tg_render_canon(v, 15, &b) != TG_OK) {
+        tg_buf_clean(&b);
+        return tg_xstrdup("null");
+    }
+    size_t n;
+    char *s = tg_buf_steal(&b, &n);
+    return s ? s : tg_xstrdup("");
+}

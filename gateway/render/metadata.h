@@ -1,0 +1,51 @@
+/* The metadata contract of rendered workloads.
+ *
+ * Labels on the Job/RayJob (and, minus the Kueue ones, on its pods):
+ *   kueue.x-k8s.io/queue-name      LocalQueue (Kueue admits by it)
+ *   kueue.x-k8s.io/priority-class  WorkloadPriorityClass, when one applies
+ *   app.kubernetes.io/managed-by   "taugate"
+ *   taugate.io/run-id              the run id (the engine's watches select on it)
+ *   taugate.io/attempt             attempt number
+ *   taugate.io/workspace           workspace name
+ *   taugate.io/run-name            tau.yaml name
+ *   taugate.io/profile, /team, /lane, /gpu-class   when set and label-safe
+ * Annotations on the Job/RayJob:
+ *   taugate.io/config-hash         "sha256:<hex>" of the canonical resolved config
+ *   taugate.io/provenance          compact JSON: field -> spec|profile|workspace|default
+ *   taugate.io/payload-digest      "sha256:<hex>" over the embedded files, when any
+ *   taugate.io/workloadspec-execution  {"launcher":...} (+ nodes, processes_per_node)
+ *   taugate.io/image               the image
+ *   taugate.io/experiment          compact JSON {project, name, group}, when set
+ *
+ * The config hash is sha256 over the canonical JSON text of the resolved
+ * config (render/canon.h: compact, keys sorted bytewise, UTF-8, reals with 17
+ * significant digits), so it survives a database round trip. */
+#ifndef TG_RENDER_METADATA_H
+#define TG_RENDER_METADATA_H
+
+#include <jansson.h>
+
+#include "render/common.h"
+
+#define TG_LABEL_QUEUE      "kueue.x-k8s.io/queue-name"
+#define TG_LABEL_PRIORITY   "kueue.x-k8s.io/priority-class"
+#define TG_LABEL_MANAGED_BY "app.kubernetes.io/managed-by"
+#define TG_LABEL_RUN_ID     "taugate.io/run-id"
+#define TG_LABEL_ATTEMPT    "taugate.io/attempt"
+#define TG_LABEL_WORKSPACE  "taugate.io/workspace"
+#define TG_LABEL_RUN_NAME   "taugate.io/run-name"
+#define TG_ANN_CONFIG_HASH  "taugate.io/config-hash"
+#define TG_ANN_PROVENANCE   "taugate.io/provenance"
+#define TG_ANN_PAYLOAD      "taugate.io/payload-digest"
+
+/* "sha256:<hex>" of the canonical JSON of `resolved` into out[72]. */
+void tg_render_config_hash(const json_t *resolved, char out[72]);
+
+/* Labels for the workload object (with_kueue=1) or its pods/Service (0). New reference. */
+json_t *tg_render_labels(const tg_render_ctx_t *c, int with_kueue);
+
+/* Annotations for the workload object. `payload_digest` may be NULL. New reference. */
+json_t *tg_render_annotations(const tg_render_ctx_t *c, const json_t *execution,
+                              const char *payload_digest);
+
+#endif

@@ -1,0 +1,100 @@
+/* Rendering of a resolved run config into Kubernetes manifests. */
+#include "render/render.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "render/job.h"
+#include "render/metadata.h"
+#include "render/rayjob.h"
+#include "spec/digest.h"
+#include "spec/units.h"
+
+/* The files the resolved config recorded must be the ones supplied now. */
+static int render_files_match(tg_render_ctx_t *c)
+{
+    const json_t *files = json_object_get(c->rc, "files");
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)files, k, v)
+    {
+        const char *name = json_string_value(json_object_get(v, "name"));
+        const char *sha = json_string_value(json_object_get(v, "sha256"));
+        const tg_spec_file_t *f = tg_spec_files_find(c->files, name);
+        if (!name || !sha || !f) {
+            tg_render_fail(c, "file \"%s\" named by the resolved config was not supplied",
+                           name ? name : k);
+            return 0;
+        }
+        char hex[65];
+        tg_spec_sha256_hex(f->data, f->len, hex);
+        if (strcmp(hex, sha) != 0) {
+            tg_render_fail(c, "file \"%s\" differs from the one the config was resolved with",
+                           name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
+                            const tg_spec_files_t *files, const tg_render_opts_t *opts,
+                            json_t **manifests, char *err, size_t errlen)
+{
+    tg_rc_e rc = TG_EINVAL;
+    json_t *out = NULL;
+    tg_render_ctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.rc = resolved;
+    c.prov = provenance;
+    c.files = files;
+    c.opts = opts;
+    c.err = err;
+    c.errlen = errlen;
+    if (err && errlen)
+        err[0] = '\0';
+    *manifests = NULL;
+
+    if (!opts || !opts->run_id || !*opts->run_id || strlen(opts->run_id) > 63 ||
+        !tg_spec_label_value(opts->run_id) || opts->attempt < 1) {
+        tg_render_fail(&c, "run id must be a label value of at most 63 characters and attempt "
+                           ">= 1");
+        goto out;
+    }
+    if (tg_render_object_name(opts->run_id, opts->attempt, c.name, sizeof(c.name)) != 0)
+        goto out;
+    const char *engine = tg_render_str(resolved, NULL, "engine");
+    c.ns = tg_render_str(resolved, "policy", "namespace");
+    c.image = tg_render_str(resolved, "runtime", "image");
+    c.launcher = tg_render_str(resolved, "execution", "launcher");
+    c.entrypoint = tg_render_str(resolved, NULL, "entrypoint");
+    c.gpus = tg_render_int(resolved, "compute", "gpu_count", 0);
+    c.gpu_resource = tg_render_str(resolved, "compute", "gpu_resource");
+    c.gpu_class = tg_render_str(resolved, "policy", "gpu_class");
+    if (!engine || !c.ns || !c.image || !c.launcher || !c.gpu_resource ||
+        !tg_render_str(resolved, "policy", "queue") || !tg_render_str(resolved, NULL, "name")) {
+        tg_render_fail(&c, "resolved config lacks engine, namespace, image, launcher, queue, "
+                           "name or gpu_resource");
+        goto out;
+    }
+    if (!render_files_match(&c))
+        goto out;
+    if (opts->config_hash && strlen(opts->config_hash) == 71)
+        memcpy(c.config_hash, opts->config_hash, 72);
+    else
+        tg_render_config_hash(resolved, c.config_hash);
+    out = json_array();
+    if (strcmp(engine, "job") == 0)
+        rc = tg_render_job(&c, out);
+    else if (strcmp(engine, "rayjob") == 0)
+        rc = tg_render_rayjob(&c, out);
+    else
+        tg_render_fail(&c, "unknown engine \"%s\"", engine);
+    if (rc == TG_OK) {
+        *manifests = out;
+        out = NULL;
+    }
+out:
+    json_decref(out);
+    return rc;
+}

@@ -1,0 +1,31 @@
+/* Rendering of a resolved run config into Kubernetes manifests.
+ *
+ * Pure and deterministic: the same resolved config, provenance, files and
+ * options give byte-identical JSON (dump with JSON_SORT_KEYS). Object names
+ * come from the run id and attempt (tg_render_object_name), so resubmitting
+ * an attempt is idempotent (an AlreadyExists answer means "already there").
+ *
+ * Output: a JSON array of manifests in creation order. engine: job gives
+ * [Job], or [Service (headless, for torchrun rendezvous), Job] for multi-node
+ * torchrun (the submitter may add an ownerReference from the Service to the
+ * Job once the Job's uid is known); engine: rayjob gives [RayJob]. */
+#ifndef TG_RENDER_RENDER_H
+#define TG_RENDER_RENDER_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/status.h"
+#include "render/common.h"
+#include "spec/files.h"
+
+/* Render. `resolved` and `provenance` (may be NULL) are borrowed, as produced
+ * by tg_spec_resolve (possibly after a database round trip); `files` must hold
+ * the files the resolved config names (the same bytes: their digests are
+ * checked). On TG_OK *manifests is a new reference. On TG_EINVAL (bad run id,
+ * malformed resolved config, missing or changed files) err[errlen] says why. */
+tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
+                            const tg_spec_files_t *files, const tg_render_opts_t *opts,
+                            json_t **manifests, char *err, size_t errlen) TG_MUSTCHECK;
+
+#endif

@@ -1,0 +1,93 @@
+/* tau.yaml submission pipeline. */
+#include "spec/pipeline.h"
+
+#include <string.h>
+
+#include "core/log.h"
+#include "render/metadata.h"
+#include "render/render.h"
+#include "spec/diag.h"
+#include "spec/resolve.h"
+#include "spec/semantic.h"
+#include "spec/validate.h"
+#include "spec/yaml_tree.h"
+
+static json_t *pipeline_fail(tg_spec_diag_t *d)
+{
+    tg_spec_diag_sort(d);
+    return json_pack("{s:O, s:O}", "errors", d->errors, "warnings", d->warnings);
+}
+
+tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t *limits,
+                         const tg_spec_request_t *req, json_t **out)
+{
+    tg_rc_e rc;
+    tg_spec_diag_t d;
+    tg_spec_doc_t doc;
+    json_t *resolved = NULL, *prov = NULL, *manifests = NULL;
+    tg_spec_doc_init(&doc);
+    tg_spec_diag_init(&d, NULL, limits->max_errors);
+    *out = NULL;
+
+    rc = tg_spec_yaml_parse(req->yaml ? req->yaml : "", req->yaml ? req->yaml_len : 0, limits,
+                            &doc, &d);
+    d.pos = doc.pos;
+    if (rc != TG_OK) {
+        if (rc != TG_ETOOLARGE && rc != TG_EINTERNAL)
+            rc = TG_EINVAL;
+        goto fail;
+    }
+    if (tg_spec_semantic_managed(doc.root, &d)) {
+        rc = TG_EUNPROCESSABLE;
+        goto fail;
+    }
+    tg_spec_validate_schema(schema, doc.root, &d);
+    tg_spec_facts_t facts;
+    tg_spec_facts_collect(doc.root, &facts);
+    tg_spec_semantic_check(doc.root, &facts, limits, &d);
+    tg_spec_files_check(doc.root, &facts, req->files, limits, &d);
+    rc = tg_spec_resolve(schema, doc.root, &facts, req->context, req->files, &d, &resolved, &prov);
+    if (rc != TG_OK) {
+        tg_spec_diag_error_at(&d, "", 1, 1, "the gateway could not resolve this run (context)");
+        rc = TG_EINTERNAL;
+        goto fail;
+    }
+    if (tg_spec_diag_nerrors(&d) > 0) {
+        rc = TG_EUNPROCESSABLE;
+        goto fail;
+    }
+    char hash[72];
+    tg_render_config_hash(resolved, hash);
+    if (req->run_id) {
+        char err[256];
+        tg_render_opts_t opts = {.run_id = req->run_id,
+                                 .attempt = req->attempt ? req->attempt : 1,
+                                 .retry_reason = req->retry_reason,
+                                 .config_hash = hash};
+        if (tg_render_manifests(resolved, prov, req->files, &opts, &manifests, err, sizeof(err)) !=
+            TG_OK) {
+            tg_log_error("spec", "render failed: %s", err);
+            tg_spec_diag_error_at(&d, "", 1, 1, "rendering failed: %s", err);
+            rc = TG_EINTERNAL;
+            goto fail;
+        }
+    }
+    tg_spec_diag_sort(&d);
+    *out = json_pack("{s:o, s:o, s:s, s:O}", "resolved", resolved, "provenance", prov,
+                     "config_hash", hash, "warnings", d.warnings);
+    resolved = prov = NULL;
+    if (manifests)
+        json_object_set_new(*out, "manifests", manifests);
+    manifests = NULL;
+    rc = TG_OK;
+    goto out;
+fail:
+    *out = pipeline_fail(&d);
+out:
+    json_decref(resolved);
+    json_decref(prov);
+    json_decref(manifests);
+    tg_spec_diag_clean(&d);
+    tg_spec_doc_clean(&doc);
+    return rc;
+}

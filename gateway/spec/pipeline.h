@@ -1,0 +1,55 @@
+/* tau.yaml submission pipeline: the one call the HTTP handler makes.
+ *
+ *   YAML text + files -> tree with positions (yaml_tree) -> managed-manifest
+ *   check -> schema validation (validate, driven by schema/tau.schema.json)
+ *   -> semantic rules (semantic) -> file checks (files) -> resolution against
+ *   workspace/profile context (resolve) -> manifests (render/).
+ *
+ * Every stage adds to one diagnostics list, so a rejection lists all the
+ * problems found, each {"path", "line", "column", "message"}, sorted by
+ * position. Handler sketch:
+ *
+ *     json_t *out = NULL;
+ *     tg_spec_request_t req = {.yaml = body, .yaml_len = n, .files = &files,
+ *                              .context = ctx, .run_id = id, .attempt = 1};
+ *     tg_rc_e rc = tg_spec_pipeline(schema, &limits, &req, &out);
+ *     // rc != TG_OK: problem+json with status tg_rc_http_status(rc) and
+ *     //              errors = json_object_get(out, "errors")
+ *     json_decref(out);
+ */
+#ifndef TG_SPEC_PIPELINE_H
+#define TG_SPEC_PIPELINE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/status.h"
+#include "render/common.h"
+#include "spec/files.h"
+#include "spec/limits.h"
+#include "spec/schema.h"
+
+typedef struct tg_spec_request_s {
+    const char *yaml;            /* the tau.yaml text (need not be NUL-terminated) */
+    size_t yaml_len;
+    const tg_spec_files_t *files; /* submitted files; may be NULL */
+    const json_t *context;       /* borrowed; see spec/resolve.h for its shape */
+    const char *run_id;          /* render manifests for this run id; NULL: validate only */
+    unsigned attempt;            /* >= 1 when run_id is set */
+    const char *retry_reason;    /* attempt > 1 */
+} tg_spec_request_t;
+
+/* Run the pipeline. *out is always set to a new reference:
+ *   TG_OK: {"resolved": {...}, "provenance": {...}, "config_hash": "sha256:...",
+ *           "manifests": [...] (only with run_id), "warnings": [...]}
+ *   otherwise: {"errors": [...], "warnings": [...]} with
+ *   TG_ETOOLARGE       the document is over limits->max_doc_bytes (413)
+ *   TG_EINVAL          not an acceptable YAML document: syntax, UTF-8, aliases,
+ *                      depth, duplicate keys, several or no documents (400)
+ *   TG_EUNPROCESSABLE  YAML fine, run config invalid or not resolvable (422)
+ *   TG_EINTERNAL       the context or rendering failed (a server bug; logged)
+ * `schema` and `limits` are shared read-only; the call is thread-safe. */
+tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t *limits,
+                         const tg_spec_request_t *req, json_t **out) TG_MUSTCHECK;
+
+#endif

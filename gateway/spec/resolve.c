@@ -1,0 +1,780 @@
+/* Resolution of a validated tau.yaml against workspace and compute profile. */
+#include "spec/resolve.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/log.h"
+#include "spec/path.h"
+#include "spec/units.h"
+
+typedef struct rs_s {
+    const tg_spec_schema_t *schema;
+    const json_t *root;
+    const tg_spec_facts_t *f;
+    const json_t *ctx;
+    const json_t *ws;
+    const json_t *prof; /* selected profile or NULL */
+    const char *prof_name;
+    const char *ws_name;
+    tg_spec_diag_t *d;
+    json_t *out;
+    json_t *prov;
+    json_t *src[4]; /* shared "spec", "profile", "workspace", "default" values */
+} rs_t;
+
+/* Provenance values are four words; share one string per word (incref)
+ * instead of allocating one per field. */
+static json_t *rs_src(rs_t *r, const char *src)
+{
+    static const char *const words[4] = {"spec", "profile", "workspace", "default"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(src, words[i]) == 0)
+            return json_incref(r->src[i]);
+    return json_string(src);
+}
+
+/* "sect.key" (or "key") into buf[n]. */
+static const char *rs_path(char *buf, size_t n, const char *sect, const char *key)
+{
+    size_t sl = sect ? strlen(sect) : 0, kl = strlen(key);
+    if (sl + kl + 2 > n)
+        return "";
+    if (sl) {
+        memcpy(buf, sect, sl);
+        buf[sl++] = '.';
+    }
+    memcpy(buf + sl, key, kl + 1);
+    return buf;
+}
+
+/* --- small helpers -------------------------------------------------------------------------- */
+
+static const char *rs_str(const json_t *o, const char *k)
+{
+    const json_t *v = json_is_object(o) ? json_object_get(o, k) : NULL;
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int rs_in(const json_t *arr, const char *s)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v) if (json_is_string(v) && strcmp(json_string_value(v), s) == 0) return 1;
+    return 0;
+}
+
+static void rs_list(const json_t *arr, tg_buf_t *b)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        if (!json_is_string(v))
+            continue;
+        if (tg_buf_puts(b, b->len ? ", " : "") != TG_OK || tg_buf_puts(b, json_string_value(v)) != TG_OK)
+            return;
+    }
+    if (b->len == 0 && tg_buf_puts(b, "none") != TG_OK)
+        return;
+}
+
+static json_t *rs_sect(rs_t *r, const char *name)
+{
+    json_t *s = json_object_get(r->out, name);
+    if (!s) {
+        s = json_object();
+        json_object_set_new(r->out, name, s);
+    }
+    return s;
+}
+
+/* Set out[sect][key] = val (stolen; NULL -> null) and record where it came from. */
+static void rs_put(rs_t *r, const char *sect, const char *key, json_t *val, const char *src)
+{
+    json_t *dst = sect ? rs_sect(r, sect) : r->out;
+    json_object_set_new_nocheck(dst, key, val ? val : json_null());
+    if (val && src && !json_is_null(val)) {
+        char path[160];
+        json_object_set_new_nocheck(r->prov, rs_path(path, sizeof(path), sect, key), rs_src(r, src));
+    }
+}
+
+static const json_t *rs_spec(rs_t *r, const char *sect, const char *key)
+{
+    return tg_spec_get(r->root, sect, key);
+}
+
+static const json_t *rs_default(rs_t *r, const char *sect, const char *key)
+{
+    char path[160];
+    return tg_spec_schema_default(r->schema, rs_path(path, sizeof(path), sect, key));
+}
+
+/* spec -> profile[pkey] -> workspace[wkey] -> schema default. */
+static void rs_pick(rs_t *r, const char *sect, const char *key, const char *pkey, const char *wkey)
+{
+    const json_t *v;
+    if ((v = rs_spec(r, sect, key)))
+        rs_put(r, sect, key, json_deep_copy(v), "spec");
+    else if (pkey && r->prof && (v = json_object_get(r->prof, pkey)) && !json_is_null(v))
+        rs_put(r, sect, key, json_deep_copy(v), "profile");
+    else if (wkey && (v = json_object_get(r->ws, wkey)) && !json_is_null(v))
+        rs_put(r, sect, key, json_deep_copy(v), "workspace");
+    else if ((v = rs_default(r, sect, key)))
+        rs_put(r, sect, key, json_deep_copy(v), "default");
+    else
+        rs_put(r, sect, key, NULL, NULL);
+}
+
+/* --- workspace, namespace, profile ---------------------------------------------------------- */
+
+static void rs_identity(rs_t *r)
+{
+    const tg_spec_facts_t *f = r->f;
+    tg_spec_qv_t q, q2;
+    rs_put(r, NULL, "version", json_integer(1), NULL);
+    rs_put(r, NULL, "name", f->name ? json_string(f->name) : NULL, "spec");
+    rs_put(r, NULL, "engine", f->engine ? json_string(f->engine) : NULL, "spec");
+    rs_put(r, NULL, "entrypoint", f->entrypoint ? json_string(f->entrypoint) : NULL, "spec");
+
+    const char *sws = tg_spec_get_str(r->root, "policy", "workspace");
+    if (sws && strcmp(sws, r->ws_name) != 0)
+        tg_spec_diag_error(r->d, "policy.workspace", TG_AT_VALUE,
+                           "policy.workspace \"%s\" does not match the workspace this run is "
+                           "submitted to (\"%s\"); submit it to workspace \"%s\" or remove "
+                           "policy.workspace",
+                           tg_spec_qv(&q, sws), tg_spec_qv(&q2, r->ws_name), q.s);
+    rs_put(r, "policy", "workspace", json_string(r->ws_name), sws ? "spec" : "workspace");
+    const char *wns = rs_str(r->ws, "namespace");
+    const char *sns = tg_spec_get_str(r->root, "policy", "namespace");
+    if (sns && strcmp(sns, wns) != 0)
+        tg_spec_diag_error(r->d, "policy.namespace", TG_AT_VALUE,
+                           "policy.namespace \"%s\" is not the namespace of workspace \"%s\" "
+                           "(\"%s\"); remove policy.namespace or submit to the workspace that "
+                           "owns it",
+                           tg_spec_qv(&q, sns), tg_spec_qv(&q2, r->ws_name), wns);
+    rs_put(r, "policy", "namespace", json_string(wns), sns ? "spec" : "workspace");
+}
+
+static void rs_profile(rs_t *r)
+{
+    tg_spec_qv_t q, q2;
+    const char *pname = tg_spec_get_str(r->root, "policy", "profile");
+    const char *src = "spec";
+    const char *where = "policy.profile";
+    if (!pname) {
+        pname = rs_str(r->ws, "default_profile");
+        src = "workspace";
+        where = "policy";
+    }
+    rs_put(r, "policy", "profile", pname ? json_string(pname) : NULL, src);
+    if (!pname)
+        return;
+    const json_t *allowed = json_object_get(r->ws, "allowed_profiles");
+    if (json_is_array(allowed) && !rs_in(allowed, pname)) {
+        tg_buf_t b;
+        tg_buf_init(&b, 2048);
+        rs_list(allowed, &b);
+        tg_spec_diag_error(r->d, where, TG_AT_VALUE,
+                           "compute profile \"%s\" is not allowed in workspace \"%s\" (allowed: "
+                           "%s); choose one of those in policy.profile",
+                           tg_spec_qv(&q, pname), tg_spec_qv(&q2, r->ws_name), b.data);
+        tg_buf_clean(&b);
+        return;
+    }
+    const json_t *profs = json_object_get(r->ctx, "profiles");
+    size_t i;
+    const json_t *p;
+    json_array_foreach(profs, i, p) if (json_is_object(p) && rs_str(p, "name") &&
+                                        strcmp(rs_str(p, "name"), pname) == 0) r->prof = p;
+    if (!r->prof) {
+        tg_spec_diag_error(r->d, where, TG_AT_VALUE,
+                           "compute profile \"%s\" does not exist; ask a platform admin which "
+                           "profiles workspace \"%s\" offers",
+                           tg_spec_qv(&q, pname), tg_spec_qv(&q2, r->ws_name));
+        return;
+    }
+    r->prof_name = pname;
+    const json_t *aw = json_object_get(r->prof, "allowed_workspaces");
+    if (json_is_array(aw) && !rs_in(aw, r->ws_name))
+        tg_spec_diag_error(r->d, where, TG_AT_VALUE,
+                           "compute profile \"%s\" is not available to workspace \"%s\"",
+                           tg_spec_qv(&q, pname), tg_spec_qv(&q2, r->ws_name));
+    const char *pe = rs_str(r->prof, "engine");
+    if (pe && r->f->engine) {
+        const char *canon = strcmp(pe, "ray") == 0 ? "rayjob" : pe;
+        if (strcmp(canon, r->f->engine) != 0)
+            tg_spec_diag_error(r->d, where, TG_AT_VALUE,
+                               "compute profile \"%s\" is for engine: %s, but this spec has "
+                               "engine: %s; pick a %s profile",
+                               tg_spec_qv(&q, pname), canon, r->f->engine, r->f->engine);
+    }
+    static const char *const applic[][2] = {{"teams", "team"}, {"lanes", "lane"}};
+    for (size_t k = 0; k < 2; k++) {
+        const json_t *list = json_object_get(r->prof, applic[k][0]);
+        const char *val = tg_spec_get_str(r->root, "policy", applic[k][1]);
+        if (json_is_array(list) && json_array_size(list) && val && !rs_in(list, val)) {
+            tg_buf_t b;
+            tg_buf_init(&b, 2048);
+            rs_list(list, &b);
+            char path[32];
+            snprintf(path, sizeof(path), "policy.%s", applic[k][1]);
+            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
+                               "compute profile \"%s\" applies to %s %s, not \"%s\"",
+                               tg_spec_qv(&q, pname), applic[k][0], b.data, tg_spec_qv(&q2, val));
+            tg_buf_clean(&b);
+        }
+    }
+}
+
+/* --- policy: queue, priority, placement ----------------------------------------------------- */
+
+static void rs_queue(rs_t *r)
+{
+    tg_spec_qv_t q, q2;
+    const char *qn = tg_spec_get_str(r->root, "policy", "queue");
+    const char *src = "spec";
+    if (qn && strcmp(qn, "auto") == 0)
+        qn = NULL;
+    if (!qn && r->prof && (qn = rs_str(r->prof, "default_queue")))
+        src = "profile";
+    if (!qn && (qn = rs_str(r->ws, "default_queue")))
+        src = "workspace";
+    if (!qn) {
+        qn = TG_SPEC_DEFAULT_QUEUE;
+        src = "default";
+    }
+    rs_put(r, "policy", "queue", json_string(qn), src);
+    const json_t *queues = json_object_get(r->ws, "queues");
+    if (json_is_array(queues) && !rs_in(queues, qn)) {
+        tg_buf_t b;
+        tg_buf_init(&b, 2048);
+        rs_list(queues, &b);
+        if (strcmp(src, "spec") == 0)
+            tg_spec_diag_error(r->d, "policy.queue", TG_AT_VALUE,
+                               "policy.queue \"%s\" is not a LocalQueue of workspace \"%s\" "
+                               "(queues: %s)",
+                               tg_spec_qv(&q, qn), tg_spec_qv(&q2, r->ws_name), b.data);
+        else
+            tg_spec_diag_error(r->d, "policy", TG_AT_KEY,
+                               "workspace LocalQueue \"%s\" (the %s default) not found in "
+                               "workspace \"%s\" (queues: %s); set policy.queue",
+                               tg_spec_qv(&q, qn), src, tg_spec_qv(&q2, r->ws_name), b.data);
+        tg_buf_clean(&b);
+    }
+}
+
+static const json_t *rs_find_class(const json_t *list, const char *name)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(list, i, c) if (rs_str(c, "name") && strcmp(rs_str(c, "name"), name) == 0) return c;
+    return NULL;
+}
+
+static void rs_priority(rs_t *r)
+{
+    tg_spec_qv_t q;
+    int dis = 0;
+    tg_spec_get_bool(r->root, "policy", "disable_default_priorities", &dis);
+    const char *tier = tg_spec_get_str(r->root, "policy", "priority_tier");
+    if (!tier)
+        tier = tg_spec_get_str(r->root, "policy", "priority");
+    rs_put(r, "policy", "priority_tier", tier ? json_string(tier) : NULL, "spec");
+    rs_put(r, "policy", "disable_default_priorities", json_boolean(dis),
+           rs_spec(r, "policy", "disable_default_priorities") ? "spec" : "default");
+
+    const char *w = tg_spec_get_str(r->root, "policy", "workload_priority_class");
+    const char *src = "spec";
+    if (!w && tier)
+        w = strcmp(tier, "priority") == 0 ? TG_SPEC_PRIORITY_TIER_CLASS : TG_SPEC_DEFAULT_PRIORITY;
+    if (!w && !dis && r->prof && (w = rs_str(r->prof, "workload_priority_class")))
+        src = "profile";
+    if (!w && !dis && (w = rs_str(r->ws, "default_priority")))
+        src = "workspace";
+    if (!w && !dis) {
+        w = TG_SPEC_DEFAULT_PRIORITY;
+        src = "default";
+    }
+    const json_t *classes = json_object_get(r->ctx, "priority_classes");
+    json_t *value = NULL;
+    if (w && json_is_array(classes)) {
+        const json_t *c = rs_find_class(classes, w);
+        if (c && json_is_integer(json_object_get(c, "value"))) {
+            value = json_deep_copy(json_object_get(c, "value"));
+        } else if (!c && strcmp(src, "spec") == 0) {
+            tg_buf_t b;
+            tg_buf_init(&b, 2048);
+            size_t i;
+            const json_t *x;
+            json_array_foreach(classes, i, x) if (rs_str(x, "name") &&
+                                                  (tg_buf_puts(&b, b.len ? ", " : "") != TG_OK ||
+                                                   tg_buf_puts(&b, rs_str(x, "name")) != TG_OK)) break;
+            tg_spec_diag_error(r->d,
+                               rs_spec(r, "policy", "workload_priority_class")
+                                   ? "policy.workload_priority_class"
+                                   : (rs_spec(r, "policy", "priority_tier") ? "policy.priority_tier"
+                                                                            : "policy.priority"),
+                               TG_AT_VALUE,
+                               "WorkloadPriorityClass \"%s\" does not exist in this cluster "
+                               "(known: %s)",
+                               tg_spec_qv(&q, w), b.len ? b.data : "none");
+            tg_buf_clean(&b);
+        } else if (!c) {
+            tg_spec_diag_warn(r->d, "policy", TG_AT_KEY,
+                              "the %s WorkloadPriorityClass \"%s\" does not exist in this "
+                              "cluster; the run is queued without a priority class",
+                              src, tg_spec_qv(&q, w));
+            w = NULL;
+        }
+    }
+    rs_put(r, "policy", "workload_priority_class", w ? json_string(w) : NULL, src);
+    rs_put(r, "policy", "workload_priority_value", value, src);
+
+    const char *pod = tg_spec_get_str(r->root, "policy", "pod_priority_class");
+    const char *psrc = "spec";
+    if (!pod && !dis && r->prof && (pod = rs_str(r->prof, "pod_priority_class")))
+        psrc = "profile";
+    const json_t *pclasses = json_object_get(r->ctx, "pod_priority_classes");
+    if (pod && json_is_array(pclasses) && !rs_find_class(pclasses, pod)) {
+        if (strcmp(psrc, "spec") == 0)
+            tg_spec_diag_error(r->d, "policy.pod_priority_class", TG_AT_VALUE,
+                               "PriorityClass \"%s\" does not exist in this cluster",
+                               tg_spec_qv(&q, pod));
+        pod = NULL;
+    }
+    rs_put(r, "policy", "pod_priority_class", pod ? json_string(pod) : NULL, psrc);
+}
+
+static void rs_placement(rs_t *r)
+{
+    tg_spec_qv_t q;
+    rs_pick(r, "policy", "team", NULL, NULL);
+    rs_pick(r, "policy", "lane", NULL, NULL);
+    rs_pick(r, "policy", "topology", "topology", NULL);
+    rs_put(r, "policy", "topology_name",
+           r->prof && rs_str(r->prof, "topology_name") ? json_string(rs_str(r->prof, "topology_name"))
+                                                      : NULL,
+           "profile");
+    rs_pick(r, "policy", "gpu_class", "gpu_class", NULL);
+    static const char *const alias[][2] = {{"a100-nvlink-80gb", "a100-80gb"},
+                                           {"h100-standalone-95gb", "h100-95gb"},
+                                           {"h200-nvlink-141gb", "h200-141gb"}};
+    const char *gc = rs_str(json_object_get(r->out, "policy"), "gpu_class");
+    for (size_t i = 0; gc && i < TG_ARRAY_LEN(alias); i++) {
+        if (strcmp(gc, alias[i][0]) == 0) {
+            tg_spec_diag_warn(r->d, "policy.gpu_class", TG_AT_VALUE,
+                              "policy.gpu_class \"%s\" is a deprecated alias; use \"%s\"",
+                              tg_spec_qv(&q, gc), alias[i][1]);
+            json_object_set_new(json_object_get(r->out, "policy"), "gpu_class",
+                                json_string(alias[i][1]));
+            break;
+        }
+    }
+    int clear = 0;
+    tg_spec_get_bool(r->root, "policy", "clear_node_selector", &clear);
+    rs_put(r, "policy", "clear_node_selector", json_boolean(clear),
+           rs_spec(r, "policy", "clear_node_selector") ? "spec" : "default");
+    json_t *sel = json_object();
+    tg_spec_path_t p;
+    tg_spec_path_init(&p);
+    tg_spec_path_push_key(&p, "policy", 6);
+    tg_spec_path_push_key(&p, "node_selector", 13);
+    size_t base = p.len;
+    const json_t *ps = r->prof ? json_object_get(r->prof, "node_selector") : NULL;
+    const char *k;
+    json_t *v;
+    for (int pass = 0; pass < 2; pass++) {
+        const json_t *src = pass == 0 ? (clear ? NULL : ps) : rs_spec(r, "policy", "node_selector");
+        if (!json_is_object(src))
+            continue;
+        json_object_foreach((json_t *)src, k, v)
+        {
+            if (!json_is_string(v))
+                continue;
+            json_object_set_new(sel, k, json_string(json_string_value(v)));
+            tg_spec_path_push_key(&p, k, strlen(k));
+            json_object_set_new(r->prov, tg_spec_path_str(&p),
+                                rs_src(r, pass == 0 ? "profile" : "spec"));
+            tg_spec_path_pop(&p, base);
+        }
+    }
+    tg_spec_path_clean(&p);
+    rs_put(r, "policy", "node_selector", sel, NULL);
+    json_t *tol = json_array();
+    const json_t *pt = r->prof ? json_object_get(r->prof, "tolerations") : NULL;
+    size_t i;
+    json_array_foreach(pt, i, v) if (json_is_object(v)) json_array_append_new(tol, json_deep_copy(v));
+    rs_put(r, "policy", "tolerations", tol, json_array_size(tol) ? "profile" : NULL);
+}
+
+/* --- compute -------------------------------------------------------------------------------- */
+
+typedef struct rs_q_s {
+    const char *val;
+    const char *src;
+    const char *from; /* field it came from, for messages */
+} rs_q_t;
+
+/* First set of: spec keys (in order), then profile keys. */
+static rs_q_t rs_quantity(rs_t *r, const char *const *keys, size_t nkeys)
+{
+    rs_q_t q = {0};
+    for (size_t i = 0; i < nkeys; i++) {
+        const char *v = tg_spec_get_str(r->root, "compute", keys[i]);
+        if (v) {
+            q.val = v;
+            q.src = "spec";
+            q.from = keys[i];
+            return q;
+        }
+    }
+    const json_t *res = r->prof ? json_object_get(r->prof, "resources") : NULL;
+    for (size_t i = 0; json_is_object(res) && i < nkeys; i++) {
+        const char *v = rs_str(res, keys[i]);
+        if (!v && strcmp(keys[i], "cpu_request") == 0)
+            v = rs_str(res, "cpu");
+        if (!v && strcmp(keys[i], "memory_request") == 0)
+            v = rs_str(res, "memory");
+        if (v) {
+            q.val = v;
+            q.src = "profile";
+            q.from = keys[i];
+            return q;
+        }
+    }
+    return q;
+}
+
+static int rs_qcmp_gt(const char *a, const char *b)
+{
+    double x, y;
+    return a && b && tg_spec_quantity_parse(a, &x) == 0 && tg_spec_quantity_parse(b, &y) == 0 &&
+           x > y;
+}
+
+/* Decide request and limit of one resource of one role; `prefix` is "" (Job
+ * container / Ray default), "head_" or "worker_". Ray roles use TauGrid's
+ * rule that a request set without its limit also sets the limit. */
+static void rs_role_resource(rs_t *r, const char *prefix, const char *res, const char *def_req,
+                             const char *def_lim, int ray, const char *out_prefix)
+{
+    char rk[48], lk[48], grk[48], glk[48];
+    snprintf(rk, sizeof(rk), "%s%s_request", prefix, res);
+    snprintf(lk, sizeof(lk), "%s%s_limit", prefix, res);
+    snprintf(grk, sizeof(grk), "%s_request", res);
+    snprintf(glk, sizeof(glk), "%s_limit", res);
+    const char *rkeys[2] = {rk, grk}, *lkeys[2] = {lk, glk};
+    size_t nk = *prefix ? 2 : 1;
+    rs_q_t req = rs_quantity(r, rkeys, nk);
+    rs_q_t lim = rs_quantity(r, lkeys, nk);
+    if (ray && req.val && !lim.val)
+        lim = req;
+    if (!req.val) {
+        req.val = def_req;
+        req.src = "default";
+        if (lim.val && rs_qcmp_gt(def_req, lim.val))
+            req = lim; /* a default request never exceeds an explicit limit */
+    }
+    if (!lim.val && def_lim) {
+        lim.val = def_lim;
+        lim.src = "default";
+        if (rs_qcmp_gt(req.val, def_lim))
+            lim = req;
+    }
+    if (rs_qcmp_gt(req.val, lim.val)) {
+        if (strcmp(req.src, "spec") == 0 && strcmp(lim.src, "spec") == 0 &&
+            strcmp(req.from, rk) == 0 && strcmp(lim.from, lk) == 0) {
+            /* Same-scope pair: semantic.c already reported it. */
+        } else if (strcmp(req.src, "spec") == 0 || strcmp(lim.src, "spec") == 0) {
+            char path[64];
+            snprintf(path, sizeof(path), "compute.%s",
+                     strcmp(req.src, "spec") == 0 ? req.from : lim.from);
+            tg_spec_qv_t q1, q2;
+            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
+                               "the %s%s request %s (from %s compute.%s) is larger than its limit "
+                               "%s (from %s compute.%s); a request may not exceed its limit",
+                               prefix, res, tg_spec_qv(&q1, req.val), req.src, req.from,
+                               tg_spec_qv(&q2, lim.val), lim.src, lim.from);
+        } else {
+            req = lim;
+        }
+    }
+    char ok_r[64], ok_l[64];
+    snprintf(ok_r, sizeof(ok_r), "%s%s_request", out_prefix, res);
+    snprintf(ok_l, sizeof(ok_l), "%s%s_limit", out_prefix, res);
+    rs_put(r, "compute", ok_r, req.val ? json_string(req.val) : NULL, req.src);
+    rs_put(r, "compute", ok_l, lim.val ? json_string(lim.val) : NULL, lim.src);
+}
+
+static void rs_compute(rs_t *r)
+{
+    const tg_spec_facts_t *f = r->f;
+    rs_pick(r, "compute", "gpu_resource_mode", NULL, NULL);
+    rs_pick(r, "compute", "mig_profile", NULL, NULL);
+    const char *mode = rs_str(json_object_get(r->out, "compute"), "gpu_resource_mode");
+    const char *mig = rs_str(json_object_get(r->out, "compute"), "mig_profile");
+    if (mode && strcmp(mode, "mig") == 0 && mig) {
+        char res[64];
+        snprintf(res, sizeof(res), "nvidia.com/mig-%s", mig);
+        rs_put(r, "compute", "gpu_resource", json_string(res), "spec");
+    } else if (r->prof && rs_str(r->prof, "gpu_resource")) {
+        rs_put(r, "compute", "gpu_resource", json_string(rs_str(r->prof, "gpu_resource")),
+               "profile");
+    } else {
+        rs_put(r, "compute", "gpu_resource", json_string("nvidia.com/gpu"), "default");
+    }
+    if (f->is_ray) {
+        rs_pick(r, "compute", "workers", NULL, NULL);
+        rs_pick(r, "compute", "gpus_per_worker", NULL, NULL);
+        rs_pick(r, "compute", "cpu_workers", NULL, NULL);
+        int gpu = f->gpus_per_worker > 0;
+        rs_role_resource(r, "head_", "cpu", "2", "4", 1, "head_");
+        rs_role_resource(r, "head_", "memory", "8Gi", "16Gi", 1, "head_");
+        rs_role_resource(r, "worker_", "cpu", gpu ? "8" : "2", gpu ? "16" : "4", 1, "worker_");
+        rs_role_resource(r, "worker_", "memory", gpu ? "64Gi" : "8Gi", gpu ? "128Gi" : "16Gi", 1,
+                         "worker_");
+        if (f->cpu_workers > 0) {
+            rs_role_resource(r, "", "cpu", "2", "4", 1, "cpu_worker_");
+            rs_role_resource(r, "", "memory", "8Gi", "16Gi", 1, "cpu_worker_");
+        }
+        rs_put(r, "compute", "gpu_count", json_integer(f->gpus_per_worker), NULL);
+    } else {
+        rs_pick(r, "compute", "gpus", NULL, NULL);
+        /* Built-in Job sizing when neither spec nor profile sets one, so Kueue
+         * always has a request to count against quota. */
+        rs_role_resource(r, "", "cpu", "1", NULL, 0, "");
+        rs_role_resource(r, "", "memory", "2Gi", NULL, 0, "");
+        rs_put(r, "compute", "gpu_count", json_integer(f->gpus), NULL);
+    }
+}
+
+/* --- runtime, run, storage, execution, resilience, metrics, experiment ---------------------- */
+
+static void rs_runtime(rs_t *r)
+{
+    const tg_spec_facts_t *f = r->f;
+    tg_spec_qv_t q;
+    if (f->image) {
+        rs_put(r, "runtime", "image", json_string(f->image), "spec");
+    } else if (r->prof && rs_str(r->prof, "default_image")) {
+        rs_put(r, "runtime", "image", json_string(rs_str(r->prof, "default_image")), "profile");
+    } else if (f->is_ray) {
+        rs_put(r, "runtime", "image",
+               json_string(f->gpus_per_worker > 0 ? TG_SPEC_RAY_IMAGE_GPU : TG_SPEC_RAY_IMAGE_CPU),
+               "default");
+    } else {
+        if (f->is_job)
+            tg_spec_diag_error(r->d, "", TG_AT_KEY,
+                               "no image: profile \"%s\" declares no runtime image and the spec "
+                               "sets none; set runtime.image",
+                               tg_spec_qv(&q, r->prof_name ? r->prof_name : "(none)"));
+        rs_put(r, "runtime", "image", NULL, NULL);
+    }
+    const json_t *env = rs_spec(r, "runtime", "env");
+    rs_put(r, "runtime", "env", json_is_object(env) ? json_deep_copy(env) : json_object(),
+           env ? "spec" : NULL);
+    const json_t *sec = rs_spec(r, "runtime", "env_secret");
+    rs_put(r, "runtime", "env_secret", json_is_object(sec) ? json_deep_copy(sec) : json_object(),
+           sec ? "spec" : NULL);
+    const json_t *pip = rs_spec(r, "runtime", "pip");
+    rs_put(r, "runtime", "pip", json_is_array(pip) ? json_deep_copy(pip) : json_array(),
+           pip ? "spec" : NULL);
+    rs_pick(r, "runtime", "working_dir", NULL, NULL);
+    const char *mode = tg_spec_get_str(rs_spec(r, "runtime", "security"), NULL, "mode");
+    rs_put(r, "runtime", "security_mode", mode ? json_string(mode) : NULL, "spec");
+}
+
+static void rs_run(rs_t *r)
+{
+    rs_pick(r, "run", "working_dir", NULL, NULL);
+    const json_t *ex = rs_spec(r, "run", "working_dir_excludes");
+    rs_put(r, "run", "working_dir_excludes", json_is_array(ex) ? json_deep_copy(ex) : json_array(),
+           ex ? "spec" : NULL);
+    if (r->f->is_ray)
+        rs_put(r, "run", "ttl_seconds_after_finished", json_integer(15), "default");
+    else
+        rs_pick(r, "run", "ttl_seconds_after_finished", "ttl_seconds", "ttl_seconds");
+    const json_t *ad = r->prof ? json_object_get(r->prof, "active_deadline_seconds") : NULL;
+    rs_put(r, "run", "active_deadline_seconds",
+           json_is_integer(ad) && json_integer_value(ad) > 0 ? json_deep_copy(ad) : NULL, "profile");
+}
+
+static void rs_storage(rs_t *r)
+{
+    tg_spec_qv_t q, q2;
+    const json_t *pvcs = json_object_get(r->ws, "pvcs");
+    const char *data = tg_spec_get_str(r->root, "storage", "data_pvc");
+    if (data && json_is_array(pvcs) && !rs_in(pvcs, data))
+        tg_spec_diag_error(r->d, "storage.data_pvc", TG_AT_VALUE,
+                           "storage.data_pvc \"%s\" is not a PVC of workspace \"%s\"; ask a "
+                           "platform admin to register it",
+                           tg_spec_qv(&q, data), tg_spec_qv(&q2, r->ws_name));
+    rs_put(r, "storage", "data_pvc", data ? json_string(data) : NULL, "spec");
+    const char *out = tg_spec_get_str(r->root, "storage", "output");
+    const char *root = rs_str(r->ws, "output_root");
+    if (out) {
+        rs_put(r, "storage", "output", json_string(out), "spec");
+    } else if (root && r->f->name) {
+        char buf[4200];
+        size_t n = strlen(root);
+        snprintf(buf, sizeof(buf), "%s%s%s", root, n && root[n - 1] == '/' ? "" : "/", r->f->name);
+        rs_put(r, "storage", "output", json_string(buf), "workspace");
+    } else {
+        rs_put(r, "storage", "output", NULL, NULL);
+    }
+    rs_pick(r, "storage", "checkpoint", NULL, NULL);
+
+    json_t *vols = json_array();
+    const json_t *sv = rs_spec(r, "storage", "volumes");
+    const json_t *sm = rs_spec(r, "storage", "mounts");
+    size_t i, j;
+    const json_t *v, *m;
+    json_array_foreach(sv, i, v)
+    {
+        if (!json_is_string(v))
+            continue;
+        const char *pvc = json_string_value(v);
+        char path[48];
+        snprintf(path, sizeof(path), "storage.volumes[%zu]", i);
+        if (json_is_array(pvcs) && !rs_in(pvcs, pvc))
+            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
+                               "storage.volumes PVC \"%s\" is not a PVC of workspace \"%s\"",
+                               tg_spec_qv(&q, pvc), tg_spec_qv(&q2, r->ws_name));
+        int mounted = 0;
+        json_array_foreach(sm, j, m)
+        {
+            const char *s = json_string_value(m);
+            const char *colon = s ? strchr(s, ':') : NULL;
+            if (!colon || (size_t)(colon - s) != strlen(pvc) || strncmp(s, pvc, strlen(pvc)) != 0)
+                continue;
+            char mp[520];
+            snprintf(mp, sizeof(mp), "%s", colon + 1);
+            size_t ml = strlen(mp);
+            int ro = ml > 3 && strcmp(mp + ml - 3, ":ro") == 0;
+            if (ro)
+                mp[ml - 3] = '\0';
+            json_array_append_new(vols, json_pack("{s:s, s:s, s:b}", "pvc", pvc, "path", mp,
+                                                  "read_only", ro));
+            mounted = 1;
+        }
+        if (!mounted) {
+            char mp[300];
+            snprintf(mp, sizeof(mp), "/volumes/%s", pvc);
+            json_array_append_new(vols, json_pack("{s:s, s:s, s:b}", "pvc", pvc, "path", mp,
+                                                  "read_only", 0));
+        }
+    }
+    rs_put(r, "storage", "volumes", vols, json_array_size(vols) ? "spec" : NULL);
+}
+
+static void rs_execution(rs_t *r)
+{
+    const tg_spec_facts_t *f = r->f;
+    rs_put(r, "execution", "launcher", json_string(f->launcher),
+           f->launcher_explicit ? "spec" : "default");
+    if (f->is_job) {
+        rs_pick(r, "execution", "nodes", NULL, NULL);
+        rs_pick(r, "execution", "processes_per_node", NULL, NULL);
+    }
+    const json_t *cfg = rs_spec(r, "execution", "configs");
+    rs_put(r, "execution", "configs", json_is_object(cfg) ? json_deep_copy(cfg) : json_object(),
+           cfg ? "spec" : NULL);
+    if (strcmp(f->launcher, "ray-tune") == 0) {
+        rs_pick(r, "execution", "metric", NULL, NULL);
+        rs_pick(r, "execution", "mode", NULL, NULL);
+        rs_pick(r, "execution", "num_samples", NULL, NULL);
+        rs_pick(r, "execution", "max_concurrent_trials", NULL, NULL);
+    }
+    rs_pick(r, "execution", "allow_nccl_override", NULL, NULL);
+}
+
+static void rs_resilience(rs_t *r)
+{
+    rs_pick(r, "resilience", "max_retries", NULL, NULL);
+    rs_pick(r, "resilience", "retry_on", NULL, NULL);
+    rs_pick(r, "resilience", "backoff_initial", NULL, NULL);
+    rs_pick(r, "resilience", "backoff_max", NULL, NULL);
+    const char *cp = tg_spec_get_str(r->root, "resilience", "checkpoint_path");
+    if (cp) {
+        rs_put(r, "resilience", "checkpoint_path", json_string(cp), "spec");
+    } else if (r->f->name) {
+        char buf[128];
+        snprintf(buf, sizeof(buf), "/data/checkpoints/finetunes/%s", r->f->name);
+        rs_put(r, "resilience", "checkpoint_path", json_string(buf), "default");
+    } else {
+        rs_put(r, "resilience", "checkpoint_path", NULL, NULL);
+    }
+}
+
+static void rs_metrics(rs_t *r)
+{
+    const json_t *h = rs_spec(r, "metrics", "history");
+    rs_put(r, "metrics", "history", json_is_array(h) ? json_deep_copy(h) : json_array(),
+           h ? "spec" : NULL);
+    int off = 0;
+    const json_t *offload = rs_spec(r, "metrics", "offload");
+    tg_spec_get_bool(offload, NULL, "enabled", &off);
+    rs_put(r, "metrics", "offload_enabled", json_boolean(off), offload ? "spec" : "default");
+    const json_t *out = json_object_get(json_object_get(r->out, "storage"), "output");
+    size_t i;
+    const json_t *v;
+    json_array_foreach(h, i, v)
+    {
+        if (json_is_string(v) && json_string_value(v)[0] != '/' && !json_is_string(out)) {
+            char path[48];
+            snprintf(path, sizeof(path), "metrics.history[%zu]", i);
+            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
+                               "%s is relative, so it needs storage.output (relative paths "
+                               "resolve under it); set storage.output or use a path under /data",
+                               path);
+        }
+    }
+    rs_pick(r, "experiment", "project", NULL, NULL);
+    rs_pick(r, "experiment", "name", NULL, NULL);
+    rs_pick(r, "experiment", "group", NULL, NULL);
+}
+
+tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
+                        const tg_spec_facts_t *facts, const json_t *context,
+                        const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
+                        json_t **provenance)
+{
+    *resolved = *provenance = NULL;
+    const json_t *ws = json_object_get(context, "workspace");
+    if (!json_is_object(ws) || !rs_str(ws, "name") || !rs_str(ws, "namespace")) {
+        tg_log_error("spec", "resolve: context.workspace needs string name and namespace");
+        return TG_EINVAL;
+    }
+    rs_t r = {.schema = schema,
+              .root = root,
+              .f = facts,
+              .ctx = context,
+              .ws = ws,
+              .ws_name = rs_str(ws, "name"),
+              .d = diag,
+              .out = json_object(),
+              .prov = json_object(),
+              .src = {json_string("spec"), json_string("profile"), json_string("workspace"),
+                      json_string("default")}};
+    rs_identity(&r);
+    rs_profile(&r);
+    rs_queue(&r);
+    rs_priority(&r);
+    rs_placement(&r);
+    rs_runtime(&r);
+    rs_run(&r);
+    rs_compute(&r);
+    rs_storage(&r);
+    rs_execution(&r);
+    rs_resilience(&r);
+    rs_metrics(&r);
+    rs_put(&r, NULL, "files", tg_spec_files_describe(facts, files), NULL);
+    for (int i = 0; i < 4; i++)
+        json_decref(r.src[i]);
+    *resolved = r.out;
+    *provenance = r.prov;
+    return TG_OK;
+}

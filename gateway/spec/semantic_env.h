@@ -1,0 +1,24 @@
+/* Semantic rules for runtime env, storage/metrics/resilience paths and policy
+ * combinations (split from semantic.c to keep modules small). */
+#ifndef TG_SPEC_SEMANTIC_ENV_H
+#define TG_SPEC_SEMANTIC_ENV_H
+
+#include <jansson.h>
+
+#include "spec/diag.h"
+#include "spec/limits.h"
+#include "spec/semantic.h"
+
+/* Reserved keys, C_IDENTIFIER leftovers, env vs env_secret conflicts, sizes. */
+void tg_spec_semantic_env(const json_t *root, const tg_spec_facts_t *f,
+                          const tg_spec_limits_t *limits, tg_spec_diag_t *diag);
+/* storage.*, metrics.history, resilience.* path and duration rules. */
+void tg_spec_semantic_storage(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *diag);
+/* priority, gpu_class and node_selector combinations. */
+void tg_spec_semantic_policy(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *diag);
+
+/* Is `key` reserved (taugate owns it)? Writes the reason into why[n] when so.
+ * `allow_nccl` unlocks NCCL_*; `torchrun` reserves JOB_COMPLETION_INDEX. */
+int tg_spec_env_reserved(const char *key, int allow_nccl, int torchrun, char *why, size_t n);
+
+#endif
