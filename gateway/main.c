@@ -14,6 +14,9 @@
 #include "api/app.h"
 #include "api/authn.h"
 #include "auth/mint.h"
+#include "engine/engine.h"
+#include "kube/client.h"
+#include "spec/schema.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/version.h"
@@ -105,6 +108,39 @@ static void main_ticker_stop(void)
     pthread_join(ticker.thread, NULL);
 }
 
+static const char *main_opt(const char *s)
+{
+    return s && *s ? s : NULL;
+}
+
+/* The Kubernetes client, when a cluster is configured. */
+static int main_kube_start(const tg_config_t *cfg, tg_app_t *app, char *err, size_t errlen)
+{
+    if (!*cfg->kube_api_url && !*cfg->kubeconfig && !cfg->kube_in_cluster) {
+        tg_log_warn("main", "no cluster configured (kube_api_url, kubeconfig or "
+                            "kube_in_cluster): runs are accepted but not submitted");
+        return 0;
+    }
+    tg_kube_config_t kc = {.api_url = main_opt(cfg->kube_api_url),
+                           .kubeconfig = main_opt(cfg->kubeconfig),
+                           .context = main_opt(cfg->kube_context),
+                           .in_cluster = cfg->kube_in_cluster,
+                           .token_file = main_opt(cfg->kube_token_file),
+                           .ca_file = main_opt(cfg->kube_ca_file),
+                           .timeout_ms = cfg->kube_timeout_ms,
+                           .max_retries = (int)cfg->kube_max_retries};
+    return tg_kube_client_new(&kc, &app->kube, err, errlen) == TG_OK ? 0 : -1;
+}
+
+static void main_app_free(tg_app_t *app)
+{
+    tg_engine_stop(app->engine);
+    tg_kube_client_free(app->kube);
+    tg_db_pool_free(app->pool);
+    tg_spec_schema_free(app->schema);
+    tg_authn_free(app->authn);
+}
+
 static int main_serve(const tg_config_t *cfg)
 {
     sigset_t set;
@@ -128,13 +164,28 @@ static int main_serve(const tg_config_t *cfg)
         tg_log_error("main", "%s", err);
         return EXIT_CONFIG;
     }
-    tg_app_t app = {.cfg = cfg, .pool = tg_db_pool_new(&pc), .authn = authn};
+    tg_app_t app = {.cfg = cfg, .authn = authn};
+    tg_spec_limits_default(&app.limits);
+    app.schema = tg_spec_schema_load_file(cfg->schema_file, err, sizeof(err));
+    if (!app.schema) {
+        tg_log_error("main", "schema_file %s: %s", cfg->schema_file, err);
+        tg_authn_free(authn);
+        return EXIT_CONFIG;
+    }
+    if (main_kube_start(cfg, &app, err, sizeof(err)) != 0) {
+        tg_log_error("main", "%s", err);
+        tg_spec_schema_free(app.schema);
+        tg_authn_free(authn);
+        return EXIT_CONFIG;
+    }
+    app.pool = tg_db_pool_new(&pc);
+    if (app.kube && cfg->engine)
+        app.engine = tg_engine_start(cfg, app.pool, app.kube, err, sizeof(err));
     tg_server_t *srv =
         tg_server_new(cfg, tg_api_routes, tg_api_nroutes, &app, &tg_app_hooks, err, sizeof(err));
     if (!srv) {
         tg_log_error("main", "%s", err);
-        tg_db_pool_free(app.pool);
-        tg_authn_free(authn);
+        main_app_free(&app);
         return 1;
     }
     main_ticker_start(authn);
@@ -156,8 +207,7 @@ static int main_serve(const tg_config_t *cfg)
     tg_server_drain_and_stop(srv, cfg->shutdown_grace_s);
     main_ticker_stop();
     tg_server_free(srv);
-    tg_db_pool_free(app.pool);
-    tg_authn_free(authn);
+    main_app_free(&app);
     tg_log_info("main", "stopped");
     return 0;
 }

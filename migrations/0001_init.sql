@@ -122,6 +122,11 @@ CREATE TABLE run_attempts (
     attempt     integer NOT NULL CHECK (attempt >= 1),
     state       text NOT NULL,
     reason      text,
+    -- the Job or RayJob of this attempt, so cluster events find their run
+    namespace   text,
+    object_name text,
+    object_kind text,
+    queue_info  jsonb NOT NULL DEFAULT '{}',
     node_names  text[] NOT NULL DEFAULT '{}',
     exit_code   integer,
     gpu_count   integer NOT NULL DEFAULT 0,
@@ -130,6 +135,8 @@ CREATE TABLE run_attempts (
     finished_at timestamptz,
     PRIMARY KEY (run_id, attempt)
 );
+CREATE UNIQUE INDEX run_attempts_object ON run_attempts (namespace, object_name)
+    WHERE object_name IS NOT NULL;
 
 -- Append-only history; each event carries the hash of the one before it.
 CREATE TABLE run_events (

@@ -5,14 +5,22 @@
 #include "core/config.h"
 #include "http/router.h"
 #include "http/server.h"
+#include "spec/limits.h"
 #include "store/pool.h"
 
 struct tg_authn_s;
+struct tg_engine_s;
+struct tg_kube_client_s;
+struct tg_spec_schema_s;
 
 typedef struct tg_app_s {
     const tg_config_t *cfg;
     tg_db_pool_t *pool;
     struct tg_authn_s *authn;
+    struct tg_kube_client_s *kube;   /* NULL when no cluster is configured */
+    struct tg_engine_s *engine;      /* NULL when the engine is off */
+    struct tg_spec_schema_s *schema; /* the compiled tau.schema.json */
+    tg_spec_limits_t limits;
 } tg_app_t;
 
 /* The hooks the server runs around handlers (authentication, audit). */

@@ -22,23 +22,22 @@ static int payload_is(const char *ct, const char *want)
     return strncasecmp(ct, want, n) == 0 && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-static int payload_add_file(tg_req_t *req, tg_payload_t *out, const char *name,
-                            const unsigned char *data, size_t len)
+/* Add a file; returns NULL, or why it cannot be added (arena memory). */
+static const char *payload_add_file(tg_req_t *req, tg_payload_t *out, const char *name,
+                                    const unsigned char *data, size_t len)
 {
     if (!*name || strlen(name) > 255)
-        return payload_bad(req, TG_EUNPROCESSABLE, "files", "a file name is empty or too long");
+        return "a file name is empty or too long";
     for (size_t i = 0; i < out->nfiles; i++)
         if (strcmp(out->files[i].name, name) == 0)
-            return payload_bad(req, TG_EUNPROCESSABLE, "files",
-                               tg_arena_printf(req->arena, "file %s is sent twice", name));
+            return tg_arena_printf(req->arena, "file %s is sent twice", name);
     if (out->nfiles == TG_PAYLOAD_MAX_FILES)
-        return payload_bad(req, TG_ETOOLARGE, "files",
-                           "too many files (at most 64); pack a project with run.working_dir");
+        return "too many files (at most 64); pack a project with run.working_dir";
     out->files[out->nfiles].name = name;
     out->files[out->nfiles].data = data;
     out->files[out->nfiles].len = len;
     out->nfiles++;
-    return 0;
+    return NULL;
 }
 
 static int payload_base64(tg_req_t *req, const char *s, unsigned char **out, size_t *outlen)
@@ -61,53 +60,63 @@ static int payload_base64(tg_req_t *req, const char *s, unsigned char **out, siz
     return 0;
 }
 
-static int payload_json(tg_req_t *req, tg_payload_t *out)
+static int payload_fail(json_t **errors, const char *path, const char *msg)
 {
-    json_t *body = tg_req_json_body_or_reply(req);
-    if (!body)
-        return -1;
-    int rc = -1;
+    *errors = json_array();
+    json_array_append_new(*errors, tg_problem_error(path, 0, 0, msg));
+    return -1;
+}
+
+int tg_payload_from_json(tg_req_t *req, const json_t *obj, tg_payload_t *out, json_t **errors)
+{
+    memset(out, 0, sizeof(*out));
+    *errors = NULL;
+    if (!json_is_object(obj))
+        return payload_fail(errors, "", "a submission is an object {spec, files}");
     const char *k;
     json_t *v;
-    json_object_foreach(body, k, v)
+    json_object_foreach((json_t *)obj, k, v)
     {
-        if (strcmp(k, "spec") && strcmp(k, "files")) {
-            payload_bad(req, TG_EUNPROCESSABLE, k,
-                        "unknown field; a JSON submission has only spec and files");
-            goto out;
-        }
+        if (strcmp(k, "spec") && strcmp(k, "files"))
+            return payload_fail(errors, k,
+                                "unknown field; a JSON submission has only spec and files");
     }
-    const char *spec = json_string_value(json_object_get(body, "spec"));
-    if (!spec) {
-        payload_bad(req, TG_EUNPROCESSABLE, "spec", "spec must be the tau.yaml text, a string");
-        goto out;
-    }
-    out->spec_len = json_string_length(json_object_get(body, "spec"));
-    if (strlen(spec) != out->spec_len) {
-        payload_bad(req, TG_EUNPROCESSABLE, "spec", "the YAML text holds a NUL character");
-        goto out;
-    }
+    const char *spec = json_string_value(json_object_get(obj, "spec"));
+    if (!spec)
+        return payload_fail(errors, "spec", "spec must be the tau.yaml text, a string");
+    out->spec_len = json_string_length(json_object_get(obj, "spec"));
+    if (strlen(spec) != out->spec_len)
+        return payload_fail(errors, "spec", "the YAML text holds a NUL character");
     out->spec = tg_arena_strdup(req->arena, spec);
-    json_t *files = json_object_get(body, "files");
-    if (files && !json_is_object(files)) {
-        payload_bad(req, TG_EUNPROCESSABLE, "files", "files must map file names to base64 text");
-        goto out;
-    }
+    json_t *files = json_object_get(obj, "files");
+    if (files && !json_is_object(files))
+        return payload_fail(errors, "files", "files must map file names to base64 text");
     json_object_foreach(files, k, v)
     {
         unsigned char *data;
         size_t len;
         const char *path = tg_arena_printf(req->arena, "files[\"%s\"]", k);
-        if (!json_is_string(v) || payload_base64(req, json_string_value(v), &data, &len) != 0) {
-            payload_bad(req, TG_EUNPROCESSABLE, path, "must be standard base64 text");
-            goto out;
-        }
-        if (payload_add_file(req, out, tg_arena_strdup(req->arena, k), data, len) != 0)
-            goto out;
+        if (!json_is_string(v) || payload_base64(req, json_string_value(v), &data, &len) != 0)
+            return payload_fail(errors, path, "must be standard base64 text");
+        const char *why = payload_add_file(req, out, tg_arena_strdup(req->arena, k), data, len);
+        if (why)
+            return payload_fail(errors, path, why);
     }
-    rc = 0;
-out:
+    return 0;
+}
+
+static int payload_json(tg_req_t *req, tg_payload_t *out)
+{
+    json_t *body = tg_req_json_body_or_reply(req);
+    if (!body)
+        return -1;
+    json_t *errors = NULL;
+    int rc = tg_payload_from_json(req, body, out, &errors);
     json_decref(body);
+    if (rc != 0) {
+        const char *msg = json_string_value(json_object_get(json_array_get(errors, 0), "message"));
+        tg_problem(req, TG_EUNPROCESSABLE, errors, "the submission payload is not valid: %s", msg);
+    }
     return rc;
 }
 
@@ -182,8 +191,9 @@ static int payload_multipart(tg_req_t *req, const char *ct, tg_payload_t *out)
         } else if (filename || name) {
             unsigned char *copy = tg_arena_alloc(req->arena, clen + 1);
             memcpy(copy, content, clen);
-            if (payload_add_file(req, out, filename ? filename : name, copy, clen) != 0)
-                return -1;
+            const char *why = payload_add_file(req, out, filename ? filename : name, copy, clen);
+            if (why)
+                return payload_bad(req, TG_EUNPROCESSABLE, "files", why);
         }
         p = next + 2;
     }

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "http/request.h"
 
 #define TG_PAYLOAD_MAX_FILES 64
@@ -31,5 +33,7 @@ typedef struct {
 /* Parse the request body into `out` (arena memory). On a bad payload answers
  * 400/415/422 naming the problem and returns -1. */
 int tg_payload_parse_or_reply(tg_req_t *req, tg_payload_t *out);
-
+/* Read one {spec, files} object (borrowed) into `out` (arena memory). On a
+ * problem returns -1 with *errors a new array of {path, message}. */
+int tg_payload_from_json(tg_req_t *req, const json_t *obj, tg_payload_t *out, json_t **errors);
 #endif

@@ -5,7 +5,9 @@
 #include "api/catalog.h"
 #include "api/crud.h"
 #include "api/health.h"
+#include "api/runs_actions.h"
 #include "api/runs_read.h"
+#include "api/runs_submit.h"
 #include "api/tenancy.h"
 #include "api/workspaces.h"
 
@@ -28,7 +30,12 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/v1/workspaces/{ws}", tg_api_my_workspace, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/profiles", tg_api_workspace_profiles, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/runs", tg_api_runs_list, 0, NULL},
+    {TG_M_POST, "/v1/workspaces/{ws}/runs", tg_api_runs_submit, TG_ROUTE_SUBMIT, NULL},
+    {TG_M_POST, "/v1/workspaces/{ws}/runs:validate", tg_api_runs_validate, 0, NULL},
+    {TG_M_POST, "/v1/workspaces/{ws}/runs:batch", tg_api_runs_batch, TG_ROUTE_SUBMIT, NULL},
     {TG_M_GET, "/v1/runs/{id}", tg_api_run_get, 0, NULL},
+    {TG_M_DELETE, "/v1/runs/{id}", tg_api_run_cancel, 0, NULL},
+    {TG_M_POST, "/v1/runs/{id}:cancel", tg_api_run_cancel, 0, NULL},
     {TG_M_GET, "/v1/runs/{id}/events", tg_api_run_events, 0, NULL},
     {TG_M_POST, "/v1/tokens", tg_api_tokens_create, 0, NULL},
     {TG_M_GET, "/v1/tokens", tg_api_tokens_list, 0, NULL},

@@ -28,6 +28,7 @@ typedef struct tg_config_s {
     long db_statement_timeout_ms;
     char *migrations_dir;
     int migrate_on_start;
+    char *schema_file;
     /* authentication */
     char *auth_issuer;
     char *auth_audience;
@@ -42,6 +43,17 @@ typedef struct tg_config_s {
     char *auth_admin_groups;
     char *auth_admin_subjects;
     long auth_jwks_min_refresh_s;
+    /* Kubernetes */
+    char *kube_api_url;
+    char *kubeconfig;
+    char *kube_context;
+    int kube_in_cluster;
+    char *kube_token_file;
+    char *kube_ca_file;
+    long kube_timeout_ms;
+    long kube_max_retries;
+    int engine;
+    long engine_poll_ms;
     /* rate limits, per principal */
     long rate_limit_rps;
     long rate_limit_burst;

@@ -217,6 +217,7 @@ static tg_rc_e pool_result_rc(tg_db_conn_t *c, PGresult *r)
     if (strncmp(state, "23", 2) == 0)
         return TG_EUNPROCESSABLE;
     if (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0) {
+        tg_log_warn("store", "connection dropped (%s): %s", state, PQresultErrorMessage(r));
         c->broken = 1;
         return TG_EUNAVAILABLE;
     }

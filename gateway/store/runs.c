@@ -24,7 +24,8 @@ static tg_stmt_t stmt_insert_run =
 static tg_stmt_t stmt_insert_file = TG_STMT(
     "INSERT INTO run_files (run_id, name, content, sha256) VALUES ($1::uuid, $2, $3::bytea, $4)");
 static tg_stmt_t stmt_insert_attempt =
-    TG_STMT("INSERT INTO run_attempts (run_id, attempt, state) VALUES ($1::uuid, 1, 'Accepted')");
+    TG_STMT("INSERT INTO run_attempts (run_id, attempt, state, namespace, object_name, object_kind)"
+            " VALUES ($1::uuid, 1, 'Accepted', $2, $3, $4)");
 static tg_stmt_t stmt_insert_outbox =
     TG_STMT("INSERT INTO outbox (run_id, attempt, action) VALUES ($1::uuid, 1, 'create')");
 static tg_stmt_t stmt_get =
@@ -94,8 +95,14 @@ static tg_rc_e runs_insert_all(tg_db_conn_t *conn, const tg_run_new_t *in)
         free(hex);
     }
     const char *id[] = {in->id};
-    if (rc == TG_OK)
-        rc = tg_db_run(conn, &stmt_insert_attempt, 1, id);
+    if (rc == TG_OK) {
+        const json_t *primary = tg_store_primary_object(in->manifests);
+        const json_t *meta = json_object_get(primary, "metadata");
+        const char *av[] = {in->id, json_string_value(json_object_get(meta, "namespace")),
+                            json_string_value(json_object_get(meta, "name")),
+                            json_string_value(json_object_get(primary, "kind"))};
+        rc = tg_db_run(conn, &stmt_insert_attempt, 4, av);
+    }
     if (rc == TG_OK) {
         tg_event_t ev = {.state = "Accepted",
                          .reason = "Submitted",
@@ -106,6 +113,19 @@ static tg_rc_e runs_insert_all(tg_db_conn_t *conn, const tg_run_new_t *in)
     if (rc == TG_OK)
         rc = tg_db_run(conn, &stmt_insert_outbox, 1, id);
     return rc;
+}
+
+const json_t *tg_store_primary_object(const json_t *manifests)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(manifests, i, m)
+    {
+        const char *kind = json_string_value(json_object_get(m, "kind"));
+        if (kind && (strcmp(kind, "Job") == 0 || strcmp(kind, "RayJob") == 0))
+            return m;
+    }
+    return NULL;
 }
 
 tg_rc_e tg_store_run_create(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **out, int *existed)
@@ -136,6 +156,36 @@ tg_rc_e tg_store_run_create(tg_db_conn_t *conn, const tg_run_new_t *in, json_t *
             return rc;
     }
     return TG_ECONFLICT;
+}
+
+tg_rc_e tg_store_runs_create_batch(tg_db_conn_t *conn, const tg_run_new_t *in, size_t n,
+                                   json_t **runs)
+{
+    for (size_t i = 0; i < n; i++)
+        runs[i] = NULL;
+    tg_rc_e rc = tg_db_begin(conn);
+    for (size_t i = 0; rc == TG_OK && i < n; i++) {
+        if (in[i].idempotency_key) {
+            rc = runs_find_by_key(conn, &in[i], &runs[i]);
+            if (rc == TG_OK)
+                continue; /* stored by an earlier try of this batch */
+            if (rc != TG_ENOTFOUND)
+                break;
+        }
+        rc = runs_insert_all(conn, &in[i]);
+    }
+    if (rc == TG_OK)
+        rc = tg_db_commit(conn);
+    else
+        tg_db_rollback(conn);
+    for (size_t i = 0; rc == TG_OK && i < n; i++)
+        if (!runs[i])
+            rc = tg_store_run_get(conn, in[i].id, &runs[i]);
+    for (size_t i = 0; rc != TG_OK && i < n; i++) {
+        json_decref(runs[i]);
+        runs[i] = NULL;
+    }
+    return rc;
 }
 
 tg_rc_e tg_store_run_get(tg_db_conn_t *conn, const char *id, json_t **out)

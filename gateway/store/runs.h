@@ -30,6 +30,9 @@ typedef struct {
     size_t nfiles;
 } tg_run_new_t;
 
+/* The Job or RayJob among rendered manifests (borrowed), or NULL. */
+const json_t *tg_store_primary_object(const json_t *manifests);
+
 /* Store a new run, or find the one an earlier request with the same
  * Idempotency-Key created. *out gets the run (new reference); *existed is 1
  * when it was found rather than created. TG_ECONFLICT when the key was used
@@ -37,6 +40,13 @@ typedef struct {
  * not be in one. */
 tg_rc_e tg_store_run_create(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **out,
                             int *existed) TG_MUSTCHECK;
+
+/* Store several runs in one transaction (all or none). runs[i] gets each
+ * run (new references); a run whose Idempotency-Key was already used with
+ * the same request is returned as it was. TG_ECONFLICT when a key was used
+ * with a different request. */
+tg_rc_e tg_store_runs_create_batch(tg_db_conn_t *conn, const tg_run_new_t *in, size_t n,
+                                   json_t **runs) TG_MUSTCHECK;
 
 /* The public view of a run (no spec text or manifests). TG_ENOTFOUND when
  * absent. When `workspace` is not NULL the run must belong to it. */

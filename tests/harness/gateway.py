@@ -33,6 +33,8 @@ class Gateway:
             "TAUGATE_PORT": str(self.port),
             "TAUGATE_DATABASE_URL": self.database_url,
             "TAUGATE_MIGRATIONS_DIR": os.path.join(REPO, "migrations"),
+            "TAUGATE_SCHEMA_FILE": os.path.join(REPO, "schema", "tau.schema.json"),
+            "TAUGATE_ENGINE_POLL_MS": "100",
             "TAUGATE_THREADS": "2",
             "TAUGATE_DB_POOL_SIZE": "4",
             "TAUGATE_DB_CHECKOUT_TIMEOUT_MS": "1000",

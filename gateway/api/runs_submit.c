@@ -1,0 +1,274 @@
+/* Submitting runs. A submission is validated, resolved and rendered here,
+ * then stored with its outbox row in one transaction; the engine carries it
+ * to the cluster. The request never waits on Kubernetes. */
+#include "api/runs_submit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/app.h"
+#include "api/authz.h"
+#include "api/payload.h"
+#include "core/digest.h"
+#include "engine/engine.h"
+#include "http/problem.h"
+#include "spec/pipeline.h"
+#include "store/context.h"
+#include "store/runs.h"
+
+#define SUBMIT_BATCH_MAX 100
+/* Dry runs render with this id so their manifests look like a real run's. */
+#define SUBMIT_DRY_RUN_ID "00000000-0000-4000-8000-000000000000"
+
+/* Answer a pipeline rejection: the status follows the pipeline's code. */
+static void submit_reject(tg_req_t *req, tg_rc_e rc, json_t *out)
+{
+    json_t *errors = json_incref(json_object_get(out, "errors"));
+    size_t n = json_array_size(errors);
+    const char *first = json_string_value(json_object_get(json_array_get(errors, 0), "message"));
+    if (rc == TG_EINTERNAL)
+        tg_problem(req, rc, NULL, "the run could not be rendered; this is a server fault");
+    else
+        tg_problem_typed(req, rc, rc == TG_EUNPROCESSABLE ? "invalid-run-config" : NULL, errors,
+                         "%s%s", n == 1 && first ? "" : "the run config has problems: ",
+                         n == 1 && first ? first : tg_arena_printf(req->arena, "%zu found", n));
+    if (rc == TG_EINTERNAL)
+        json_decref(errors);
+}
+
+/* The workspace's resolution context, or an answer and NULL. */
+static json_t *submit_context_or_reply(tg_req_t *req, const char *ws)
+{
+    json_t *ctx = NULL;
+    tg_rc_e rc = tg_store_resolve_context(tg_app_db_or_reply(req), ws, &ctx);
+    if (rc == TG_ENOTFOUND)
+        tg_problem(req, rc, NULL, "workspace %s does not exist", ws);
+    else if (rc != TG_OK)
+        tg_problem(req, rc, NULL, "the workspace settings could not be read");
+    return ctx;
+}
+
+static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_t *ctx,
+                               const char *run_id, json_t **out)
+{
+    tg_app_t *app = tg_req_app(req);
+    tg_spec_file_t *files = tg_arena_alloc(req->arena, sizeof(*files) * (p->nfiles + 1));
+    for (size_t i = 0; i < p->nfiles; i++) {
+        files[i].name = p->files[i].name;
+        files[i].data = p->files[i].data;
+        files[i].len = p->files[i].len;
+    }
+    tg_spec_files_t set = {.v = files, .n = p->nfiles};
+    tg_spec_request_t sr = {.yaml = p->spec,
+                            .yaml_len = p->spec_len,
+                            .files = &set,
+                            .context = ctx,
+                            .run_id = run_id,
+                            .attempt = 1};
+    return tg_spec_pipeline(app->schema, &app->limits, &sr, out);
+}
+
+void tg_api_runs_validate(tg_req_t *req)
+{
+    const char *ws = tg_req_param(req, "ws");
+    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_RESEARCHER) == TG_ROLE_NONE)
+        return;
+    tg_payload_t p;
+    if (tg_payload_parse_or_reply(req, &p) != 0)
+        return;
+    json_t *ctx = submit_context_or_reply(req, ws);
+    if (!ctx)
+        return;
+    json_t *out = NULL;
+    tg_rc_e rc = submit_pipeline(req, &p, ctx, SUBMIT_DRY_RUN_ID, &out);
+    json_decref(ctx);
+    if (rc != TG_OK)
+        submit_reject(req, rc, out);
+    else
+        tg_resp_json(req, 200, json_incref(out));
+    json_decref(out);
+}
+
+/* sha256 over what identifies a request: the content type and the body. */
+static const char *submit_request_hash(tg_req_t *req, const void *body, size_t len)
+{
+    const char *ct = tg_req_header(req, "Content-Type");
+    tg_buf_t b;
+    tg_buf_init(&b, 0);
+    char *hash = tg_arena_alloc(req->arena, 65);
+    if (tg_buf_puts(&b, ct ? ct : "") == TG_OK && tg_buf_append(&b, "\n", 1) == TG_OK &&
+        tg_buf_append(&b, body, len) == TG_OK)
+        tg_sha256_hex(b.data, b.len, hash);
+    tg_buf_clean(&b);
+    return hash;
+}
+
+/* Fill a run record from a pipeline result (borrowed). */
+static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, const json_t *out,
+                          const char *id, tg_run_new_t *rec)
+{
+    const json_t *resolved = json_object_get(out, "resolved");
+    tg_run_file_t *files = tg_arena_alloc(req->arena, sizeof(*files) * (p->nfiles + 1));
+    for (size_t i = 0; i < p->nfiles; i++) {
+        files[i].name = p->files[i].name;
+        files[i].data = p->files[i].data;
+        files[i].len = p->files[i].len;
+    }
+    memset(rec, 0, sizeof(*rec));
+    rec->id = id;
+    rec->workspace = ws;
+    rec->name = json_string_value(json_object_get(resolved, "name"));
+    rec->owner = tg_who(req)->subject;
+    rec->engine = json_string_value(json_object_get(resolved, "engine"));
+    rec->spec_text = p->spec;
+    rec->resolved = resolved;
+    rec->manifests = json_object_get(out, "manifests");
+    rec->config_hash = json_string_value(json_object_get(out, "config_hash"));
+    rec->files = files;
+    rec->nfiles = p->nfiles;
+}
+
+void tg_api_runs_submit(tg_req_t *req)
+{
+    const char *ws = tg_req_param(req, "ws");
+    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_RESEARCHER) == TG_ROLE_NONE)
+        return;
+    const char *key = tg_req_header(req, "Idempotency-Key");
+    if (key && (!*key || strlen(key) > 255)) {
+        tg_problem(req, TG_EINVAL, NULL, "Idempotency-Key must be 1 to 255 characters");
+        return;
+    }
+    tg_payload_t p;
+    if (tg_payload_parse_or_reply(req, &p) != 0)
+        return;
+    json_t *ctx = submit_context_or_reply(req, ws);
+    if (!ctx)
+        return;
+    char id[TG_UUID_LEN + 1];
+    tg_uuid_v4(id);
+    json_t *out = NULL;
+    tg_rc_e rc = submit_pipeline(req, &p, ctx, id, &out);
+    json_decref(ctx);
+    if (rc != TG_OK) {
+        submit_reject(req, rc, out);
+        json_decref(out);
+        return;
+    }
+    tg_run_new_t rec;
+    submit_record(req, ws, &p, out, id, &rec);
+    if (key) {
+        rec.idempotency_key = key;
+        rec.request_hash = submit_request_hash(req, req->body.data, req->body.len);
+    }
+    json_t *run = NULL;
+    int existed = 0;
+    rc = tg_store_run_create(tg_app_db_or_reply(req), &rec, &run, &existed);
+    if (rc == TG_ECONFLICT)
+        tg_problem(req, rc, NULL,
+                   "Idempotency-Key %s was already used with a different request; use a new "
+                   "key for a new run",
+                   key);
+    else if (rc != TG_OK)
+        tg_problem(req, rc, NULL, "the run could not be stored");
+    else {
+        if (!existed)
+            json_object_set(run, "warnings", json_object_get(out, "warnings"));
+        const char *loc = tg_arena_printf(req->arena, "/v1/runs/%s",
+                                          json_string_value(json_object_get(run, "id")));
+        tg_resp_json(req, 201, run);
+        tg_resp_header(req, "Location", loc);
+        if (existed)
+            tg_resp_header(req, "Idempotency-Replayed", "true");
+        else
+            tg_engine_kick(((tg_app_t *)tg_req_app(req))->engine);
+    }
+    json_decref(out);
+}
+
+void tg_api_runs_batch(tg_req_t *req)
+{
+    const char *ws = tg_req_param(req, "ws");
+    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_RESEARCHER) == TG_ROLE_NONE)
+        return;
+    json_t *body = tg_req_json_body_or_reply(req);
+    if (!body)
+        return;
+    json_t *items = json_object_get(body, "runs");
+    if (!json_is_array(items) || json_array_size(items) == 0 ||
+        json_array_size(items) > SUBMIT_BATCH_MAX || json_object_size(body) != 1) {
+        json_t *errors = json_array();
+        json_array_append_new(errors, tg_problem_error("runs", 0, 0,
+                                                       "must be an array of 1 to 100 "
+                                                       "{spec, files} submissions"));
+        tg_problem(req, TG_EUNPROCESSABLE, errors, "the batch is not valid");
+        json_decref(body);
+        return;
+    }
+    json_t *ctx = submit_context_or_reply(req, ws);
+    if (!ctx) {
+        json_decref(body);
+        return;
+    }
+    size_t n = json_array_size(items);
+    tg_run_new_t *recs = tg_arena_alloc(req->arena, sizeof(*recs) * n);
+    json_t **outs = tg_arena_alloc(req->arena, sizeof(json_t *) * n); /* owned, per valid run */
+    int *slot = tg_arena_alloc(req->arena, sizeof(int) * n);
+    const char *key = tg_req_header(req, "Idempotency-Key");
+    json_t *results = json_array();
+    size_t nvalid = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *res = json_pack("{s:I}", "index", (json_int_t)i);
+        json_array_append_new(results, res);
+        slot[i] = -1;
+        tg_payload_t p;
+        json_t *errors = NULL, *out = NULL;
+        if (tg_payload_from_json(req, json_array_get(items, i), &p, &errors) != 0) {
+            json_object_set_new(res, "status", json_integer(422));
+            json_object_set_new(res, "errors", errors);
+            continue;
+        }
+        char *id = tg_arena_alloc(req->arena, TG_UUID_LEN + 1);
+        tg_uuid_v4(id);
+        tg_rc_e rc = submit_pipeline(req, &p, ctx, id, &out);
+        if (rc != TG_OK) {
+            json_object_set_new(res, "status", json_integer(tg_rc_http_status(rc)));
+            json_object_set(res, "errors", json_object_get(out, "errors"));
+            json_decref(out);
+            continue;
+        }
+        submit_record(req, ws, &p, out, id, &recs[nvalid]);
+        if (key) {
+            /* each item gets its own key, derived from the request's */
+            char *item = json_dumps(json_array_get(items, i), JSON_COMPACT | JSON_SORT_KEYS);
+            recs[nvalid].idempotency_key = tg_arena_printf(req->arena, "%s#%zu", key, i);
+            recs[nvalid].request_hash = submit_request_hash(req, item, strlen(item));
+            free(item);
+        }
+        outs[nvalid] = out;
+        slot[i] = (int)nvalid++;
+    }
+    json_t **runs = tg_arena_alloc(req->arena, sizeof(json_t *) * (nvalid + 1));
+    tg_rc_e rc =
+        nvalid ? tg_store_runs_create_batch(tg_app_db_or_reply(req), recs, nvalid, runs) : TG_OK;
+    if (rc == TG_ECONFLICT)
+        tg_problem(req, rc, NULL, "Idempotency-Key %s was already used with a different batch",
+                   key);
+    else if (rc != TG_OK)
+        tg_problem(req, rc, NULL, "the batch could not be stored; nothing was submitted");
+    else {
+        for (size_t i = 0; i < n; i++)
+            if (slot[i] >= 0) {
+                json_t *res = json_array_get(results, i);
+                json_object_set_new(res, "status", json_integer(201));
+                json_object_set_new(res, "run", runs[slot[i]]);
+            }
+        tg_resp_json(req, 200, json_pack("{s:O}", "results", results));
+        tg_engine_kick(((tg_app_t *)tg_req_app(req))->engine);
+    }
+    json_decref(results);
+    for (size_t i = 0; i < nvalid; i++)
+        json_decref(outs[i]);
+    json_decref(ctx);
+    json_decref(body);
+}

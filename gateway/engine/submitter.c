@@ -1,0 +1,189 @@
+/* Outbox → Kubernetes API. */
+#include "engine/submitter.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "kube/verbs.h"
+#include "render/metadata.h"
+#include "store/lifecycle.h"
+
+#define SUBMIT_BACKOFF_BASE_MS 500
+#define SUBMIT_BACKOFF_MAX_MS  60000
+
+static const tg_kube_gvr_t gvr_services = {"", "v1", "services", 1};
+
+typedef enum { SUBMIT_OK = 0, SUBMIT_RETRY, SUBMIT_REJECTED } submit_outcome_e;
+
+static const tg_kube_gvr_t *submit_gvr(const json_t *obj)
+{
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    if (!kind)
+        return NULL;
+    if (!strcmp(kind, "Job"))
+        return &tg_kube_gvr_jobs;
+    if (!strcmp(kind, "RayJob"))
+        return &tg_kube_gvr_rayjobs;
+    if (!strcmp(kind, "Service"))
+        return &gvr_services;
+    return NULL;
+}
+
+static int submit_transient(const tg_kube_result_t *res)
+{
+    return res->rc == TG_EUNAVAILABLE || res->rc == TG_ETIMEOUT || res->http_code == 0 ||
+           res->http_code == 429 || res->http_code >= 500;
+}
+
+/* An object with our name exists: ours (same run id) or a stranger's? */
+static int submit_is_ours(tg_kube_client_t *kube, const tg_kube_ref_t *ref, const char *run_id)
+{
+    tg_kube_result_t res;
+    tg_kube_result_init(&res);
+    int ours = 0;
+    if (tg_kube_get(kube, ref, &res) == TG_OK) {
+        const char *label = json_string_value(json_object_get(
+            json_object_get(json_object_get(res.body, "metadata"), "labels"), TG_LABEL_RUN_ID));
+        ours = label && strcmp(label, run_id) == 0;
+    }
+    tg_kube_result_clean(&res);
+    return ours;
+}
+
+static submit_outcome_e submit_create(tg_kube_client_t *kube, const json_t *row, char *why,
+                                      size_t whylen)
+{
+    const char *run_id = json_string_value(json_object_get(row, "run_id"));
+    size_t i;
+    json_t *obj;
+    json_array_foreach(json_object_get(row, "manifests"), i, obj)
+    {
+        const json_t *meta = json_object_get(obj, "metadata");
+        const char *kind = json_string_value(json_object_get(obj, "kind"));
+        const char *name = json_string_value(json_object_get(meta, "name"));
+        tg_kube_ref_t ref = {.gvr = submit_gvr(obj),
+                             .ns = json_string_value(json_object_get(meta, "namespace"))};
+        if (!ref.gvr) {
+            snprintf(why, whylen, "cannot create a %s", kind ? kind : "(no kind)");
+            return SUBMIT_REJECTED;
+        }
+        tg_kube_result_t res;
+        tg_kube_result_init(&res);
+        tg_kube_create(kube, &ref, (json_t *)obj, NULL, &res);
+        submit_outcome_e out = SUBMIT_OK;
+        if (res.rc != TG_OK) {
+            tg_kube_ref_t named = ref;
+            named.name = name;
+            if (res.reason == TG_KUBE_R_ALREADY_EXISTS && submit_is_ours(kube, &named, run_id)) {
+                out = SUBMIT_OK; /* an earlier try made it */
+            } else {
+                snprintf(why, whylen, "%s %s/%s: %s", kind, ref.ns ? ref.ns : "", name ? name : "",
+                         res.message ? res.message : "refused");
+                out = submit_transient(&res) ? SUBMIT_RETRY : SUBMIT_REJECTED;
+            }
+        }
+        tg_kube_result_clean(&res);
+        if (out != SUBMIT_OK)
+            return out;
+    }
+    return SUBMIT_OK;
+}
+
+static submit_outcome_e submit_delete(tg_kube_client_t *kube, const json_t *row, char *why,
+                                      size_t whylen)
+{
+    size_t i;
+    json_t *obj;
+    json_array_foreach(json_object_get(row, "manifests"), i, obj)
+    {
+        const json_t *meta = json_object_get(obj, "metadata");
+        tg_kube_ref_t ref = {.gvr = submit_gvr(obj),
+                             .ns = json_string_value(json_object_get(meta, "namespace")),
+                             .name = json_string_value(json_object_get(meta, "name"))};
+        if (!ref.gvr || !ref.name)
+            continue;
+        tg_kube_result_t res;
+        tg_kube_result_init(&res);
+        tg_kube_delete(kube, &ref, TG_KUBE_PROPAGATION_BACKGROUND, -1, NULL, &res);
+        int transient =
+            res.rc != TG_OK && res.reason != TG_KUBE_R_NOT_FOUND && submit_transient(&res);
+        if (transient)
+            snprintf(why, whylen, "deleting %s: %s", ref.name, res.message ? res.message : "");
+        tg_kube_result_clean(&res);
+        if (transient)
+            return SUBMIT_RETRY;
+    }
+    return SUBMIT_OK;
+}
+
+static long submit_backoff_ms(json_int_t tries)
+{
+    long d = SUBMIT_BACKOFF_BASE_MS;
+    for (json_int_t i = 0; i < tries && d < SUBMIT_BACKOFF_MAX_MS; i++)
+        d *= 2;
+    return d < SUBMIT_BACKOFF_MAX_MS ? d : SUBMIT_BACKOFF_MAX_MS;
+}
+
+/* Record the outcome in the same transaction that claimed the row. */
+static tg_rc_e submit_settle(tg_db_conn_t *conn, const json_t *row, submit_outcome_e out,
+                             const char *why)
+{
+    long id = (long)json_integer_value(json_object_get(row, "id"));
+    const char *run_id = json_string_value(json_object_get(row, "run_id"));
+    int attempt = (int)json_integer_value(json_object_get(row, "attempt"));
+    int create = !strcmp(json_string_value(json_object_get(row, "action")), "create");
+    if (out == SUBMIT_RETRY) {
+        tg_log_warn("engine", "run %s: %s; retrying", run_id, why);
+        return tg_store_outbox_retry(
+            conn, id, submit_backoff_ms(json_integer_value(json_object_get(row, "tries"))), why);
+    }
+    tg_rc_e rc = tg_store_outbox_done(conn, id);
+    if (rc != TG_OK || !create)
+        return rc;
+    int applied = 0;
+    if (out == SUBMIT_REJECTED) {
+        tg_event_t ev = {
+            .state = "Failed", .reason = "SubmissionRejected", .message = why, .source = "engine"};
+        return tg_store_run_transition_locked(conn, run_id, attempt, &ev, NULL, &applied);
+    }
+    tg_event_t ev = {.reason = "Created",
+                     .message = "the run's objects were created in the cluster",
+                     .source = "engine"};
+    return tg_store_event_append(conn, run_id, &ev);
+}
+
+int tg_submitter_step(tg_db_pool_t *pool, tg_kube_client_t *kube)
+{
+    tg_db_conn_t *conn = NULL;
+    if (tg_db_checkout(pool, &conn) != TG_OK)
+        return -1;
+    json_t *rows = NULL;
+    int did = 0;
+    tg_rc_e rc = tg_db_begin(conn);
+    if (rc == TG_OK)
+        rc = tg_store_outbox_claim(conn, 1, &rows);
+    if (rc == TG_OK && json_array_size(rows) == 1) {
+        const json_t *row = json_array_get(rows, 0);
+        int create = !strcmp(json_string_value(json_object_get(row, "action")), "create");
+        int cancelled = !strcmp(json_string_value(json_object_get(row, "state")), "Cancelled");
+        char why[512] = "";
+        if (create && cancelled) /* cancelled before it reached the cluster */
+            rc = tg_store_outbox_done(conn, (long)json_integer_value(json_object_get(row, "id")));
+        else
+            rc = submit_settle(conn, row,
+                               create ? submit_create(kube, row, why, sizeof(why))
+                                      : submit_delete(kube, row, why, sizeof(why)),
+                               why);
+        did = 1;
+    }
+    if (rc == TG_OK)
+        rc = tg_db_commit(conn);
+    if (rc != TG_OK) {
+        tg_db_rollback(conn);
+        tg_log_warn("engine", "submitter: the database step failed; will retry");
+    }
+    json_decref(rows);
+    tg_db_release(pool, conn);
+    return rc == TG_OK ? did : -1;
+}

@@ -1,0 +1,216 @@
+/* Outbox, state transitions, attempts and pods. */
+#include "store/lifecycle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/json_rows.h"
+
+static tg_stmt_t stmt_claim =
+    TG_STMT("SELECT jsonb_build_object('id', o.id, 'run_id', o.run_id, 'attempt', o.attempt,"
+            " 'action', o.action, 'tries', o.tries, 'state', r.state, 'manifests', r.manifests)"
+            " FROM outbox o JOIN runs r ON r.id = o.run_id"
+            " WHERE o.id IN (SELECT id FROM outbox WHERE not_before <= now() ORDER BY id"
+            "                LIMIT $1::int FOR UPDATE SKIP LOCKED)"
+            " ORDER BY o.id");
+static tg_stmt_t stmt_done = TG_STMT("DELETE FROM outbox WHERE id = $1::bigint");
+static tg_stmt_t stmt_retry =
+    TG_STMT("UPDATE outbox SET tries = tries + 1, last_error = $3,"
+            " not_before = now() + make_interval(secs => $2::double precision / 1000)"
+            " WHERE id = $1::bigint");
+static tg_stmt_t stmt_add =
+    TG_STMT("INSERT INTO outbox (run_id, attempt, action) VALUES ($1::uuid, $2::int, $3)");
+static tg_stmt_t stmt_drop_creates =
+    TG_STMT("DELETE FROM outbox WHERE run_id = $1::uuid AND action = 'create'");
+static tg_stmt_t stmt_by_object =
+    TG_STMT("SELECT run_id, attempt FROM run_attempts WHERE namespace = $1 AND object_name = $2");
+static tg_stmt_t stmt_lock =
+    TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR UPDATE");
+static tg_stmt_t stmt_update_run = TG_STMT(
+    "UPDATE runs SET state = $2, reason = $3, message = $4, updated_at = now(),"
+    " started_at = CASE WHEN $2 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
+    " finished_at = CASE WHEN $2 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
+    "                    ELSE finished_at END"
+    " WHERE id = $1::uuid");
+static tg_stmt_t stmt_update_attempt = TG_STMT(
+    "UPDATE run_attempts SET state = $3, reason = COALESCE($4, reason),"
+    " queue_info = COALESCE($5::jsonb, queue_info),"
+    " started_at = CASE WHEN $3 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
+    " finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
+    "                    ELSE finished_at END"
+    " WHERE run_id = $1::uuid AND attempt = $2::int");
+static tg_stmt_t stmt_pod_upsert = TG_STMT(
+    "INSERT INTO run_pods (run_id, attempt, namespace, pod, uid, role, node, phase, containers,"
+    " exit_code, reason, started_at, finished_at)"
+    " VALUES ($1::uuid, $2::int, $3, $4, $5, $6, $7, $8, $9::text[], $10::int, $11,"
+    " $12::timestamptz, $13::timestamptz)"
+    " ON CONFLICT (namespace, pod, uid) DO UPDATE SET node = COALESCE(EXCLUDED.node, "
+    "run_pods.node),"
+    " phase = EXCLUDED.phase, containers = EXCLUDED.containers,"
+    " exit_code = COALESCE(EXCLUDED.exit_code, run_pods.exit_code),"
+    " reason = COALESCE(EXCLUDED.reason, run_pods.reason),"
+    " started_at = COALESCE(run_pods.started_at, EXCLUDED.started_at),"
+    " finished_at = COALESCE(EXCLUDED.finished_at, run_pods.finished_at)");
+static tg_stmt_t stmt_attempt_nodes = TG_STMT(
+    "UPDATE run_attempts SET node_names = (SELECT COALESCE(array_agg(DISTINCT node ORDER BY node),"
+    " '{}') FROM run_pods WHERE run_id = $1::uuid AND attempt = $2::int AND node IS NOT NULL),"
+    " exit_code = COALESCE((SELECT max(exit_code) FROM run_pods WHERE run_id = $1::uuid"
+    "   AND attempt = $2::int AND role IN ('main', 'head')), exit_code)"
+    " WHERE run_id = $1::uuid AND attempt = $2::int");
+
+tg_rc_e tg_store_outbox_claim(tg_db_conn_t *conn, int limit, json_t **out)
+{
+    char lim[16];
+    snprintf(lim, sizeof(lim), "%d", limit);
+    const char *vals[] = {lim};
+    return tg_db_json_all(conn, &stmt_claim, 1, vals, out);
+}
+
+tg_rc_e tg_store_outbox_done(tg_db_conn_t *conn, long id)
+{
+    char ids[24];
+    snprintf(ids, sizeof(ids), "%ld", id);
+    const char *vals[] = {ids};
+    return tg_db_run(conn, &stmt_done, 1, vals);
+}
+
+tg_rc_e tg_store_outbox_retry(tg_db_conn_t *conn, long id, long delay_ms, const char *error)
+{
+    char ids[24], delay[24];
+    snprintf(ids, sizeof(ids), "%ld", id);
+    snprintf(delay, sizeof(delay), "%ld", delay_ms);
+    const char *vals[] = {ids, delay, error};
+    return tg_db_run(conn, &stmt_retry, 3, vals);
+}
+
+tg_rc_e tg_store_outbox_add(tg_db_conn_t *conn, const char *run_id, int attempt, const char *action)
+{
+    char a[16];
+    snprintf(a, sizeof(a), "%d", attempt);
+    const char *vals[] = {run_id, a, action};
+    return tg_db_run(conn, &stmt_add, 3, vals);
+}
+
+tg_rc_e tg_store_outbox_drop_creates(tg_db_conn_t *conn, const char *run_id)
+{
+    const char *vals[] = {run_id};
+    return tg_db_run(conn, &stmt_drop_creates, 1, vals);
+}
+
+tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const char *name,
+                                   char run_id[37], int *attempt)
+{
+    const char *vals[] = {ns, name};
+    tg_rc_e rc;
+    PGresult *r = tg_db_exec(conn, &stmt_by_object, 2, vals, &rc);
+    if (!r)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return TG_ENOTFOUND;
+    }
+    snprintf(run_id, 37, "%s", PQgetvalue(r, 0, 0));
+    *attempt = atoi(PQgetvalue(r, 0, 1));
+    PQclear(r);
+    return TG_OK;
+}
+
+static int lifecycle_rank(const char *state)
+{
+    static const char *const order[] = {"Accepted", "Queued", "Admitted", "Running"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(state, order[i]) == 0)
+            return i;
+    if (strcmp(state, "Recovering") == 0)
+        return 0; /* a recovering run starts over from the queue */
+    return 100;   /* ended */
+}
+
+static int lifecycle_ended(const char *state)
+{
+    return !strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled");
+}
+
+tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                       const tg_event_t *ev, const json_t *queue_info, int *applied)
+{
+    *applied = 0;
+    const char *id[] = {run_id};
+    tg_rc_e rc;
+    PGresult *r = tg_db_exec(conn, &stmt_lock, 1, id, &rc);
+    if (!r)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return TG_ENOTFOUND;
+    }
+    char cur[32];
+    snprintf(cur, sizeof(cur), "%s", PQgetvalue(r, 0, 0));
+    int cur_attempt = atoi(PQgetvalue(r, 0, 1));
+    PQclear(r);
+    if (attempt != cur_attempt || lifecycle_ended(cur))
+        return TG_OK;
+    int to_recovering = strcmp(ev->state, "Recovering") == 0;
+    if (!to_recovering && lifecycle_rank(ev->state) <= lifecycle_rank(cur) &&
+        strcmp(cur, "Recovering") != 0)
+        return TG_OK;
+    if (to_recovering && strcmp(cur, "Recovering") == 0)
+        return TG_OK;
+
+    char at[16];
+    snprintf(at, sizeof(at), "%d", attempt);
+    const char *rv[] = {run_id, ev->state, ev->reason, ev->message};
+    rc = tg_db_run(conn, &stmt_update_run, 4, rv);
+    char *qi = queue_info ? json_dumps(queue_info, JSON_COMPACT) : NULL;
+    const char *av[] = {run_id, at, ev->state, ev->reason, qi};
+    if (rc == TG_OK)
+        rc = tg_db_run(conn, &stmt_update_attempt, 5, av);
+    free(qi);
+    if (rc == TG_OK)
+        rc = tg_store_event_append(conn, run_id, ev);
+    if (rc == TG_OK)
+        *applied = 1;
+    return rc;
+}
+
+tg_rc_e tg_store_run_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                const tg_event_t *ev, const json_t *queue_info, int *applied)
+{
+    tg_rc_e rc = tg_db_begin(conn);
+    if (rc != TG_OK)
+        return rc;
+    rc = tg_store_run_transition_locked(conn, run_id, attempt, ev, queue_info, applied);
+    if (rc == TG_OK)
+        rc = tg_db_commit(conn);
+    if (rc != TG_OK) {
+        tg_db_rollback(conn);
+        *applied = 0;
+    }
+    return rc;
+}
+
+tg_rc_e tg_store_pod_upsert(tg_db_conn_t *conn, const tg_pod_row_t *p)
+{
+    char at[16], code[16];
+    snprintf(at, sizeof(at), "%d", p->attempt);
+    snprintf(code, sizeof(code), "%d", p->exit_code);
+    const char *vals[] = {p->run_id,
+                          at,
+                          p->ns,
+                          p->pod,
+                          p->uid,
+                          p->role ? p->role : "main",
+                          p->node,
+                          p->phase ? p->phase : "Pending",
+                          p->containers ? p->containers : "{}",
+                          p->has_exit_code ? code : NULL,
+                          p->reason,
+                          p->started_at,
+                          p->finished_at};
+    tg_rc_e rc = tg_db_run(conn, &stmt_pod_upsert, 13, vals);
+    const char *nv[] = {p->run_id, at};
+    if (rc == TG_OK)
+        rc = tg_db_run(conn, &stmt_attempt_nodes, 2, nv);
+    return rc;
+}

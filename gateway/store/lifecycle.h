@@ -1,0 +1,60 @@
+/* What the engine reads and writes as runs move: the outbox, run state
+ * transitions (with their events), attempts and pods.
+ *
+ * Run states move forward only: Accepted < Queued < Admitted < Running <
+ * Succeeded | Failed | Cancelled. Recovering may be entered from any state
+ * that has not ended. A transition that would go backwards, repeat the
+ * current state, concern an older attempt, or touch an ended run is ignored,
+ * so several replicas (or a relisting watch) applying the same observation
+ * produce one event. */
+#ifndef TG_STORE_LIFECYCLE_H
+#define TG_STORE_LIFECYCLE_H
+
+#include <jansson.h>
+
+#include "store/events.h"
+#include "store/pool.h"
+
+/* Claim up to `limit` due outbox rows inside the caller's transaction (other
+ * replicas skip them). *out: [{id, run_id, attempt, action, tries, state,
+ * manifests}] (new reference). */
+tg_rc_e tg_store_outbox_claim(tg_db_conn_t *conn, int limit, json_t **out) TG_MUSTCHECK;
+tg_rc_e tg_store_outbox_done(tg_db_conn_t *conn, long id) TG_MUSTCHECK;
+/* Try again after delay_ms, recording why. */
+tg_rc_e tg_store_outbox_retry(tg_db_conn_t *conn, long id, long delay_ms,
+                              const char *error) TG_MUSTCHECK;
+/* Queue a cluster action for a run's attempt ("create" or "delete"). */
+tg_rc_e tg_store_outbox_add(tg_db_conn_t *conn, const char *run_id, int attempt,
+                            const char *action) TG_MUSTCHECK;
+/* Drop a run's pending creates (it was cancelled before reaching the cluster). */
+tg_rc_e tg_store_outbox_drop_creates(tg_db_conn_t *conn, const char *run_id) TG_MUSTCHECK;
+
+/* The run and attempt owning a Job/RayJob, by namespace and object name.
+ * *run_id: 37-byte buffer. TG_ENOTFOUND when it is not ours. */
+tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const char *name,
+                                   char run_id[37], int *attempt) TG_MUSTCHECK;
+
+/* Move a run's `attempt` to `ev->state` (see the rules above), in one
+ * transaction with its event. *applied tells whether anything changed.
+ * `queue_info` (borrowed, may be NULL) replaces the attempt's queue facts. */
+tg_rc_e tg_store_run_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                const tg_event_t *ev, const json_t *queue_info,
+                                int *applied) TG_MUSTCHECK;
+/* Same, inside the caller's transaction. */
+tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                       const tg_event_t *ev, const json_t *queue_info,
+                                       int *applied) TG_MUSTCHECK;
+
+typedef struct {
+    const char *run_id;
+    int attempt;
+    const char *ns, *pod, *uid, *role, *node, *phase, *reason;
+    const char *containers; /* PostgreSQL array literal */
+    int has_exit_code, exit_code;
+    const char *started_at, *finished_at; /* RFC 3339 or NULL */
+} tg_pod_row_t;
+
+/* Record what a pod looks like now (insert or update). */
+tg_rc_e tg_store_pod_upsert(tg_db_conn_t *conn, const tg_pod_row_t *p) TG_MUSTCHECK;
+
+#endif
