@@ -127,6 +127,9 @@ CREATE TABLE run_attempts (
     object_name text,
     object_kind text,
     queue_info  jsonb NOT NULL DEFAULT '{}',
+    -- why this attempt exists (NULL for the first): Preempted, Evicted,
+    -- OOMKilled, NodeFault (which does not spend the retry budget), Resumed
+    retry_reason text,
     node_names  text[] NOT NULL DEFAULT '{}',
     exit_code   integer,
     gpu_count   integer NOT NULL DEFAULT 0,
@@ -159,7 +162,9 @@ CREATE TABLE outbox (
     id         bigserial PRIMARY KEY,
     run_id     uuid NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     attempt    integer NOT NULL,
-    action     text NOT NULL CHECK (action IN ('create', 'delete')),
+    -- create: the first attempt's objects; retry: render and create a later
+    -- attempt; delete: remove an attempt's objects
+    action     text NOT NULL CHECK (action IN ('create', 'retry', 'delete')),
     not_before timestamptz NOT NULL DEFAULT now(),
     tries      integer NOT NULL DEFAULT 0,
     last_error text,

@@ -36,6 +36,7 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/v1/runs/{id}", tg_api_run_get, 0, NULL},
     {TG_M_DELETE, "/v1/runs/{id}", tg_api_run_cancel, 0, NULL},
     {TG_M_POST, "/v1/runs/{id}:cancel", tg_api_run_cancel, 0, NULL},
+    {TG_M_POST, "/v1/runs/{id}:resume", tg_api_run_resume, TG_ROUTE_SUBMIT, NULL},
     {TG_M_GET, "/v1/runs/{id}/events", tg_api_run_events, 0, NULL},
     {TG_M_POST, "/v1/tokens", tg_api_tokens_create, 0, NULL},
     {TG_M_GET, "/v1/tokens", tg_api_tokens_list, 0, NULL},

@@ -9,6 +9,7 @@
 #include "api/authz.h"
 #include "api/runs_read.h"
 #include "engine/engine.h"
+#include "engine/recovery.h"
 #include "http/problem.h"
 #include "store/lifecycle.h"
 #include "store/runs.h"
@@ -69,5 +70,57 @@ void tg_api_run_cancel(tg_req_t *req)
     else
         tg_problem(req, TG_EINTERNAL, NULL, "the run was cancelled but could not be read back");
 out:
+    json_decref(run);
+}
+
+void tg_api_run_resume(tg_req_t *req)
+{
+    tg_role_e role = TG_ROLE_NONE;
+    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_RESEARCHER, &role);
+    json_t *body = NULL;
+    if (!run)
+        return;
+    const tg_who_t *who = tg_who(req);
+    const char *id = json_string_value(json_object_get(run, "id"));
+    const char *owner = json_string_value(json_object_get(run, "owner"));
+    if (role < TG_ROLE_ADMIN && strcmp(owner, who->subject) != 0) {
+        tg_problem(req, TG_EFORBIDDEN, NULL,
+                   "researchers may resume only their own runs; this one is %s's", owner);
+        goto out;
+    }
+    int force = 0;
+    if (req->body.len) {
+        body = tg_req_json_body_or_reply(req);
+        if (!body)
+            goto out;
+        json_t *f = json_object_get(body, "force");
+        if ((f && !json_is_boolean(f)) || json_object_size(body) > (f ? 1u : 0u)) {
+            json_t *errors = json_array();
+            json_array_append_new(errors,
+                                  tg_problem_error("force", 0, 0, "the body is {\"force\": bool}"));
+            tg_problem(req, TG_EUNPROCESSABLE, errors, "the resume request is not valid");
+            goto out;
+        }
+        force = json_is_true(f);
+    }
+    char why[256] = "";
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    tg_rc_e rc = tg_recovery_resume(conn, id, who->subject, force, why, sizeof(why));
+    if (rc == TG_ECONFLICT) {
+        tg_problem(req, rc, NULL, "%s", why);
+        goto out;
+    }
+    if (rc != TG_OK) {
+        tg_problem(req, rc, NULL, "the run could not be resumed; retry");
+        goto out;
+    }
+    tg_engine_kick(((tg_app_t *)tg_req_app(req))->engine);
+    json_t *now = NULL;
+    if (tg_store_run_get(conn, id, &now) == TG_OK)
+        tg_resp_json(req, 202, now);
+    else
+        tg_problem(req, TG_EINTERNAL, NULL, "the run was resumed but could not be read back");
+out:
+    json_decref(body);
     json_decref(run);
 }

@@ -70,7 +70,7 @@ static void *engine_submitter(void *arg)
 static int engine_on_event(const tg_kube_event_t *ev, void *arg)
 {
     engine_watch_t *w = arg;
-    tg_watcher_observe(w->engine->pool, w->kind, ev->type, ev->object);
+    tg_watcher_observe(w->engine->pool, w->engine->kube, w->kind, ev->type, ev->object);
     return 0;
 }
 

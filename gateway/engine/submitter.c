@@ -7,7 +7,10 @@
 #include "core/log.h"
 #include "kube/verbs.h"
 #include "render/metadata.h"
+#include "render/render.h"
+#include "spec/diag.h"
 #include "store/lifecycle.h"
+#include "store/recovery.h"
 
 #define SUBMIT_BACKOFF_BASE_MS 500
 #define SUBMIT_BACKOFF_MAX_MS  60000
@@ -90,19 +93,27 @@ static submit_outcome_e submit_create(tg_kube_client_t *kube, const json_t *row,
     return SUBMIT_OK;
 }
 
+/* Delete an attempt's objects by the names recorded for that attempt (the
+ * run's manifests may already be those of a later attempt). */
 static submit_outcome_e submit_delete(tg_kube_client_t *kube, const json_t *row, char *why,
                                       size_t whylen)
 {
-    size_t i;
-    json_t *obj;
-    json_array_foreach(json_object_get(row, "manifests"), i, obj)
-    {
-        const json_t *meta = json_object_get(obj, "metadata");
-        tg_kube_ref_t ref = {.gvr = submit_gvr(obj),
-                             .ns = json_string_value(json_object_get(meta, "namespace")),
-                             .name = json_string_value(json_object_get(meta, "name"))};
-        if (!ref.gvr || !ref.name)
-            continue;
+    const char *ns = json_string_value(json_object_get(row, "namespace"));
+    const char *name = json_string_value(json_object_get(row, "object_name"));
+    const char *kind = json_string_value(json_object_get(row, "object_kind"));
+    if (!ns || !name || !kind)
+        return SUBMIT_OK; /* never rendered: nothing in the cluster */
+    char service[96];
+    snprintf(service, sizeof(service), "%s-headless", name);
+    const struct {
+        const tg_kube_gvr_t *gvr;
+        const char *name;
+    } targets[] = {
+        {!strcmp(kind, "RayJob") ? &tg_kube_gvr_rayjobs : &tg_kube_gvr_jobs, name},
+        {&gvr_services, service}, /* multi-node torchrun's rendezvous Service */
+    };
+    for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+        tg_kube_ref_t ref = {.gvr = targets[i].gvr, .ns = ns, .name = targets[i].name};
         tg_kube_result_t res;
         tg_kube_result_init(&res);
         tg_kube_delete(kube, &ref, TG_KUBE_PROPAGATION_BACKGROUND, -1, NULL, &res);
@@ -115,6 +126,49 @@ static submit_outcome_e submit_delete(tg_kube_client_t *kube, const json_t *row,
             return SUBMIT_RETRY;
     }
     return SUBMIT_OK;
+}
+
+/* Render a later attempt from the stored resolved config and files, with the
+ * latest checkpoint as TAU_RESUME_FROM; store its manifests as the run's. On
+ * success *manifests is a new reference. */
+static submit_outcome_e submit_render_retry(tg_db_conn_t *conn, const json_t *row,
+                                            json_t **manifests, char *why, size_t whylen)
+{
+    const char *run_id = json_string_value(json_object_get(row, "run_id"));
+    int attempt = (int)json_integer_value(json_object_get(row, "attempt"));
+    json_t *in = NULL;
+    submit_outcome_e out = SUBMIT_RETRY;
+    tg_spec_files_t files = {0};
+    tg_spec_diag_t diag;
+    tg_spec_diag_init(&diag, NULL, 8);
+    if (tg_store_recovery_render_inputs(conn, run_id, attempt, &in) != TG_OK) {
+        snprintf(why, whylen, "the run's inputs could not be read");
+        goto out;
+    }
+    json_t *resolved = json_deep_copy(json_object_get(in, "resolved"));
+    const char *ck = json_string_value(json_object_get(in, "latest_checkpoint"));
+    if (ck) /* resume from what the last attempt saved */
+        json_object_set_new(json_object_get(resolved, "resilience"), "checkpoint_path",
+                            json_string(ck));
+    out = SUBMIT_REJECTED;
+    if (tg_spec_files_from_json(json_object_get(in, "files"), &files, &diag) != TG_OK) {
+        snprintf(why, whylen, "the run's stored files could not be decoded");
+    } else {
+        tg_render_opts_t opts = {
+            .run_id = run_id,
+            .attempt = (unsigned)attempt,
+            .retry_reason = json_string_value(json_object_get(in, "retry_reason")),
+            .config_hash = json_string_value(json_object_get(in, "config_hash"))};
+        if (tg_render_manifests(resolved, NULL, &files, &opts, manifests, why, whylen) == TG_OK)
+            out = tg_store_recovery_set_manifests(conn, run_id, *manifests) == TG_OK ? SUBMIT_OK
+                                                                                     : SUBMIT_RETRY;
+    }
+    json_decref(resolved);
+out:
+    tg_spec_files_clean(&files);
+    tg_spec_diag_clean(&diag);
+    json_decref(in);
+    return out;
 }
 
 static long submit_backoff_ms(json_int_t tries)
@@ -132,7 +186,7 @@ static tg_rc_e submit_settle(tg_db_conn_t *conn, const json_t *row, submit_outco
     long id = (long)json_integer_value(json_object_get(row, "id"));
     const char *run_id = json_string_value(json_object_get(row, "run_id"));
     int attempt = (int)json_integer_value(json_object_get(row, "attempt"));
-    int create = !strcmp(json_string_value(json_object_get(row, "action")), "create");
+    int create = strcmp(json_string_value(json_object_get(row, "action")), "delete") != 0;
     if (out == SUBMIT_RETRY) {
         tg_log_warn("engine", "run %s: %s; retrying", run_id, why);
         return tg_store_outbox_retry(
@@ -164,17 +218,28 @@ int tg_submitter_step(tg_db_pool_t *pool, tg_kube_client_t *kube)
     if (rc == TG_OK)
         rc = tg_store_outbox_claim(conn, 1, &rows);
     if (rc == TG_OK && json_array_size(rows) == 1) {
-        const json_t *row = json_array_get(rows, 0);
-        int create = !strcmp(json_string_value(json_object_get(row, "action")), "create");
-        int cancelled = !strcmp(json_string_value(json_object_get(row, "state")), "Cancelled");
+        json_t *row = json_array_get(rows, 0);
+        const char *action = json_string_value(json_object_get(row, "action"));
+        const char *state = json_string_value(json_object_get(row, "state"));
+        int ended =
+            !strcmp(state, "Cancelled") || !strcmp(state, "Failed") || !strcmp(state, "Succeeded");
         char why[512] = "";
-        if (create && cancelled) /* cancelled before it reached the cluster */
+        submit_outcome_e out = SUBMIT_OK;
+        if (strcmp(action, "delete") != 0 && ended) {
+            /* cancelled (or ended) before it reached the cluster: nothing to do */
             rc = tg_store_outbox_done(conn, (long)json_integer_value(json_object_get(row, "id")));
-        else
-            rc = submit_settle(conn, row,
-                               create ? submit_create(kube, row, why, sizeof(why))
-                                      : submit_delete(kube, row, why, sizeof(why)),
-                               why);
+        } else {
+            if (!strcmp(action, "retry")) {
+                json_t *manifests = NULL;
+                out = submit_render_retry(conn, row, &manifests, why, sizeof(why));
+                if (out == SUBMIT_OK)
+                    json_object_set_new(row, "manifests", manifests);
+            }
+            if (out == SUBMIT_OK)
+                out = strcmp(action, "delete") ? submit_create(kube, row, why, sizeof(why))
+                                               : submit_delete(kube, row, why, sizeof(why));
+            rc = submit_settle(conn, row, out, why);
+        }
         did = 1;
     }
     if (rc == TG_OK)

@@ -7,8 +7,11 @@
 
 #include "core/buf.h"
 #include "core/log.h"
+#include "engine/recovery.h"
+#include "kube/verbs.h"
 #include "render/metadata.h"
 #include "store/lifecycle.h"
+#include "store/recovery.h"
 
 static const char *w_str(const json_t *o, const char *a, const char *b)
 {
@@ -49,6 +52,53 @@ static void w_apply(tg_db_conn_t *conn, const char *run_id, int attempt, const c
                     reason ? reason : "");
 }
 
+static const json_t *w_terminated(const json_t *pod);
+
+/* Ask the cluster how the attempt's pods ended: "OOMKilled", "Evicted" or
+ * NULL. Used when the Job's failure arrives before its pods' last events. */
+static const char *w_pods_reason(tg_kube_client_t *kube, const char *run_id, int attempt)
+{
+    if (!kube)
+        return NULL;
+    char selector[160];
+    snprintf(selector, sizeof(selector), "%s=%s,%s=%d", TG_LABEL_RUN_ID, run_id, TG_LABEL_ATTEMPT,
+             attempt);
+    tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods};
+    tg_kube_list_opts_t o = {.label_selector = selector};
+    tg_kube_result_t res;
+    tg_kube_result_init(&res);
+    const char *why = NULL;
+    if (tg_kube_list(kube, &ref, &o, &res) == TG_OK) {
+        size_t i;
+        json_t *pod;
+        json_array_foreach(json_object_get(res.body, "items"), i, pod)
+        {
+            const char *pr = w_str(pod, "status", "reason");
+            const char *tr = json_string_value(json_object_get(w_terminated(pod), "reason"));
+            if (tr && !strcmp(tr, "OOMKilled"))
+                why = "OOMKilled";
+            else if (!why && pr && !strcmp(pr, "Evicted"))
+                why = "Evicted";
+        }
+    }
+    tg_kube_result_clean(&res);
+    return why;
+}
+
+/* An attempt failed: when its pods say why (OOMKilled, Evicted), recovery
+ * decides; otherwise the run fails with the object's own reason. */
+static void w_failed(tg_kube_client_t *kube, tg_db_conn_t *conn, const char *run_id, int attempt,
+                     const char *reason, const char *message, const char *source)
+{
+    const char *pod_reason = NULL;
+    if (tg_store_recovery_pod_reason(conn, run_id, attempt, &pod_reason) == TG_OK && !pod_reason)
+        pod_reason = w_pods_reason(kube, run_id, attempt); /* the Pod event may lag */
+    if (pod_reason)
+        tg_recovery_on_failure(conn, run_id, attempt, pod_reason, message, "pod");
+    else
+        w_apply(conn, run_id, attempt, "Failed", reason ? reason : "Failed", message, source, NULL);
+}
+
 /* Workload → Queued / Admitted / Recovering. */
 static void w_workload(tg_db_conn_t *conn, tg_kube_event_type_e type, const json_t *obj)
 {
@@ -71,9 +121,17 @@ static void w_workload(tg_db_conn_t *conn, tg_kube_event_type_e type, const json
     json_t *qi = json_pack("{s:s?, s:s?}", "local_queue", w_str(obj, "spec", "queueName"),
                            "workload", w_str(obj, "metadata", "name"));
     if (w_true(evicted) && !w_true(admitted)) {
-        w_apply(conn, run_id, attempt, "Recovering",
-                json_string_value(json_object_get(evicted, "reason")),
-                json_string_value(json_object_get(evicted, "message")), "kueue", NULL);
+        /* Kueue would requeue the same Job; taugate starts a new attempt
+         * instead, when the run's resilience allows it */
+        const char *ereason = json_string_value(json_object_get(evicted, "reason"));
+        const char *why =
+            w_true(w_condition(obj, "Preempted")) || (ereason && !strcmp(ereason, "Preempted"))
+                ? "Preempted"
+                : "Evicted";
+        tg_recovery_on_failure(conn, run_id, attempt, why,
+                               json_string_value(json_object_get(evicted, "message")), "kueue");
+        json_decref(qi);
+        return;
     }
     if (w_true(admitted)) {
         const json_t *adm = json_object_get(status, "admission");
@@ -104,8 +162,8 @@ static void w_workload(tg_db_conn_t *conn, tg_kube_event_type_e type, const json
 }
 
 /* Job or RayJob → terminal states (and deletion by someone else). */
-static void w_owner(tg_db_conn_t *conn, const char *kind, tg_kube_event_type_e type,
-                    const json_t *obj)
+static void w_owner(tg_kube_client_t *kube, tg_db_conn_t *conn, const char *kind,
+                    tg_kube_event_type_e type, const json_t *obj)
 {
     const char *ns = w_str(obj, "metadata", "namespace");
     const char *name = w_str(obj, "metadata", "name");
@@ -126,9 +184,9 @@ static void w_owner(tg_db_conn_t *conn, const char *kind, tg_kube_event_type_e t
             w_apply(conn, run_id, attempt, "Succeeded", "Completed",
                     "every pod finished successfully", src, NULL);
         else if (w_true(failed))
-            w_apply(conn, run_id, attempt, "Failed",
-                    json_string_value(json_object_get(failed, "reason")),
-                    json_string_value(json_object_get(failed, "message")), src, NULL);
+            w_failed(kube, conn, run_id, attempt,
+                     json_string_value(json_object_get(failed, "reason")),
+                     json_string_value(json_object_get(failed, "message")), src);
         return;
     }
     const char *job = w_str(obj, "status", "jobStatus");
@@ -139,8 +197,8 @@ static void w_owner(tg_db_conn_t *conn, const char *kind, tg_kube_event_type_e t
                 msg ? msg : "the Ray job succeeded", src, NULL);
     else if ((job && (!strcmp(job, "FAILED") || !strcmp(job, "STOPPED"))) ||
              (dep && !strcmp(dep, "Failed")))
-        w_apply(conn, run_id, attempt, "Failed", dep && !strcmp(dep, "Failed") ? "Failed" : job,
-                msg ? msg : "the Ray job failed", src, NULL);
+        w_failed(kube, conn, run_id, attempt, dep && !strcmp(dep, "Failed") ? "Failed" : job,
+                 msg ? msg : "the Ray job failed", src);
     else if (dep && !strcmp(dep, "Running"))
         w_apply(conn, run_id, attempt, "Running", "RayJobRunning", "the Ray cluster is up", src,
                 NULL);
@@ -203,8 +261,8 @@ static void w_pod(tg_db_conn_t *conn, tg_kube_event_type_e type, const json_t *o
                 row.node ? "a pod of the run is running" : "running", "pod", NULL);
 }
 
-void tg_watcher_observe(tg_db_pool_t *pool, const char *kind, tg_kube_event_type_e type,
-                        const json_t *obj)
+void tg_watcher_observe(tg_db_pool_t *pool, tg_kube_client_t *kube, const char *kind,
+                        tg_kube_event_type_e type, const json_t *obj)
 {
     if (type == TG_KUBE_EV_SYNC || type == TG_KUBE_EV_BOOKMARK || !obj)
         return;
@@ -221,6 +279,6 @@ void tg_watcher_observe(tg_db_pool_t *pool, const char *kind, tg_kube_event_type
     else if (!strcmp(kind, "Pod"))
         w_pod(conn, type, obj);
     else
-        w_owner(conn, kind, type, obj);
+        w_owner(kube, conn, kind, type, obj);
     tg_db_release(pool, conn);
 }

@@ -17,12 +17,13 @@
 
 #include <jansson.h>
 
+#include "kube/client.h"
 #include "kube/watch.h"
 #include "store/pool.h"
 
 /* One observed object of the given kind ("Workload", "Job", "RayJob", "Pod")
  * applied to the store. Exposed for tests; the informers call it. */
-void tg_watcher_observe(tg_db_pool_t *pool, const char *kind, tg_kube_event_type_e type,
-                        const json_t *obj);
+void tg_watcher_observe(tg_db_pool_t *pool, tg_kube_client_t *kube, const char *kind,
+                        tg_kube_event_type_e type, const json_t *obj);
 
 #endif

@@ -9,8 +9,11 @@
 
 static tg_stmt_t stmt_claim =
     TG_STMT("SELECT jsonb_build_object('id', o.id, 'run_id', o.run_id, 'attempt', o.attempt,"
-            " 'action', o.action, 'tries', o.tries, 'state', r.state, 'manifests', r.manifests)"
+            " 'action', o.action, 'tries', o.tries, 'state', r.state, 'manifests', r.manifests,"
+            " 'namespace', a.namespace, 'object_name', a.object_name,"
+            " 'object_kind', a.object_kind)"
             " FROM outbox o JOIN runs r ON r.id = o.run_id"
+            " LEFT JOIN run_attempts a ON a.run_id = o.run_id AND a.attempt = o.attempt"
             " WHERE o.id IN (SELECT id FROM outbox WHERE not_before <= now() ORDER BY id"
             "                LIMIT $1::int FOR UPDATE SKIP LOCKED)"
             " ORDER BY o.id");
@@ -149,17 +152,42 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
     snprintf(cur, sizeof(cur), "%s", PQgetvalue(r, 0, 0));
     int cur_attempt = atoi(PQgetvalue(r, 0, 1));
     PQclear(r);
+    char at[16];
+    snprintf(at, sizeof(at), "%d", attempt);
     if (attempt != cur_attempt || lifecycle_ended(cur))
         return TG_OK;
     int to_recovering = strcmp(ev->state, "Recovering") == 0;
-    if (!to_recovering && lifecycle_rank(ev->state) <= lifecycle_rank(cur) &&
-        strcmp(cur, "Recovering") != 0)
-        return TG_OK;
-    if (to_recovering && strcmp(cur, "Recovering") == 0)
-        return TG_OK;
-
-    char at[16];
-    snprintf(at, sizeof(at), "%d", attempt);
+    if ((!to_recovering && lifecycle_rank(ev->state) <= lifecycle_rank(cur) &&
+         strcmp(cur, "Recovering") != 0) ||
+        (to_recovering && strcmp(cur, "Recovering") == 0)) {
+        /* a late observation: the state stays, but queue facts still count */
+        if (queue_info) {
+            char *qi = json_dumps(queue_info, JSON_COMPACT);
+            const char *av[] = {run_id, at, cur, NULL, qi};
+            rc = tg_db_run(conn, &stmt_update_attempt, 5, av);
+            free(qi);
+        }
+        return rc;
+    }
+    /* Watches of different kinds race: a pod may be seen running before its
+     * Workload is seen admitted. A run that runs or succeeds went through the
+     * queue, so the states it skipped are recorded as implied. */
+    static const char *const path[] = {"Queued", "Admitted", "Running"};
+    int from = !strcmp(cur, "Recovering") ? 0 : lifecycle_rank(cur);
+    int to = lifecycle_rank(ev->state);
+    int fills = !strcmp(ev->state, "Running") || !strcmp(ev->state, "Succeeded");
+    for (int i = 0; fills && i < 3 && rc == TG_OK; i++) {
+        int rank = i + 1;
+        if (rank <= from || rank >= (to == 100 ? 4 : to))
+            continue;
+        char msg[128];
+        snprintf(msg, sizeof(msg), "implied: the run was seen %s", ev->state);
+        tg_event_t implied = {
+            .state = path[i], .reason = "Implied", .message = msg, .source = ev->source};
+        rc = tg_store_event_append(conn, run_id, &implied);
+    }
+    if (rc != TG_OK)
+        return rc;
     const char *rv[] = {run_id, ev->state, ev->reason, ev->message};
     rc = tg_db_run(conn, &stmt_update_run, 4, rv);
     char *qi = queue_info ? json_dumps(queue_info, JSON_COMPACT) : NULL;

@@ -17,7 +17,8 @@
 
 /* Claim up to `limit` due outbox rows inside the caller's transaction (other
  * replicas skip them). *out: [{id, run_id, attempt, action, tries, state,
- * manifests}] (new reference). */
+ * manifests (the run's current ones), namespace, object_name, object_kind
+ * (of the row's attempt)}] (new reference). */
 tg_rc_e tg_store_outbox_claim(tg_db_conn_t *conn, int limit, json_t **out) TG_MUSTCHECK;
 tg_rc_e tg_store_outbox_done(tg_db_conn_t *conn, long id) TG_MUSTCHECK;
 /* Try again after delay_ms, recording why. */

@@ -128,7 +128,7 @@ def test_cancel_a_running_run_and_refuse_cancelling_ended_ones(gw, cluster):
         if not jobs:
             break
         time.sleep(0.2)
-    assert not jobs
+    assert not jobs, "\n".join(l for l in gw.logs().splitlines() if "access" not in l)[-3000:]
     again = gw.req("POST", f"/v1/runs/{run_id}:cancel")
     assert again.status == 409 and "already ended" in again.json()["detail"]
     assert gw.req("GET", f"/v1/runs/{run_id}").json()["state"] == "Cancelled"
@@ -165,3 +165,89 @@ def test_list_and_filter_runs(gw):
     page = gw.req("GET", "/v1/workspaces/ray/runs?limit=1").json()
     nxt = gw.req("GET", f"/v1/workspaces/ray/runs?limit=1&cursor={page['next_cursor']}").json()
     assert nxt["items"][0]["id"] != page["items"][0]["id"]
+
+
+def spec_with(name, extra, queue="kind-cpu"):
+    base = smoke_spec(name).replace("  queue: kind-cpu", f"  queue: {queue}")
+    return base + extra
+
+
+def submit_spec(gw, spec, script):
+    return gw.req("POST", "/v1/workspaces/ray/runs",
+                  body={"spec": spec, "files": {"train.sh": b64(script)}})
+
+
+def attempt_pods(cluster, run_id, attempt):
+    return [p for p in cluster.list("v1", "pods", "ray")
+            if p["metadata"]["labels"].get("taugate.io/run-id") == run_id
+            and p["metadata"]["labels"].get("taugate.io/attempt") == str(attempt)]
+
+
+def test_oomkilled_is_not_retried_by_default_and_resume_needs_force(gw, cluster):
+    r = submit_spec(gw, spec_with("oom-run", ""), "#!/usr/bin/env bash\nsleep 60\n")
+    run_id = r.json()["id"]
+    wait_state(gw, run_id, {"Running"})
+    pods = cluster.wait_for(lambda: attempt_pods(cluster, run_id, 1), cond=lambda ps: ps)
+    cluster.control(f"pods/ray/{pods[0]['metadata']['name']}/oomkill")
+    done = wait_state(gw, run_id, {"Failed", "Succeeded"})
+    assert done["state"] == "Failed" and done["reason"] == "OOMKilled", done
+    assert "not in resilience.retry_on" in done["message"]
+    r = gw.req("POST", f"/v1/runs/{run_id}:resume")
+    assert r.status == 409 and "OOMKilled" in r.json()["detail"]
+    r = gw.req("POST", f"/v1/runs/{run_id}:resume", body={"force": True})
+    assert r.status == 202, r
+    assert r.json()["attempt"] == 2 and r.json()["state"] == "Recovering"
+    wait_state(gw, run_id, {"Running", "Succeeded"})
+    events = gw.req("GET", f"/v1/runs/{run_id}/events").json()["items"]
+    assert any(e["reason"] == "Resumed" and e["source"] == "user" for e in events)
+    gw.req("POST", f"/v1/runs/{run_id}:cancel")
+
+
+def test_preempted_run_is_retried_with_resume_env(gw, cluster):
+    # a queue with room for one smoke run at a time, preempting lower priority
+    cluster.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "tight-cq"},
+                    "spec": {"namespaceSelector": {}, "preemption": {
+                        "withinClusterQueue": "LowerPriority"},
+                        "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [
+                            {"name": "default-flavor", "resources": [
+                                {"name": "cpu", "nominalQuota": "15m"},
+                                {"name": "memory", "nominalQuota": "1Gi"}]}]}]}})
+    cluster.create({"apiVersion": KV, "kind": "LocalQueue",
+                    "metadata": {"name": "tight", "namespace": "ray"},
+                    "spec": {"clusterQueue": "tight-cq"}})
+    for name, value in (("low", 10), ("high", 10000)):
+        cluster.create({"apiVersion": KV, "kind": "WorkloadPriorityClass",
+                        "metadata": {"name": name}, "value": value})
+        assert gw.req("POST", "/v1/admin/priority-classes",
+                      body={"name": name, "value": value}).status == 201
+    assert gw.req("POST", "/v1/admin/cluster-queues", body={"name": "tight-cq"}).status == 201
+    assert gw.req("POST", "/v1/admin/workspaces/ray/queues",
+                  body={"name": "tight", "cluster_queue": "tight-cq"}).status == 201
+
+    low = submit_spec(gw, spec_with("low-one", "\n".join([
+        "resilience:", "  max_retries: 2", "  backoff_initial: 1s", "  backoff_max: 2s",
+        "  checkpoint_path: /data/ckpt/low-one", ""]), queue="tight").replace(
+        "  lane: training", "  lane: training\n  workload_priority_class: low"),
+        "#!/usr/bin/env bash\nsleep 3\necho \"resume=$TAU_RESUME_FROM retry=$TAU_RETRY_REASON\"\n")
+    assert low.status == 201, low
+    low_id = low.json()["id"]
+    wait_state(gw, low_id, {"Running"})
+    high = submit_spec(gw, spec_with("high-one", "", queue="tight").replace(
+        "  lane: training", "  lane: training\n  workload_priority_class: high"),
+        "#!/usr/bin/env bash\nsleep 1\n")
+    assert high.status == 201, high
+    high_id = high.json()["id"]
+    assert wait_state(gw, high_id, {"Succeeded", "Failed"})["state"] == "Succeeded"
+    done = wait_state(gw, low_id, {"Succeeded", "Failed"}, timeout=90)
+    assert done["state"] == "Succeeded" and done["attempt"] == 2, (done, gw.req("GET", f"/v1/runs/{low_id}/events").body.decode())
+    events = gw.req("GET", f"/v1/runs/{low_id}/events").json()["items"]
+    recovering = [e for e in events if e["state"] == "Recovering"]
+    assert recovering and recovering[0]["reason"] == "Preempted"
+    # the second attempt carried the retry contract
+    jobs = [j for j in cluster.list("batch/v1", "jobs", "ray")
+            if j["metadata"]["labels"].get("taugate.io/run-id") == low_id]
+    assert [j["metadata"]["labels"]["taugate.io/attempt"] for j in jobs] == ["2"]
+    env = {e["name"]: e.get("value") for c in
+           jobs[0]["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])}
+    assert env["TAU_RETRY_REASON"] == "Preempted" and env["TAU_RETRY_ATTEMPT"] == "1"
+    assert env["TAU_RESUME_FROM"] == "/data/ckpt/low-one" and env["TAU_RETRY_MAX"] == "2"
