@@ -99,8 +99,44 @@ static void w_failed(tg_kube_client_t *kube, tg_db_conn_t *conn, const char *run
         w_apply(conn, run_id, attempt, "Failed", reason ? reason : "Failed", message, source, NULL);
 }
 
+/* The workload's place in its LocalQueue, from Kueue's visibility API:
+ * sets qi.position (1-based) and qi.pending when known. */
+static void w_position(tg_kube_client_t *kube, const json_t *wl, json_t *qi)
+{
+    const char *ns = w_str(wl, "metadata", "namespace");
+    const char *lq = w_str(wl, "spec", "queueName");
+    const char *name = w_str(wl, "metadata", "name");
+    if (!kube || !ns || !lq || !name)
+        return;
+    tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_visibility_localqueues,
+                         .ns = ns,
+                         .name = lq,
+                         .sub = "pendingworkloads"};
+    tg_kube_result_t res;
+    tg_kube_result_init(&res);
+    if (tg_kube_get(kube, &ref, &res) == TG_OK) {
+        const json_t *items = json_object_get(res.body, "items");
+        size_t i;
+        json_t *it;
+        json_array_foreach(items, i, it)
+        {
+            const char *n = w_str(it, "metadata", "name");
+            if (n && !strcmp(n, name)) {
+                json_object_set_new(
+                    qi, "position",
+                    json_integer(json_integer_value(json_object_get(it, "positionInLocalQueue")) +
+                                 1));
+                json_object_set_new(qi, "pending",
+                                    json_integer((json_int_t)json_array_size(items)));
+            }
+        }
+    }
+    tg_kube_result_clean(&res);
+}
+
 /* Workload → Queued / Admitted / Recovering. */
-static void w_workload(tg_db_conn_t *conn, tg_kube_event_type_e type, const json_t *obj)
+static void w_workload(tg_kube_client_t *kube, tg_db_conn_t *conn, tg_kube_event_type_e type,
+                       const json_t *obj)
 {
     if (type == TG_KUBE_EV_DELETED)
         return;
@@ -153,10 +189,19 @@ static void w_workload(tg_db_conn_t *conn, tg_kube_event_type_e type, const json
     } else if (!w_true(reserved)) {
         const json_t *why = reserved ? reserved : w_condition(obj, "Pending");
         const char *msg = json_string_value(json_object_get(why, "message"));
-        json_object_set_new(qi, "message", json_string(msg ? msg : "waiting for quota"));
+        char words[1024];
+        w_position(kube, obj, qi);
+        json_int_t pos = json_integer_value(json_object_get(qi, "position"));
+        json_int_t of = json_integer_value(json_object_get(qi, "pending"));
+        if (pos > 0)
+            snprintf(words, sizeof(words), "%s; queue position %lld of %lld",
+                     msg ? msg : "waiting for quota", (long long)pos, (long long)of);
+        else
+            snprintf(words, sizeof(words), "%s", msg ? msg : "waiting in the queue for quota");
+        json_object_set_new(qi, "message", json_string(words));
         w_apply(conn, run_id, attempt, "Queued",
-                why ? json_string_value(json_object_get(why, "reason")) : "Pending",
-                msg ? msg : "waiting in the queue for quota", "kueue", qi);
+                why ? json_string_value(json_object_get(why, "reason")) : "Pending", words, "kueue",
+                qi);
     }
     json_decref(qi);
 }
@@ -275,7 +320,7 @@ void tg_watcher_observe(tg_db_pool_t *pool, tg_kube_client_t *kube, const char *
         return;
     }
     if (!strcmp(kind, "Workload"))
-        w_workload(conn, type, obj);
+        w_workload(kube, conn, type, obj);
     else if (!strcmp(kind, "Pod"))
         w_pod(conn, type, obj);
     else

@@ -36,6 +36,9 @@ static tg_stmt_t stmt_update_run = TG_STMT(
     " finished_at = CASE WHEN $2 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
     "                    ELSE finished_at END"
     " WHERE id = $1::uuid");
+static tg_stmt_t stmt_update_words =
+    TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
+            " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4");
 static tg_stmt_t stmt_update_attempt = TG_STMT(
     "UPDATE run_attempts SET state = $3, reason = COALESCE($4, reason),"
     " queue_info = COALESCE($5::jsonb, queue_info),"
@@ -160,12 +163,17 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
     if ((!to_recovering && lifecycle_rank(ev->state) <= lifecycle_rank(cur) &&
          strcmp(cur, "Recovering") != 0) ||
         (to_recovering && strcmp(cur, "Recovering") == 0)) {
-        /* a late observation: the state stays, but queue facts still count */
+        /* a late or repeated observation: the state stays, but queue facts
+         * and, for the same state, the latest words still count */
         if (queue_info) {
             char *qi = json_dumps(queue_info, JSON_COMPACT);
             const char *av[] = {run_id, at, cur, NULL, qi};
             rc = tg_db_run(conn, &stmt_update_attempt, 5, av);
             free(qi);
+        }
+        if (rc == TG_OK && !strcmp(cur, ev->state) && ev->message) {
+            const char *mv[] = {run_id, ev->state, ev->reason, ev->message};
+            rc = tg_db_run(conn, &stmt_update_words, 4, mv);
         }
         return rc;
     }

@@ -28,8 +28,17 @@ static tg_stmt_t stmt_insert_attempt =
             " VALUES ($1::uuid, 1, 'Accepted', $2, $3, $4)");
 static tg_stmt_t stmt_insert_outbox =
     TG_STMT("INSERT INTO outbox (run_id, attempt, action) VALUES ($1::uuid, 1, 'create')");
-static tg_stmt_t stmt_get =
-    TG_STMT("SELECT to_jsonb(v) FROM (SELECT " RUN_COLS " FROM runs WHERE id = $1::uuid) v");
+/* One run with its current queue facts and every attempt. */
+static tg_stmt_t stmt_get = TG_STMT(
+    "SELECT to_jsonb(v) || jsonb_build_object("
+    " 'queue', (SELECT a.queue_info FROM run_attempts a WHERE a.run_id = v.id"
+    "           AND a.attempt = v.attempt),"
+    " 'attempts', (SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'state', a.state,"
+    "   'reason', a.reason, 'retry_reason', a.retry_reason, 'object', a.object_name,"
+    "   'node_names', a.node_names, 'exit_code', a.exit_code, 'created_at', a.created_at,"
+    "   'started_at', a.started_at, 'finished_at', a.finished_at) ORDER BY a.attempt)"
+    "   FROM run_attempts a WHERE a.run_id = v.id))"
+    " FROM (SELECT " RUN_COLS " FROM runs WHERE id = $1::uuid) v");
 static tg_stmt_t stmt_list =
     TG_STMT("SELECT to_jsonb(v) FROM (SELECT " RUN_COLS " FROM runs WHERE workspace = $1"
             " AND ($2::text IS NULL OR state = $2) AND ($3::text IS NULL OR owner = $3)"
