@@ -104,7 +104,7 @@ class KubeSim:
     """
 
     def __init__(self, build=None, schemas=None, token=None, tls=False, simulated=False,
-                 nodes=None, state_file=None, extra_args=(), workdir=None):
+                 nodes=None, state_file=None, extra_args=(), workdir=None, port=0):
         self.build = build or DEFAULT_BUILD
         self.binary = os.path.join(self.build, "kubesim")
         self.schemas = schemas or DEFAULT_SCHEMAS
@@ -113,6 +113,7 @@ class KubeSim:
         self.simulated = simulated
         self.nodes = nodes
         self.state_file = state_file
+        self.fixed_port = port  # non-zero: restarts come back on the same port
         self.extra_args = list(extra_args)
         self._own_dir = workdir is None
         self.dir = workdir or tempfile.mkdtemp(prefix="kubesim-")
@@ -130,7 +131,7 @@ class KubeSim:
         port_file = os.path.join(self.dir, "port")
         if os.path.exists(port_file):
             os.unlink(port_file)
-        args = [self.binary, "--port", "0", "--port-file", port_file,
+        args = [self.binary, "--port", str(self.fixed_port or 0), "--port-file", port_file,
                 "--state-dir", self.state_dir, "--schemas", self.schemas,
                 "--backoff", "1", "--grace-cap", "2"]
         if self.token:
@@ -193,7 +194,8 @@ class KubeSim:
         self.proc = None
 
     def restart(self, timeout=15):
-        """Stop and start again on a new port (keeps the state dir)."""
+        """Stop and start again (keeps the state dir; a new port unless one
+        was fixed with port=)."""
         self.stop()
         self._kubeconfig = None
         return self.start(timeout)

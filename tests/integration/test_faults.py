@@ -1,0 +1,191 @@
+"""Faults: the gateway killed during a burst of submissions, the cluster API
+down for 30 s, PostgreSQL restarted. Nothing accepted is lost or doubled."""
+import base64
+import collections
+import os
+import signal
+import threading
+import time
+import uuid
+
+import pytest
+
+from gateway import Gateway
+from http_client import request
+from kubesim import KubeSim
+from paths import BUILD, SHARED
+from pg import free_port
+
+KV = "kueue.x-k8s.io/v1beta1"
+SPEC = open(os.path.join(SHARED, "conformance", "taugrid",
+                         "01-kind-smoke_tau.yaml")).read()
+SCRIPT = base64.b64encode(b"#!/usr/bin/env bash\necho ok\n").decode()
+
+
+def setup_cluster(ks):
+    ks.ensure_namespace("ray")
+    ks.create({"apiVersion": KV, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"},
+               "spec": {}})
+    ks.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "kind-cpu-cq"},
+               "spec": {"namespaceSelector": {}, "resourceGroups": [{
+                   "coveredResources": ["cpu", "memory"], "flavors": [
+                       {"name": "default-flavor", "resources": [
+                           {"name": "cpu", "nominalQuota": "100"},
+                           {"name": "memory", "nominalQuota": "1000Gi"}]}]}]}})
+    ks.create({"apiVersion": KV, "kind": "LocalQueue",
+               "metadata": {"name": "kind-cpu", "namespace": "ray"},
+               "spec": {"clusterQueue": "kind-cpu-cq"}})
+
+
+def setup_gateway(gw):
+    for path, body in [
+        ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray", "default_queue": "kind-cpu"}),
+        ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
+        ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu", "cluster_queue": "kind-cpu-cq"}),
+        ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job"}),
+    ]:
+        assert gw.req("POST", path, body=body).status == 201, path
+
+
+def submit(gw, key, name="burst"):
+    return gw.req("POST", "/v1/workspaces/ray/runs", timeout=10,
+                  headers={"Idempotency-Key": key},
+                  body={"spec": SPEC.replace("name: tau-kind-smoke", f"name: {name}"),
+                        "files": {"train.sh": SCRIPT}})
+
+
+def jobs_by_run(ks):
+    count = collections.Counter()
+    for j in ks.list("batch/v1", "jobs", "ray"):
+        count[j["metadata"]["labels"].get("taugate.io/run-id")] += 1
+    return count
+
+
+def wait_for(cond, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_kill_9_during_a_burst_loses_and_doubles_nothing(pg, db_url):
+    ks = KubeSim(simulated=True).start()
+    setup_cluster(ks)
+    gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_KUBE_API_URL": ks.url,
+                                           "TAUGATE_THREADS": "4",
+                                           "TAUGATE_DB_POOL_SIZE": "8"}).start()
+    try:
+        setup_gateway(gw)
+        keys = [f"burst-{i}-{uuid.uuid4()}" for i in range(500)]
+        accepted = {}
+        lock = threading.Lock()
+
+        def client(mine):
+            for key in mine:
+                for _ in range(200):  # retry until the gateway takes it
+                    try:
+                        r = submit(gw, key)
+                        if r.status == 201:
+                            with lock:
+                                accepted[key] = r.json()["id"]
+                            break
+                    except OSError:
+                        pass
+                    time.sleep(0.05)
+
+        threads = [threading.Thread(target=client, args=(keys[i::8],)) for i in range(8)]
+        for t in threads:
+            t.start()
+        wait_for(lambda: len(accepted) >= 150, 60, "150 accepted submissions")
+        gw.proc.send_signal(signal.SIGKILL)
+        gw.proc.wait()
+        time.sleep(1)
+        gw.start()
+        for t in threads:
+            t.join(timeout=180)
+        assert len(accepted) == 500
+        # every key maps to one run, and retries replayed the same run
+        rows = pg.psql("SELECT idempotency_key, count(*) FROM runs GROUP BY 1 HAVING count(*) > 1",
+                       db=db_url.rsplit("/", 1)[1])
+        assert rows == ""
+        ids = pg.psql("SELECT count(*), count(DISTINCT id) FROM runs", db=db_url.rsplit("/", 1)[1])
+        assert ids == "500|500"
+        assert set(accepted.values()) == set(
+            pg.psql("SELECT id FROM runs", db=db_url.rsplit("/", 1)[1]).split())
+        # and every run reached the cluster exactly once
+        wait_for(lambda: len(jobs_by_run(ks)) >= 500, 240, "500 Jobs in the cluster")
+        per_run = jobs_by_run(ks)
+        assert set(per_run) == set(accepted.values())
+        assert max(per_run.values()) == 1
+    finally:
+        assert gw.stop() == 0
+        gw.close()
+        ks.cleanup()
+
+
+def test_cluster_down_for_30s_then_back(db_url, tmp_path):
+    # same port and a state file: the cluster comes back as it was
+    ks = KubeSim(port=free_port(), state_file=str(tmp_path / "kubesim-state.json")).start()
+    setup_cluster(ks)
+    gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_KUBE_API_URL": ks.url,
+                                           "TAUGATE_KUBE_MAX_RETRIES": "0"}).start()
+    try:
+        # a fresh database for this module already has the workspace when the
+        # burst test ran first; create what is missing
+        for path, body in [
+            ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray",
+                                      "default_queue": "kind-cpu"}),
+            ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
+            ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu",
+                                                 "cluster_queue": "kind-cpu-cq"}),
+            ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job"}),
+        ]:
+            assert gw.req("POST", path, body=body).status in (201, 409)
+        ks.stop()
+        ids = [submit(gw, f"down-{i}", name="while-down").json()["id"] for i in range(5)]
+        time.sleep(30)
+        ks.start()
+        wait_for(lambda: all(jobs_by_run(ks).get(i) == 1 for i in ids), 120,
+                 "every run submitted while the cluster was down")
+        for i in ids:
+            run = gw.req("GET", f"/v1/runs/{i}").json()
+            assert run["state"] != "Failed", run
+    finally:
+        assert gw.stop() == 0
+        gw.close()
+        ks.cleanup()
+
+
+def test_postgres_restart_engine_resumes(pg, db_url):
+    ks = KubeSim().start()
+    setup_cluster(ks)
+    gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_KUBE_API_URL": ks.url}).start()
+    try:
+        for path, body in [
+            ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray",
+                                      "default_queue": "kind-cpu"}),
+            ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
+            ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu",
+                                                 "cluster_queue": "kind-cpu-cq"}),
+            ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job"}),
+        ]:
+            assert gw.req("POST", path, body=body).status in (201, 409)
+        pg.stop()
+        assert submit(gw, "pg-down").status == 503
+        pg.start()
+        wait_for(lambda: gw.req("GET", "/readyz").status == 200, 20, "readiness")
+        r = submit(gw, "pg-back")
+        assert r.status == 201
+        run_id = r.json()["id"]
+        wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}").json()["state"] == "Succeeded",
+                 60, "the run submitted after the restart to succeed")
+    finally:
+        try:
+            pg.psql("SELECT 1", db="postgres")
+        except RuntimeError:
+            pg.start()
+        assert gw.stop() == 0
+        gw.close()
+        ks.cleanup()
