@@ -91,10 +91,10 @@ bench: deps all
 	@BUILD=$(BUILD) tests/bench/run.sh
 
 fmt:
-	clang-format -i $(GATEWAY_SRC) gateway/main.c $(wildcard gateway/*/*.h) $(CLI_SRC) $(UNIT_SRC)
+	clang-format -i $(GATEWAY_SRC) gateway/main.c $(wildcard gateway/*/*.h) $(CLI_SRC) $(wildcard cli/*.h) $(UNIT_SRC)
 
 format-check:
-	@clang-format --dry-run --Werror $(GATEWAY_SRC) gateway/main.c $(wildcard gateway/*/*.h) $(CLI_SRC) $(UNIT_SRC)
+	@clang-format --dry-run --Werror $(GATEWAY_SRC) gateway/main.c $(wildcard gateway/*/*.h) $(CLI_SRC) $(wildcard cli/*.h) $(UNIT_SRC)
 
 clean:
 	rm -rf build build-san build-fuzz
