@@ -1,0 +1,97 @@
+/* GET /v1/runs/{id}/evidence and GET /v1/evidence/public-key. */
+#include "api/evidence.h"
+
+#include <string.h>
+
+#include "api/app.h"
+#include "api/authz.h"
+#include "api/runs_read.h"
+#include "http/problem.h"
+#include "store/evidence.h"
+
+static const tg_signer_t *evidence_signer;
+
+void tg_api_evidence_init(const tg_signer_t *signer)
+{
+    evidence_signer = signer;
+}
+
+static int evidence_ended(const char *state)
+{
+    return state &&
+           (!strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled"));
+}
+
+/* The sealed envelope; the row is borrowed. New reference, or NULL when the
+ * stored text is not JSON (a broken row: the verifier says more). */
+static json_t *evidence_envelope(const tg_evidence_row_t *row)
+{
+    json_t *rec = json_loadb(row->canonical, row->canonical_len, 0, NULL);
+    if (!rec)
+        return NULL;
+    return json_pack("{s:s, s:b, s:s, s:s, s:s, s:s, s:s, s:s%, s:o}", "run_id", row->run_id,
+                     "sealed", 1, "sealed_at", row->sealed_at, "algorithm", row->algorithm,
+                     "key_id", row->key_id, "sha256", row->sha256, "signature", row->signature,
+                     "canonical", row->canonical, row->canonical_len, "record", rec);
+}
+
+void tg_api_run_evidence(tg_req_t *req)
+{
+    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_VIEWER, NULL);
+    if (!run)
+        return;
+    const char *id = json_string_value(json_object_get(run, "id"));
+    const char *state = json_string_value(json_object_get(run, "state"));
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    tg_evidence_row_t row;
+    json_t *rec = NULL;
+    tg_rc_e rc = conn ? tg_evidence_get(conn, id, &row) : TG_EUNAVAILABLE;
+    if (!conn)
+        goto out_run;
+    if (rc == TG_OK) {
+        json_t *env = evidence_envelope(&row);
+        if (env)
+            tg_resp_json(req, 200, env);
+        else
+            tg_problem(req, TG_EINTERNAL, NULL,
+                       "the sealed record of run %s is not readable JSON; run `taugate verify %s`",
+                       id, id);
+        tg_evidence_row_clean(&row);
+        goto out_run;
+    }
+    if (rc != TG_ENOTFOUND) {
+        tg_problem(req, rc, NULL, "the evidence could not be read");
+        goto out_run;
+    }
+    if (!evidence_ended(state)) {
+        tg_problem_typed(req, TG_ECONFLICT, "evidence-not-sealed", NULL,
+                         "run %s is %s; its evidence is sealed when it ends", id, state);
+        goto out_run;
+    }
+    rc = tg_evidence_build(conn, id, &rec);
+    if (rc != TG_OK) {
+        tg_problem(req, rc, NULL, "the evidence preview could not be built");
+        goto out_run;
+    }
+    tg_resp_json(req, 200,
+                 json_pack("{s:s, s:b, s:s, s:o}", "run_id", id, "sealed", 0, "detail",
+                           "the run has ended; its record is sealed (hashed and signed) once the "
+                           "logs of its pods are collected. This preview is neither.",
+                           "record", rec));
+out_run:
+    json_decref(run);
+}
+
+void tg_api_evidence_public_key(tg_req_t *req)
+{
+    const tg_signer_t *s = evidence_signer;
+    if (!s) {
+        tg_problem(req, TG_EUNAVAILABLE, NULL, "no evidence signing key is configured");
+        return;
+    }
+    tg_resp_json(req, 200,
+                 json_pack("{s:s, s:s, s:s, s:s, s:b}", "key_id", tg_signer_key_id(s), "algorithm",
+                           TG_SIGNER_ALGORITHM, "public_key_pem", tg_signer_public_pem(s),
+                           "public_key_b64", tg_signer_public_b64(s), "ephemeral",
+                           tg_signer_is_ephemeral(s)));
+}

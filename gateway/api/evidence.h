@@ -1,0 +1,29 @@
+/* Evidence over HTTP.
+ *
+ *   GET /v1/runs/{id}/evidence     (viewer of the run's workspace)
+ *     200 {"run_id", "sealed": true, "sealed_at", "algorithm": "Ed25519",
+ *          "key_id", "sha256", "signature", "canonical", "record"}
+ *         once sealed: `canonical` is the exact text hashed and signed,
+ *         `record` the same document parsed (docs/evidence.md);
+ *     200 {"run_id", "sealed": false, "detail", "record"} for a run that has
+ *         ended but is not sealed yet (its logs are still being collected):
+ *         a live preview, neither hashed nor signed;
+ *     409 problem (type .../evidence-not-sealed) while the run has not ended;
+ *     404 for a missing run or another tenant's.
+ *   GET /v1/evidence/public-key     (public)
+ *     200 {"key_id", "algorithm": "Ed25519", "public_key_pem", "public_key_b64"}
+ *     503 when no key was configured (tg_api_evidence_init not called). */
+#ifndef TG_API_EVIDENCE_H
+#define TG_API_EVIDENCE_H
+
+#include "core/signer.h"
+#include "http/request.h"
+
+/* The key GET /v1/evidence/public-key serves (borrowed; must outlive the
+ * server). Call once at start, before serving. */
+void tg_api_evidence_init(const tg_signer_t *signer);
+
+void tg_api_run_evidence(tg_req_t *req);
+void tg_api_evidence_public_key(tg_req_t *req);
+
+#endif
