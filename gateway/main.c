@@ -14,7 +14,10 @@
 #include "api/app.h"
 #include "api/authn.h"
 #include "auth/mint.h"
+#include "api/evidence.h"
+#include "core/signer.h"
 #include "engine/engine.h"
+#include "store/evidence_verify.h"
 #include "kube/client.h"
 #include "spec/schema.h"
 #include "core/config.h"
@@ -33,6 +36,9 @@ static void main_usage(FILE *out)
                  "                          [--alg=RS256] [--ttl=SECONDS]\n\n"
                  "  serve       run the REST gateway (the default)\n"
                  "  migrate     apply pending migrations and exit\n"
+                 "  verify RUN_ID [--allow-pruned]\n"
+                 "              check a run's sealed evidence against the stored history,\n"
+                 "              logs and signature (key: evidence_signing_key)\n"
                  "  mint-token  sign a development token with a private key, using\n"
                  "              auth_issuer and auth_audience from the environment\n"
                  "  version     print the version\n\n");
@@ -138,6 +144,7 @@ static void main_app_free(tg_app_t *app)
     tg_kube_client_free(app->kube);
     tg_db_pool_free(app->pool);
     tg_spec_schema_free(app->schema);
+    tg_signer_free(app->signer);
     tg_authn_free(app->authn);
 }
 
@@ -178,9 +185,16 @@ static int main_serve(const tg_config_t *cfg)
         tg_authn_free(authn);
         return EXIT_CONFIG;
     }
+    app.signer = tg_signer_from_config(main_opt(cfg->evidence_signing_key), err, sizeof(err));
+    if (!app.signer) {
+        tg_log_error("main", "evidence_signing_key: %s", err);
+        main_app_free(&app);
+        return EXIT_CONFIG;
+    }
+    tg_api_evidence_init(app.signer);
     app.pool = tg_db_pool_new(&pc);
     if (app.kube && cfg->engine)
-        app.engine = tg_engine_start(cfg, app.pool, app.kube, err, sizeof(err));
+        app.engine = tg_engine_start(cfg, app.pool, app.kube, app.signer, err, sizeof(err));
     tg_server_t *srv =
         tg_server_new(cfg, tg_api_routes, tg_api_nroutes, &app, &tg_app_hooks, err, sizeof(err));
     if (!srv) {
@@ -210,6 +224,42 @@ static int main_serve(const tg_config_t *cfg)
     main_app_free(&app);
     tg_log_info("main", "stopped");
     return 0;
+}
+
+/* `taugate verify RUN_ID`: recompute a sealed evidence record against the
+ * live tables. Exit 0 verified, 1 tampered, 2 not sealed, 3 otherwise. */
+static int main_verify(const tg_config_t *cfg, const char *run_id, int allow_pruned)
+{
+    char err[512], why[1024] = "";
+    if (!*cfg->evidence_signing_key) {
+        fprintf(stderr, "taugate verify: set evidence_signing_key (a public or private PEM)\n");
+        return 3;
+    }
+    tg_signer_t *key = tg_signer_load_public(cfg->evidence_signing_key, err, sizeof(err));
+    if (!key) {
+        fprintf(stderr, "taugate verify: evidence_signing_key: %s\n", err);
+        return 3;
+    }
+    tg_db_pool_config_t pc = {cfg->database_url, 1, (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s, 0};
+    tg_db_pool_t *pool = tg_db_pool_new(&pc);
+    tg_db_conn_t *conn = NULL;
+    int status = 3;
+    if (tg_db_checkout(pool, &conn) != TG_OK) {
+        fprintf(stderr, "taugate verify: cannot reach the database\n");
+        goto out;
+    }
+    tg_rc_e rc =
+        tg_evidence_verify(conn, run_id, key, allow_pruned ? TG_EVIDENCE_VERIFY_ALLOW_PRUNED : 0,
+                           stdout, why, sizeof(why));
+    status = rc == TG_OK ? 0 : rc == TG_ECONFLICT ? 1 : rc == TG_ENOTFOUND ? 2 : 3;
+    if (status == 3 || status == 2)
+        fprintf(stderr, "taugate verify: %s\n", why[0] ? why : "verification failed");
+out:
+    tg_db_release(pool, conn);
+    tg_db_pool_free(pool);
+    tg_signer_free(key);
+    return status;
 }
 
 /* `taugate mint-token`: its own flags; issuer and audience from the config. */
@@ -276,11 +326,33 @@ int main(int argc, char **argv)
     char err[512];
     int rest[8], nrest = 0;
     int minting = !strcmp(cmd, "mint-token");
+    /* `verify --allow-pruned` is the command's own flag, not a config key */
+    int verifying = !strcmp(cmd, "verify"), allow_pruned = 0;
+    for (int i = first; verifying && i < argc; i++)
+        if (!strcmp(argv[i], "--allow-pruned")) {
+            allow_pruned = 1;
+            for (int k = i; k + 1 < argc; k++)
+                argv[k] = argv[k + 1];
+            argc--;
+            break;
+        }
     if (tg_config_load(&cfg, minting ? 0 : argc, argv, first, rest, 8, &nrest, err, sizeof(err)) !=
         0) {
         fprintf(stderr, "taugate: %s\n", err);
         tg_config_clean(&cfg);
         return EXIT_CONFIG;
+    }
+    const char *verify_id = NULL;
+    for (int i = 0; verifying && i < nrest; i++)
+        if (!verify_id)
+            verify_id = argv[rest[i]];
+    if (verifying) {
+        if (!verify_id) {
+            fprintf(stderr, "taugate verify: needs a run id\n");
+            tg_config_clean(&cfg);
+            return EXIT_CONFIG;
+        }
+        nrest = 0;
     }
     if (nrest > 0) {
         fprintf(stderr, "taugate: unexpected argument '%s' (see --help)\n", argv[rest[0]]);
@@ -294,6 +366,8 @@ int main(int argc, char **argv)
     int status;
     if (minting)
         status = main_mint(argc, argv, &cfg);
+    else if (verifying)
+        status = main_verify(&cfg, verify_id, allow_pruned);
     else if (!strcmp(cmd, "serve"))
         status = main_serve(&cfg);
     else if (!strcmp(cmd, "migrate"))

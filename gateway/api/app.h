@@ -12,6 +12,7 @@ struct tg_authn_s;
 struct tg_engine_s;
 struct tg_kube_client_s;
 struct tg_spec_schema_s;
+struct tg_signer_s;
 
 typedef struct tg_app_s {
     const tg_config_t *cfg;
@@ -20,6 +21,7 @@ typedef struct tg_app_s {
     struct tg_kube_client_s *kube;   /* NULL when no cluster is configured */
     struct tg_engine_s *engine;      /* NULL when the engine is off */
     struct tg_spec_schema_s *schema; /* the compiled tau.schema.json */
+    struct tg_signer_s *signer;      /* signs evidence records */
     tg_spec_limits_t limits;
 } tg_app_t;
 

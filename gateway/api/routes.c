@@ -4,6 +4,7 @@
 #include "api/audit.h"
 #include "api/catalog.h"
 #include "api/crud.h"
+#include "api/evidence.h"
 #include "api/health.h"
 #include "api/runs_actions.h"
 #include "api/runs_read.h"
@@ -38,6 +39,8 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_POST, "/v1/runs/{id}:cancel", tg_api_run_cancel, 0, NULL},
     {TG_M_POST, "/v1/runs/{id}:resume", tg_api_run_resume, TG_ROUTE_SUBMIT, NULL},
     {TG_M_GET, "/v1/runs/{id}/events", tg_api_run_events, 0, NULL},
+    {TG_M_GET, "/v1/runs/{id}/evidence", tg_api_run_evidence, 0, NULL},
+    {TG_M_GET, "/v1/evidence/public-key", tg_api_evidence_public_key, TG_ROUTE_PUBLIC, NULL},
     {TG_M_POST, "/v1/tokens", tg_api_tokens_create, 0, NULL},
     {TG_M_GET, "/v1/tokens", tg_api_tokens_list, 0, NULL},
     {TG_M_DELETE, "/v1/tokens/{id}", tg_api_token_revoke, 0, NULL},

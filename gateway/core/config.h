@@ -29,6 +29,8 @@ typedef struct tg_config_s {
     char *migrations_dir;
     int migrate_on_start;
     char *schema_file;
+    char *evidence_signing_key;
+    long evidence_log_grace_s;
     /* authentication */
     char *auth_issuer;
     char *auth_audience;

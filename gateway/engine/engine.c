@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/log.h"
+#include "engine/evidence.h"
 #include "engine/submitter.h"
 #include "engine/watcher.h"
 #include "kube/informer.h"
@@ -29,6 +30,11 @@ struct tg_engine_s {
     long poll_ms;
     pthread_t submitter;
     int submitter_started;
+    const tg_signer_t *signer;
+    long evidence_grace_s;
+    pthread_t sealer;
+    int sealer_started;
+    pthread_cond_t sealer_wake; /* its own: kicks wake the submitter only */
     pthread_mutex_t lock;
     pthread_cond_t wake;
     int stop;
@@ -67,6 +73,26 @@ static void *engine_submitter(void *arg)
     return NULL;
 }
 
+/* Seal the evidence of runs that ended, once a second. */
+static void *engine_sealer(void *arg)
+{
+    tg_engine_t *e = arg;
+    pthread_mutex_lock(&e->lock);
+    while (!e->stop) {
+        pthread_mutex_unlock(&e->lock);
+        int sealed = tg_evidence_seal_pending(e->pool, e->signer, e->evidence_grace_s);
+        pthread_mutex_lock(&e->lock);
+        if (sealed > 0 || e->stop)
+            continue;
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&e->sealer_wake, &e->lock, &until);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
 static int engine_on_event(const tg_kube_event_t *ev, void *arg)
 {
     engine_watch_t *w = arg;
@@ -92,17 +118,20 @@ void tg_engine_kick(tg_engine_t *e)
 }
 
 tg_engine_t *tg_engine_start(const tg_config_t *cfg, tg_db_pool_t *pool, tg_kube_client_t *kube,
-                             char *err, size_t errlen)
+                             const tg_signer_t *signer, char *err, size_t errlen)
 {
     tg_engine_t *e = tg_xcalloc(1, sizeof(*e));
     e->pool = pool;
     e->kube = kube;
+    e->signer = signer;
+    e->evidence_grace_s = cfg->evidence_log_grace_s;
     e->poll_ms = cfg->engine_poll_ms;
     pthread_mutex_init(&e->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&e->wake, &ca);
+    pthread_cond_init(&e->sealer_wake, &ca);
     pthread_condattr_destroy(&ca);
 
     static const struct {
@@ -127,12 +156,14 @@ tg_engine_t *tg_engine_start(const tg_config_t *cfg, tg_db_pool_t *pool, tg_kube
         w->started = pthread_create(&w->thread, NULL, engine_informer, w) == 0;
     }
     e->submitter_started = pthread_create(&e->submitter, NULL, engine_submitter, e) == 0;
+    e->sealer_started = pthread_create(&e->sealer, NULL, engine_sealer, e) == 0;
     if (!e->submitter_started) {
         snprintf(err, errlen, "cannot start the engine's threads");
         tg_engine_stop(e);
         return NULL;
     }
-    tg_log_info("engine", "started: submitter and watchers of Workloads, Jobs, RayJobs, Pods");
+    tg_log_info("engine", "started: submitter, evidence sealer, and watchers of Workloads, "
+                          "Jobs, RayJobs, Pods");
     return e;
 }
 
@@ -143,7 +174,10 @@ void tg_engine_stop(tg_engine_t *e)
     pthread_mutex_lock(&e->lock);
     e->stop = 1;
     pthread_cond_signal(&e->wake);
+    pthread_cond_signal(&e->sealer_wake);
     pthread_mutex_unlock(&e->lock);
+    if (e->sealer_started)
+        pthread_join(e->sealer, NULL);
     for (int i = 0; i < 4; i++)
         if (e->watches[i].inf)
             tg_kube_informer_stop(e->watches[i].inf);
@@ -156,5 +190,6 @@ void tg_engine_stop(tg_engine_t *e)
     }
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->wake);
+    pthread_cond_destroy(&e->sealer_wake);
     free(e);
 }

@@ -6,6 +6,7 @@
 #define TG_ENGINE_ENGINE_H
 
 #include "core/config.h"
+#include "core/signer.h"
 #include "kube/client.h"
 #include "store/pool.h"
 
@@ -13,7 +14,7 @@ typedef struct tg_engine_s tg_engine_t;
 
 /* Start the loops. NULL with a message when they cannot start. */
 tg_engine_t *tg_engine_start(const tg_config_t *cfg, tg_db_pool_t *pool, tg_kube_client_t *kube,
-                             char *err, size_t errlen);
+                             const tg_signer_t *signer, char *err, size_t errlen);
 /* Wake the submitter now (a run was just accepted on this replica). */
 void tg_engine_kick(tg_engine_t *e);
 /* Stop every loop and wait for them; NULL-safe. */

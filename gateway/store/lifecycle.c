@@ -25,7 +25,11 @@ static tg_stmt_t stmt_retry =
 static tg_stmt_t stmt_add =
     TG_STMT("INSERT INTO outbox (run_id, attempt, action) VALUES ($1::uuid, $2::int, $3)");
 static tg_stmt_t stmt_drop_creates =
-    TG_STMT("DELETE FROM outbox WHERE run_id = $1::uuid AND action = 'create'");
+    /* Rows a submitter holds are skipped, never waited for: it locks outbox then
+     * run, while a cancel holds the run; the submitter sees the state and the
+     * queued delete cleans up whatever it created. */
+    TG_STMT("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE run_id = $1::uuid"
+            " AND action IN ('create', 'retry') FOR UPDATE SKIP LOCKED)");
 static tg_stmt_t stmt_by_object =
     TG_STMT("SELECT run_id, attempt FROM run_attempts WHERE namespace = $1 AND object_name = $2");
 static tg_stmt_t stmt_lock =
