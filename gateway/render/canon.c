@@ -5,6 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* tg_buf_append with the common case (room left) inlined. */
+static inline tg_rc_e canon_put(tg_buf_t *b, const char *s, size_t n)
+{
+    if (b->len + n < b->cap && b->len + n <= b->max) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return TG_OK;
+    }
+    return tg_buf_append(b, s, n);
+}
+#define tg_buf_append canon_put
+
 static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
 {
     static const char hex[] = "0123456789abcdef";

@@ -20,6 +20,21 @@ void tg_render_fail(tg_render_ctx_t *c, const char *fmt, ...)
     va_end(ap);
 }
 
+const char *tg_render_cat(char *out, size_t n, const char *a, const char *b, const char *c)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = c ? strlen(c) : 0;
+    if (la + lb + lc + 1 > n) {
+        out[0] = '\0';
+        return out;
+    }
+    memcpy(out, a, la);
+    memcpy(out + la, b, lb);
+    if (lc)
+        memcpy(out + la + lb, c, lc);
+    out[la + lb + lc] = '\0';
+    return out;
+}
+
 int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_t n)
 {
     char base[256];
@@ -83,278 +98,444 @@ int tg_render_bool(const json_t *rc, const char *sect, const char *key)
 
 static int render_strcmp(const void *a, const void *b)
 {
-    return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-json_t *tg_render_sorted_keys(const json_t *obj)
+const char **tg_render_sorted_keys(const json_t *obj, size_t *n)
 {
-    size_t n = json_object_size(obj);
-    json_t **v = tg_xmalloc((n ? n : 1) * sizeof(*v));
+    *n = json_object_size(obj);
+    const char **v = tg_xmalloc((*n ? *n : 1) * sizeof(*v));
     size_t i = 0;
     const char *k;
     json_t *x;
-    json_object_foreach((json_t *)obj, k, x) v[i++] = json_string(k);
-    qsort(v, n, sizeof(*v), render_strcmp);
-    json_t *arr = json_array();
-    for (i = 0; i < n; i++)
-        json_array_append_new(arr, v[i]);
-    free(v);
-    return arr;
+    json_object_foreach((json_t *)obj, k, x) v[i++] = k;
+    qsort(v, *n, sizeof(*v), render_strcmp);
+    return v;
 }
 
-static void render_env_drop(json_t *env, const char *name)
+/* --- env ------------------------------------------------------------------------------------ */
+
+void tg_render_env_init(tg_render_env_t *e)
 {
-    for (size_t i = json_array_size(env); i-- > 0;) {
-        const char *n = json_string_value(json_object_get(json_array_get(env, i), "name"));
-        if (n && strcmp(n, name) == 0)
-            json_array_remove(env, i);
+    e->v = NULL;
+    e->n = e->cap = 0;
+}
+
+static void render_env_free_ent(tg_render_env_ent_t *x)
+{
+    free(x->name);
+    free(x->value);
+    free(x->secret);
+    free(x->key);
+}
+
+void tg_render_env_clean(tg_render_env_t *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        render_env_free_ent(&e->v[i]);
+    free(e->v);
+    e->v = NULL;
+    e->n = e->cap = 0;
+}
+
+static tg_render_env_ent_t *render_env_slot(tg_render_env_t *e, const char *name)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        if (strcmp(e->v[i].name, name) == 0) {
+            render_env_free_ent(&e->v[i]);
+            memmove(&e->v[i], &e->v[i + 1], (e->n - i - 1) * sizeof(*e->v));
+            e->n--;
+            break;
+        }
     }
+    if (e->n == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 32;
+        e->v = tg_xrealloc(e->v, e->cap * sizeof(*e->v));
+    }
+    tg_render_env_ent_t *x = &e->v[e->n++];
+    memset(x, 0, sizeof(*x));
+    x->name = tg_xstrdup(name);
+    return x;
 }
 
-void tg_render_env_set(json_t *env, const char *name, const char *value)
+void tg_render_env_set(tg_render_env_t *e, const char *name, const char *value)
 {
-    render_env_drop(env, name);
-    json_t *e = json_object();
-    json_object_set_new(e, "name", json_string(name));
-    json_object_set_new(e, "value", json_string(value));
-    json_array_append_new(env, e);
+    render_env_slot(e, name)->value = tg_xstrdup(value ? value : "");
 }
 
-void tg_render_env_set_secret(json_t *env, const char *name, const char *secret, const char *key)
+void tg_render_env_set_secret(tg_render_env_t *e, const char *name, const char *secret,
+                              const char *key)
 {
-    render_env_drop(env, name);
-    json_array_append_new(env, json_pack("{s:s, s:{s:{s:s, s:s}}}", "name", name, "valueFrom",
-                                         "secretKeyRef", "name", secret, "key", key));
+    tg_render_env_ent_t *x = render_env_slot(e, name);
+    x->secret = tg_xstrdup(secret);
+    x->key = tg_xstrdup(key);
 }
 
-void tg_render_env_user(json_t *env, const json_t *rc)
+void tg_render_env_user(tg_render_env_t *e, const json_t *rc)
 {
     const json_t *ue = tg_render_get(rc, "runtime", "env");
-    json_t *keys = tg_render_sorted_keys(ue);
-    size_t i;
-    json_t *k;
-    json_array_foreach(keys, i, k)
-    {
-        const char *name = json_string_value(k);
-        const char *val = json_string_value(json_object_get(ue, name));
-        tg_render_env_set(env, name, val ? val : "");
-    }
-    json_decref(keys);
+    size_t n;
+    const char **keys = tg_render_sorted_keys(ue, &n);
+    for (size_t i = 0; i < n; i++)
+        tg_render_env_set(e, keys[i], json_string_value(json_object_get(ue, keys[i])));
+    free(keys);
     const json_t *se = tg_render_get(rc, "runtime", "env_secret");
-    keys = tg_render_sorted_keys(se);
-    json_array_foreach(keys, i, k)
-    {
-        const char *name = json_string_value(k);
-        const char *ref = json_string_value(json_object_get(se, name));
+    keys = tg_render_sorted_keys(se, &n);
+    for (size_t i = 0; i < n; i++) {
+        const char *ref = json_string_value(json_object_get(se, keys[i]));
         const char *colon = ref ? strchr(ref, ':') : NULL;
         if (!colon)
             continue;
         char secret[256];
-        snprintf(secret, sizeof(secret), "%.*s", (int)(colon - ref), ref);
-        tg_render_env_set_secret(env, name, secret, colon + 1);
+        size_t sl = (size_t)(colon - ref);
+        if (sl >= sizeof(secret))
+            continue;
+        memcpy(secret, ref, sl);
+        secret[sl] = '\0';
+        tg_render_env_set_secret(e, keys[i], secret, colon + 1);
     }
-    json_decref(keys);
+    free(keys);
 }
 
-void tg_render_env_platform(json_t *env, const tg_render_ctx_t *c)
+static const char *render_utoa(char *buf, size_t n, unsigned long long v)
+{
+    size_t i = n - 1;
+    buf[i] = '\0';
+    do {
+        buf[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && i > 0);
+    return buf + i;
+}
+
+void tg_render_env_platform(tg_render_env_t *e, const tg_render_ctx_t *c)
 {
     const json_t *rc = c->rc;
     const char *out = tg_render_str(rc, "storage", "output");
     if (out)
-        tg_render_env_set(env, "TAU_OUTPUT_DIR", out);
-    tg_render_env_set(env, "TAU_RUN_ID", c->opts->run_id);
-    tg_render_env_set(env, "TAU_RUN_NAME", tg_render_str(rc, NULL, "name"));
-    tg_render_env_set(env, "TAU_WORKSPACE", tg_render_str(rc, "policy", "workspace"));
-    char num[32];
-    snprintf(num, sizeof(num), "%u", c->opts->attempt);
-    tg_render_env_set(env, "TAU_ATTEMPT", num);
+        tg_render_env_set(e, "TAU_OUTPUT_DIR", out);
+    tg_render_env_set(e, "TAU_RUN_ID", c->opts->run_id);
+    tg_render_env_set(e, "TAU_RUN_NAME", tg_render_str(rc, NULL, "name"));
+    tg_render_env_set(e, "TAU_WORKSPACE", tg_render_str(rc, "policy", "workspace"));
+    tg_render_env_set(e, "TAU_ATTEMPT", c->attempt);
     if (c->opts->attempt > 1) {
         /* The retry contract of TauGrid's recovery loop, now server-side. */
+        char num[24];
         const char *ck = tg_render_str(rc, "resilience", "checkpoint_path");
         if (ck)
-            tg_render_env_set(env, "TAU_RESUME_FROM", ck);
-        snprintf(num, sizeof(num), "%u", c->opts->attempt - 1);
-        tg_render_env_set(env, "TAU_RETRY_ATTEMPT", num);
-        snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-                 tg_render_int(rc, "resilience", "max_retries", 0));
-        tg_render_env_set(env, "TAU_RETRY_MAX", num);
-        tg_render_env_set(env, "TAU_RETRY_REASON",
+            tg_render_env_set(e, "TAU_RESUME_FROM", ck);
+        tg_render_env_set(e, "TAU_RETRY_ATTEMPT",
+                          render_utoa(num, sizeof(num), c->opts->attempt - 1));
+        json_int_t mr = tg_render_int(rc, "resilience", "max_retries", 0);
+        tg_render_env_set(e, "TAU_RETRY_MAX",
+                          render_utoa(num, sizeof(num), mr > 0 ? (unsigned long long)mr : 0));
+        tg_render_env_set(e, "TAU_RETRY_REASON",
                           c->opts->retry_reason ? c->opts->retry_reason : "Unknown");
     }
 }
 
-json_t *tg_render_resources(const tg_render_ctx_t *c, const char *prefix, json_int_t gpus)
+void tg_render_k_env(tg_jw_t *w, const tg_render_env_t *e)
 {
-    json_t *req = json_object(), *lim = json_object();
+    if (e->n == 0)
+        return;
+    tg_jw_karr(w, "env");
+    for (size_t i = 0; i < e->n; i++) {
+        const tg_render_env_ent_t *x = &e->v[i];
+        tg_jw_obj(w);
+        tg_jw_kstr(w, "name", x->name);
+        if (x->value) {
+            tg_jw_kstr(w, "value", x->value);
+        } else {
+            tg_jw_kobj(w, "valueFrom");
+            tg_jw_kobj(w, "secretKeyRef");
+            tg_jw_kstr(w, "key", x->key);
+            tg_jw_kstr(w, "name", x->secret);
+            tg_jw_end_obj(w);
+            tg_jw_end_obj(w);
+        }
+        tg_jw_end_obj(w);
+    }
+    tg_jw_end_arr(w);
+}
+
+/* --- resources, placement ------------------------------------------------------------------- */
+
+static void render_quantities(const tg_render_ctx_t *c, const char *prefix, const char *kind,
+                              json_int_t gpus, const char *gpu_text)
+{
     static const char *const res[] = {"cpu", "memory"};
+    const char *vals[2];
+    char k[64];
+    int any = gpus > 0;
     for (size_t i = 0; i < 2; i++) {
-        char k[64];
-        snprintf(k, sizeof(k), "%s%s_request", prefix, res[i]);
-        const char *v = tg_render_str(c->rc, "compute", k);
-        if (v)
-            json_object_set_new(req, res[i], json_string(v));
-        snprintf(k, sizeof(k), "%s%s_limit", prefix, res[i]);
-        v = tg_render_str(c->rc, "compute", k);
-        if (v)
-            json_object_set_new(lim, res[i], json_string(v));
+        tg_render_cat(k, sizeof(k), prefix, res[i], kind);
+        vals[i] = tg_render_str(c->rc, "compute", k);
+        any |= vals[i] != NULL;
     }
-    if (gpus > 0) {
-        /* Extended resources must have requests equal to limits. */
-        char n[32];
-        snprintf(n, sizeof(n), "%" JSON_INTEGER_FORMAT, gpus);
-        json_object_set_new(req, c->gpu_resource, json_string(n));
-        json_object_set_new(lim, c->gpu_resource, json_string(n));
-    }
-    json_t *r = json_object();
-    if (json_object_size(req))
-        json_object_set(r, "requests", req);
-    if (json_object_size(lim))
-        json_object_set(r, "limits", lim);
-    json_decref(req);
-    json_decref(lim);
-    return r;
+    if (!any)
+        return;
+    tg_jw_kobj(c->w, kind[1] == 'r' ? "requests" : "limits");
+    for (size_t i = 0; i < 2; i++)
+        if (vals[i])
+            tg_jw_kstr(c->w, res[i], vals[i]);
+    /* Extended resources must have requests equal to limits. */
+    if (gpus > 0)
+        tg_jw_kstr(c->w, c->gpu_resource, gpu_text);
+    tg_jw_end_obj(c->w);
 }
 
-void tg_render_gpu_tolerations(json_t *tol)
+void tg_render_k_resources(const tg_render_ctx_t *c, const char *prefix, json_int_t gpus)
 {
-    json_array_append_new(tol, json_pack("{s:s, s:s, s:s, s:s}", "key", "sku", "operator", "Equal",
-                                         "value", "gpu", "effect", "NoSchedule"));
-    json_array_append_new(tol, json_pack("{s:s, s:s, s:s}", "key", "nvidia.com/gpu", "operator",
-                                         "Exists", "effect", "NoSchedule"));
+    char num[24];
+    const char *gt = render_utoa(num, sizeof(num), gpus > 0 ? (unsigned long long)gpus : 0);
+    tg_jw_kobj(c->w, "resources");
+    render_quantities(c, prefix, "_limit", gpus, gt);
+    render_quantities(c, prefix, "_request", gpus, gt);
+    tg_jw_end_obj(c->w);
 }
 
-void tg_render_profile_tolerations(json_t *tol, const json_t *rc)
+static void render_toleration(tg_jw_t *w, const char *key, const char *op, const char *value)
 {
-    const json_t *pt = tg_render_get(rc, "policy", "tolerations");
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "effect", "NoSchedule");
+    tg_jw_kstr(w, "key", key);
+    tg_jw_kstr(w, "operator", op);
+    if (value)
+        tg_jw_kstr(w, "value", value);
+    tg_jw_end_obj(w);
+}
+
+void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu)
+{
+    const json_t *pt = tg_render_get(c->rc, "policy", "tolerations");
+    if (json_array_size(pt) == 0 && !head && !gpu)
+        return;
+    tg_jw_t *w = c->w;
+    tg_jw_karr(w, "tolerations");
     size_t i;
     const json_t *t;
     json_array_foreach(pt, i, t)
     {
         /* Keep only the Toleration fields; a DB row may carry more. */
-        static const char *const keys[] = {"key", "operator", "value", "effect",
-                                           "tolerationSeconds"};
-        json_t *o = json_object();
+        static const char *const keys[] = {"effect", "key", "operator", "tolerationSeconds",
+                                           "value"};
+        tg_jw_obj(w);
         for (size_t k = 0; k < TG_ARRAY_LEN(keys); k++) {
             const json_t *v = json_object_get(t, keys[k]);
-            if ((k < 4 && json_is_string(v)) || (k == 4 && json_is_integer(v)))
-                json_object_set_new(o, keys[k], json_deep_copy(v));
+            if (k == 3 && json_is_integer(v))
+                tg_jw_kint(w, keys[k], json_integer_value(v));
+            else if (k != 3 && json_is_string(v))
+                tg_jw_kstr(w, keys[k], json_string_value(v));
         }
-        json_array_append_new(tol, o);
+        tg_jw_end_obj(w);
     }
+    if (head)
+        render_toleration(w, "CriticalAddonsOnly", "Exists", NULL);
+    if (gpu) {
+        render_toleration(w, "sku", "Equal", "gpu");
+        render_toleration(w, "nvidia.com/gpu", "Exists", NULL);
+    }
+    tg_jw_end_arr(w);
 }
 
-json_t *tg_render_node_selector(const tg_render_ctx_t *c, int gpu_pod)
+void tg_render_k_node_selector(const tg_render_ctx_t *c, int gpu_pod)
 {
-    json_t *sel = json_object();
     const json_t *ns = tg_render_get(c->rc, "policy", "node_selector");
-    json_t *keys = tg_render_sorted_keys(ns);
-    size_t i;
-    json_t *k;
-    json_array_foreach(keys, i, k)
-    {
-        const char *v = json_string_value(json_object_get(ns, json_string_value(k)));
+    int gpu_label = gpu_pod && c->gpu_class && strcmp(c->gpu_class, "any") != 0 &&
+                    !tg_render_bool(c->rc, "policy", "clear_node_selector") &&
+                    !json_object_get(ns, "tau.azure.com/gpu-class");
+    if (json_object_size(ns) == 0 && !gpu_label)
+        return;
+    tg_jw_kobj(c->w, "nodeSelector");
+    size_t n;
+    const char **keys = tg_render_sorted_keys(ns, &n);
+    for (size_t i = 0; i < n; i++) {
+        const char *v = json_string_value(json_object_get(ns, keys[i]));
         if (v)
-            json_object_set_new(sel, json_string_value(k), json_string(v));
+            tg_jw_kstr(c->w, keys[i], v);
     }
-    json_decref(keys);
-    if (gpu_pod && c->gpu_class && strcmp(c->gpu_class, "any") != 0 &&
-        !tg_render_bool(c->rc, "policy", "clear_node_selector") &&
-        !json_object_get(sel, "tau.azure.com/gpu-class"))
-        json_object_set_new(sel, "tau.azure.com/gpu-class", json_string(c->gpu_class));
-    if (json_object_size(sel) == 0) {
-        json_decref(sel);
-        return NULL;
-    }
-    return sel;
+    free(keys);
+    if (gpu_label)
+        tg_jw_kstr(c->w, "tau.azure.com/gpu-class", c->gpu_class);
+    tg_jw_end_obj(c->w);
 }
 
-static void render_mount(json_t *mounts, const char *name, const char *path, int ro)
+/* Extra workspace PVCs: volume names pvc-<i> per distinct claim. */
+static const char *render_pvc_volume(const json_t *vols, size_t upto, const char *claim, char *buf,
+                                     size_t n, int *first)
 {
-    json_t *m = json_pack("{s:s, s:s}", "name", name, "mountPath", path);
-    if (ro)
-        json_object_set_new(m, "readOnly", json_true());
-    json_array_append_new(mounts, m);
+    size_t distinct = 0;
+    for (size_t j = 0; j < upto; j++) {
+        const char *cj = json_string_value(json_object_get(json_array_get(vols, j), "pvc"));
+        if (!cj)
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < j && !seen; k++) {
+            const char *ck = json_string_value(json_object_get(json_array_get(vols, k), "pvc"));
+            seen = ck && strcmp(ck, cj) == 0;
+        }
+        if (seen)
+            continue;
+        if (strcmp(cj, claim) == 0) {
+            *first = 0;
+            snprintf(buf, n, "pvc-%zu", distinct);
+            return buf;
+        }
+        distinct++;
+    }
+    *first = 1;
+    snprintf(buf, n, "pvc-%zu", distinct);
+    return buf;
 }
 
-void tg_render_volumes(const tg_render_ctx_t *c, json_t *volumes, json_t *mounts, int with_dshm)
+void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm)
 {
+    tg_jw_t *w = c->w;
+    tg_jw_karr(w, "volumes");
+    if (script) {
+        tg_jw_obj(w);
+        tg_jw_kobj(w, "emptyDir");
+        tg_jw_end_obj(w);
+        tg_jw_kstr(w, "name", "script");
+        tg_jw_end_obj(w);
+    }
     const char *pvc = tg_render_str(c->rc, "storage", "data_pvc");
-    if (pvc)
-        json_array_append_new(volumes, json_pack("{s:s, s:{s:s}}", "name", "data",
-                                                 "persistentVolumeClaim", "claimName", pvc));
-    else
-        json_array_append_new(volumes, json_pack("{s:s, s:{}}", "name", "data", "emptyDir"));
-    render_mount(mounts, "data", "/data", 0);
-    json_array_append_new(volumes, json_pack("{s:s, s:{}}", "name", "tau-hot", "emptyDir"));
-    render_mount(mounts, "tau-hot", "/mnt", 0);
-    if (with_dshm) {
-        json_array_append_new(volumes, json_pack("{s:s, s:{s:s, s:s}}", "name", "dshm", "emptyDir",
-                                                 "medium", "Memory", "sizeLimit", "16Gi"));
-        render_mount(mounts, "dshm", "/dev/shm", 0);
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "name", "data");
+    if (pvc) {
+        tg_jw_kobj(w, "persistentVolumeClaim");
+        tg_jw_kstr(w, "claimName", pvc);
+    } else {
+        tg_jw_kobj(w, "emptyDir");
+    }
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
+    tg_jw_obj(w);
+    tg_jw_kobj(w, "emptyDir");
+    tg_jw_end_obj(w);
+    tg_jw_kstr(w, "name", "tau-hot");
+    tg_jw_end_obj(w);
+    if (dshm) {
+        tg_jw_obj(w);
+        tg_jw_kobj(w, "emptyDir");
+        tg_jw_kstr(w, "medium", "Memory");
+        tg_jw_kstr(w, "sizeLimit", "16Gi");
+        tg_jw_end_obj(w);
+        tg_jw_kstr(w, "name", "dshm");
+        tg_jw_end_obj(w);
     }
     const json_t *vols = tg_render_get(c->rc, "storage", "volumes");
-    size_t i;
-    const json_t *v;
-    json_t *seen = json_object();
-    json_array_foreach(vols, i, v)
-    {
+    for (size_t i = 0; i < json_array_size(vols); i++) {
+        const char *claim = json_string_value(json_object_get(json_array_get(vols, i), "pvc"));
+        if (!claim)
+            continue;
+        char vname[32];
+        int first;
+        render_pvc_volume(vols, i, claim, vname, sizeof(vname), &first);
+        if (!first)
+            continue;
+        tg_jw_obj(w);
+        tg_jw_kstr(w, "name", vname);
+        tg_jw_kobj(w, "persistentVolumeClaim");
+        tg_jw_kstr(w, "claimName", claim);
+        tg_jw_end_obj(w);
+        tg_jw_end_obj(w);
+    }
+    tg_jw_end_arr(w);
+}
+
+static void render_mount(tg_jw_t *w, const char *name, const char *path, int ro)
+{
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "mountPath", path);
+    tg_jw_kstr(w, "name", name);
+    if (ro)
+        tg_jw_kbool(w, "readOnly", 1);
+    tg_jw_end_obj(w);
+}
+
+void tg_render_k_mounts(const tg_render_ctx_t *c, int script, int dshm)
+{
+    tg_jw_t *w = c->w;
+    tg_jw_karr(w, "volumeMounts");
+    if (script)
+        render_mount(w, "script", "/script", 1);
+    render_mount(w, "data", "/data", 0);
+    render_mount(w, "tau-hot", "/mnt", 0);
+    if (dshm)
+        render_mount(w, "dshm", "/dev/shm", 0);
+    const json_t *vols = tg_render_get(c->rc, "storage", "volumes");
+    for (size_t i = 0; i < json_array_size(vols); i++) {
+        const json_t *v = json_array_get(vols, i);
         const char *claim = json_string_value(json_object_get(v, "pvc"));
         const char *path = json_string_value(json_object_get(v, "path"));
         if (!claim || !path)
             continue;
-        char vname[64];
-        snprintf(vname, sizeof(vname), "pvc-%zu", json_object_size(seen));
-        const json_t *known = json_object_get(seen, claim);
-        if (known) {
-            snprintf(vname, sizeof(vname), "%s", json_string_value(known));
-        } else {
-            json_object_set_new(seen, claim, json_string(vname));
-            json_array_append_new(volumes, json_pack("{s:s, s:{s:s}}", "name", vname,
-                                                     "persistentVolumeClaim", "claimName", claim));
-        }
-        render_mount(mounts, vname, path, json_is_true(json_object_get(v, "read_only")));
+        char vname[32];
+        int first;
+        render_pvc_volume(vols, i, claim, vname, sizeof(vname), &first);
+        render_mount(w, vname, path, json_is_true(json_object_get(v, "read_only")));
     }
-    json_decref(seen);
+    tg_jw_end_arr(w);
 }
 
-json_t *tg_render_pod_security(const json_t *rc)
+static void render_seccomp(tg_jw_t *w)
 {
-    if (!tg_render_str(rc, "runtime", "security_mode"))
-        return NULL;
-    return json_pack("{s:b, s:i, s:i, s:i, s:{s:s}}", "runAsNonRoot", 1, "runAsUser", 65532,
-                     "runAsGroup", 65532, "fsGroup", 65532, "seccompProfile", "type",
-                     "RuntimeDefault");
+    tg_jw_kobj(w, "seccompProfile");
+    tg_jw_kstr(w, "type", "RuntimeDefault");
+    tg_jw_end_obj(w);
 }
 
-json_t *tg_render_container_security(const json_t *rc)
+void tg_render_k_pod_security(const tg_render_ctx_t *c)
 {
-    if (!tg_render_str(rc, "runtime", "security_mode"))
-        return NULL;
-    return json_pack("{s:b, s:b, s:{s:[s]}, s:{s:s}}", "allowPrivilegeEscalation", 0,
-                     "runAsNonRoot", 1, "capabilities", "drop", "ALL", "seccompProfile", "type",
-                     "RuntimeDefault");
+    if (!tg_render_str(c->rc, "runtime", "security_mode"))
+        return;
+    tg_jw_t *w = c->w;
+    tg_jw_kobj(w, "securityContext");
+    tg_jw_kint(w, "fsGroup", 65532);
+    tg_jw_kint(w, "runAsGroup", 65532);
+    tg_jw_kbool(w, "runAsNonRoot", 1);
+    tg_jw_kint(w, "runAsUser", 65532);
+    render_seccomp(w);
+    tg_jw_end_obj(w);
 }
 
-void tg_render_topology_annotations(const json_t *rc, json_t *ann)
+void tg_render_k_container_security(const tg_render_ctx_t *c)
 {
-    const char *topo = tg_render_str(rc, "policy", "topology");
-    if (!topo || !tg_render_str(rc, "policy", "topology_name"))
+    if (!tg_render_str(c->rc, "runtime", "security_mode"))
+        return;
+    tg_jw_t *w = c->w;
+    tg_jw_kobj(w, "securityContext");
+    tg_jw_kbool(w, "allowPrivilegeEscalation", 0);
+    tg_jw_kobj(w, "capabilities");
+    tg_jw_karr(w, "drop");
+    tg_jw_str(w, "ALL");
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_kbool(w, "runAsNonRoot", 1);
+    render_seccomp(w);
+    tg_jw_end_obj(w);
+}
+
+void tg_render_topology_annotation(const tg_render_ctx_t *c)
+{
+    const char *topo = tg_render_str(c->rc, "policy", "topology");
+    if (!topo || !tg_render_str(c->rc, "policy", "topology_name"))
         return; /* no TAS flavor: Kueue would reject the annotation */
-    static const char *const map[][2] = {{"same-host", "kubernetes.io/hostname"},
-                                         {"single-node-nvlink", "kubernetes.io/hostname"},
-                                         {"same-accelerator-domain",
-                                          "tau.azure.com/accelerator-domain"},
-                                         {"same-network-domain", "tau.azure.com/network-domain"},
-                                         {"multi-node-nccl", "tau.azure.com/network-domain"},
-                                         {"same-site", "tau.azure.com/site"}};
+    static const char *const map[][2] = {
+        {"same-host", "kubernetes.io/hostname"},
+        {"single-node-nvlink", "kubernetes.io/hostname"},
+        {"same-accelerator-domain", "tau.azure.com/accelerator-domain"},
+        {"same-network-domain", "tau.azure.com/network-domain"},
+        {"multi-node-nccl", "tau.azure.com/network-domain"},
+        {"same-site", "tau.azure.com/site"}};
     for (size_t i = 0; i < TG_ARRAY_LEN(map); i++) {
         if (strcmp(topo, map[i][0]) == 0) {
-            json_object_set_new(ann, "kueue.x-k8s.io/podset-required-topology",
-                                json_string(map[i][1]));
+            tg_jw_kstr(c->w, "kueue.x-k8s.io/podset-required-topology", map[i][1]);
             return;
         }
     }
-    json_object_set_new(ann, "kueue.x-k8s.io/podset-unconstrained-topology", json_string("true"));
+    tg_jw_kstr(c->w, "kueue.x-k8s.io/podset-unconstrained-topology", "true");
 }
 
 char *tg_render_json_text(const json_t *v)
@@ -362,29 +543,24 @@ char *tg_render_json_text(const json_t *v)
     return tg_render_canon_text(v);
 }
 
-void tg_render_config_flags(const json_t *configs, json_t *args)
+size_t tg_render_config_flags(tg_jw_t *w, const json_t *configs)
 {
-    json_t *keys = tg_render_sorted_keys(configs);
-    size_t i;
-    json_t *k;
-    json_array_foreach(keys, i, k)
-    {
-        const char *name = json_string_value(k);
-        const json_t *v = json_object_get(configs, name);
-        char buf[1200];
-        if (json_is_string(v) && json_string_length(v) == 0) {
-            snprintf(buf, sizeof(buf), "--%s", name);
-            json_array_append_new(args, json_string(buf));
-            continue;
-        }
+    size_t n;
+    const char **keys = tg_render_sorted_keys(configs, &n);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_object_get(configs, keys[i]);
         char *txt = json_is_string(v) ? NULL : tg_render_json_text(v);
-        const char *val = json_is_string(v) ? json_string_value(v) : (txt ? txt : "");
-        size_t need = strlen(name) + strlen(val) + 4;
+        const char *val = json_is_string(v) ? json_string_value(v) : txt;
+        size_t need = strlen(keys[i]) + strlen(val) + 4;
         char *flag = tg_xmalloc(need);
-        snprintf(flag, need, "--%s=%s", name, val);
-        json_array_append_new(args, json_string(flag));
+        if (json_is_string(v) && json_string_length(v) == 0)
+            snprintf(flag, need, "--%s", keys[i]);
+        else
+            snprintf(flag, need, "--%s=%s", keys[i], val);
+        tg_jw_str(w, flag);
         free(flag);
         free(txt);
     }
-    json_decref(keys);
+    free(keys);
+    return n;
 }

@@ -1,9 +1,11 @@
 /* Helpers shared by the Job and RayJob renderers: object names, ordered env
- * lists, resources, tolerations, volumes, security context, script flags.
+ * lists, resources, tolerations, node selectors, volumes, security context,
+ * script flags. They write JSON text through the writer in c->w.
  *
- * Everything here is pure and deterministic: object keys are iterated in
- * sorted order, so a resolved config that went through the database (and came
- * back with its keys in another order) renders byte-identically. */
+ * Everything here is pure and deterministic: object keys of the resolved
+ * config are iterated in sorted order, so a resolved config that went through
+ * the database (and came back with its keys in another order) renders
+ * byte-identically. */
 #ifndef TG_RENDER_COMMON_H
 #define TG_RENDER_COMMON_H
 
@@ -11,6 +13,7 @@
 #include <stddef.h>
 
 #include "core/status.h"
+#include "render/jw.h"
 #include "spec/files.h"
 
 /* Inputs of one rendering. */
@@ -23,19 +26,21 @@ typedef struct tg_render_opts_s {
 
 /* Everything a renderer needs, decoded once from the resolved config. */
 typedef struct tg_render_ctx_s {
-    const json_t *rc;          /* resolved config (borrowed) */
-    const json_t *prov;        /* provenance (borrowed, may be NULL) */
+    const json_t *rc;   /* resolved config (borrowed) */
+    const json_t *prov; /* provenance (borrowed, may be NULL) */
     const tg_spec_files_t *files;
     const tg_render_opts_t *opts;
-    char name[64];             /* object name, <= 47 characters */
-    const char *ns;            /* namespace */
+    tg_jw_t *w;       /* output */
+    char name[64];    /* object name, <= 47 characters */
+    char attempt[16]; /* attempt number as text */
+    const char *ns;   /* namespace */
     const char *image;
     const char *launcher;
-    const char *entrypoint;    /* may be NULL */
-    json_int_t gpus;           /* per pod (Job) or per GPU worker (RayJob) */
+    const char *entrypoint; /* may be NULL */
+    json_int_t gpus;        /* per pod (Job) or per GPU worker (RayJob) */
     const char *gpu_resource;
     const char *gpu_class;
-    char config_hash[72];      /* "sha256:<hex>" */
+    char config_hash[72]; /* "sha256:<hex>" */
     char *err;
     size_t errlen;
 } tg_render_ctx_t;
@@ -53,48 +58,67 @@ const char *tg_render_str(const json_t *rc, const char *sect, const char *key);
 json_int_t tg_render_int(const json_t *rc, const char *sect, const char *key, json_int_t dflt);
 int tg_render_bool(const json_t *rc, const char *sect, const char *key);
 
-/* Sorted keys of an object: a new array of strings (decref it). */
-json_t *tg_render_sorted_keys(const json_t *obj);
+/* Sorted keys of an object (borrowed strings) into a new array of n entries
+ * (free()); *n receives the count. */
+const char **tg_render_sorted_keys(const json_t *obj, size_t *n);
 
-/* Ordered env list (a JSON array of EnvVar objects). Setting a name that is
- * already present removes the earlier entry, so the last writer wins and
- * platform values set last cannot be overridden. */
-void tg_render_env_set(json_t *env, const char *name, const char *value);
-void tg_render_env_set_secret(json_t *env, const char *name, const char *secret, const char *key);
+/* An ordered env list. Setting a name that is already present removes the
+ * earlier entry, so the last writer wins and platform values set last cannot
+ * be overridden. Values passed to _set are copied. */
+typedef struct tg_render_env_ent_s {
+    char *name;
+    char *value; /* NULL for a secret reference */
+    char *secret;
+    char *key;
+} tg_render_env_ent_t;
+
+typedef struct tg_render_env_s {
+    tg_render_env_ent_t *v;
+    size_t n, cap;
+} tg_render_env_t;
+
+void tg_render_env_init(tg_render_env_t *e);
+void tg_render_env_clean(tg_render_env_t *e);
+void tg_render_env_set(tg_render_env_t *e, const char *name, const char *value);
+void tg_render_env_set_secret(tg_render_env_t *e, const char *name, const char *secret,
+                              const char *key);
 /* User env then env_secret, sorted by name. */
-void tg_render_env_user(json_t *env, const json_t *rc);
-/* Retry values for attempt > 1 and run identity (TAU_RUN_ID, ...). */
-void tg_render_env_platform(json_t *env, const tg_render_ctx_t *c);
+void tg_render_env_user(tg_render_env_t *e, const json_t *rc);
+/* Run identity (TAU_RUN_ID, ...) and, for attempt > 1, the retry values. */
+void tg_render_env_platform(tg_render_env_t *e, const tg_render_ctx_t *c);
+/* "env": [...] (nothing when empty). */
+void tg_render_k_env(tg_jw_t *w, const tg_render_env_t *e);
 
-/* {requests, limits} for a role's quantities ("", "head_", "worker_",
- * "cpu_worker_"), with `gpus` of the GPU resource in both. New reference. */
-json_t *tg_render_resources(const tg_render_ctx_t *c, const char *prefix, json_int_t gpus);
+/* "resources": {requests, limits} for a role's quantities ("", "head_",
+ * "worker_", "cpu_worker_"), with `gpus` of the GPU resource in both. */
+void tg_render_k_resources(const tg_render_ctx_t *c, const char *prefix, json_int_t gpus);
 
-/* The two GPU tolerations (sku=gpu, nvidia.com/gpu) appended to `tol`. */
-void tg_render_gpu_tolerations(json_t *tol);
-/* Profile tolerations (deep copies) appended to `tol`. */
-void tg_render_profile_tolerations(json_t *tol, const json_t *rc);
+/* "tolerations": profile tolerations, then CriticalAddonsOnly (head) or the
+ * two GPU tolerations (sku=gpu, nvidia.com/gpu) when `gpu`; nothing if empty. */
+void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu);
 
-/* Node selector for a pod: profile + policy selectors, plus
- * tau.azure.com/gpu-class when the pod has GPUs and the class is not "any"
- * (unless clear_node_selector). New reference; NULL when empty. */
-json_t *tg_render_node_selector(const tg_render_ctx_t *c, int gpu_pod);
+/* "nodeSelector": profile + policy selectors, plus tau.azure.com/gpu-class
+ * when the pod has GPUs and the class is not "any" (unless
+ * clear_node_selector); nothing when empty. */
+void tg_render_k_node_selector(const tg_render_ctx_t *c, int gpu_pod);
 
-/* Volumes and mounts common to every pod: data (PVC or emptyDir) at /data,
- * tau-hot at /mnt, optional dshm at /dev/shm, extra workspace PVCs. */
-void tg_render_volumes(const tg_render_ctx_t *c, json_t *volumes, json_t *mounts, int with_dshm);
+/* "volumes" and "volumeMounts" for every pod: optional script emptyDir (at
+ * /script, read-only), data (PVC or emptyDir) at /data, tau-hot at /mnt,
+ * optional dshm at /dev/shm, extra workspace PVCs. */
+void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm);
+void tg_render_k_mounts(const tg_render_ctx_t *c, int script, int dshm);
 
-/* Restricted Pod Security settings, or NULL when runtime.security.mode unset. */
-json_t *tg_render_pod_security(const json_t *rc);
-json_t *tg_render_container_security(const json_t *rc);
+/* Restricted Pod Security settings; nothing when runtime.security.mode is unset. */
+void tg_render_k_pod_security(const tg_render_ctx_t *c);
+void tg_render_k_container_security(const tg_render_ctx_t *c);
 
-/* Kueue TAS annotations for a worker pod template (into `ann`), when the
+/* Kueue TAS annotation (key + value) for a worker pod template, when the
  * profile names a Kueue topology and the spec a placement. */
-void tg_render_topology_annotations(const json_t *rc, json_t *ann);
+void tg_render_topology_annotation(const tg_render_ctx_t *c);
 
-/* execution.configs as CLI flags ("--k=v", bare "--k" for ""), sorted by key,
- * appended to `args` (a JSON array). */
-void tg_render_config_flags(const json_t *configs, json_t *args);
+/* execution.configs as CLI flags ("--k=v", bare "--k" for ""), sorted by
+ * key, as array elements. Returns how many were written. */
+size_t tg_render_config_flags(tg_jw_t *w, const json_t *configs);
 
 /* Canonical JSON text (render/canon.h; reals with 15 significant digits, so
  * user-written decimals read back as written). Caller frees. */
@@ -102,5 +126,8 @@ char *tg_render_json_text(const json_t *v);
 
 /* Write a message into c->err. */
 void tg_render_fail(tg_render_ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "a" + "b" (+ "c") into out[n] without printf; returns out. */
+const char *tg_render_cat(char *out, size_t n, const char *a, const char *b, const char *c);
 
 #endif

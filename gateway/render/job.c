@@ -25,8 +25,8 @@ static tg_rc_e job_program(tg_render_ctx_t *c, const tg_spec_file_t *script, int
     int torchrun = strcmp(c->launcher, "torchrun") == 0;
     int direct = !is_py && !torchrun && shebang;
     const char *dst = direct ? "/tmp/run.sh" : "/tmp/tau-entrypoint.py";
-    tg_rc_e rc = tg_buf_printf(b, "set -eu\nprintf '%%s' \"$TAU_SCRIPT_B64\" | base64 -d > %s\n",
-                               dst);
+    tg_rc_e rc =
+        tg_buf_printf(b, "set -eu\nprintf '%%s' \"$TAU_SCRIPT_B64\" | base64 -d > %s\n", dst);
     if (rc == TG_OK && has_req)
         rc = tg_buf_puts(b, "printf '%s' \"$TAU_REQUIREMENTS_B64\" | base64 -d > "
                             "/tmp/requirements.txt\n"
@@ -57,89 +57,93 @@ static tg_rc_e job_program(tg_render_ctx_t *c, const tg_spec_file_t *script, int
     return tg_buf_printf(b, "exec python3 %s \"$@\"\n", dst);
 }
 
-static json_t *job_service(tg_render_ctx_t *c)
+static void job_service(tg_render_ctx_t *c)
 {
+    tg_jw_t *w = c->w;
     char svc[80];
-    snprintf(svc, sizeof(svc), "%s-headless", c->name);
-    json_t *s = json_object();
-    json_object_set_new(s, "apiVersion", json_string("v1"));
-    json_object_set_new(s, "kind", json_string("Service"));
-    json_object_set_new(s, "metadata", json_pack("{s:s, s:s, s:o}", "name", svc, "namespace", c->ns,
-                                                 "labels", tg_render_labels(c, 0)));
-    json_object_set_new(
-        s, "spec",
-        json_pack("{s:s, s:b, s:{s:s}, s:[{s:s, s:i, s:s, s:i}]}", "clusterIP", "None",
-                  "publishNotReadyAddresses", 1, "selector", "batch.kubernetes.io/job-name",
-                  c->name, "ports", "name", "c10d", "port", JOB_RDZV_PORT, "protocol", "TCP",
-                  "targetPort", JOB_RDZV_PORT));
-    return s;
+    tg_render_cat(svc, sizeof(svc), c->name, "-headless", NULL);
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "apiVersion", "v1");
+    tg_jw_kstr(w, "kind", "Service");
+    tg_jw_kobj(w, "metadata");
+    tg_render_k_labels(c, 0);
+    tg_jw_kstr(w, "name", svc);
+    tg_jw_kstr(w, "namespace", c->ns);
+    tg_jw_end_obj(w);
+    tg_jw_kobj(w, "spec");
+    tg_jw_kstr(w, "clusterIP", "None");
+    tg_jw_karr(w, "ports");
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "name", "c10d");
+    tg_jw_kint(w, "port", JOB_RDZV_PORT);
+    tg_jw_kstr(w, "protocol", "TCP");
+    tg_jw_kint(w, "targetPort", JOB_RDZV_PORT);
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
+    tg_jw_kbool(w, "publishNotReadyAddresses", 1);
+    tg_jw_kobj(w, "selector");
+    tg_jw_kstr(w, "batch.kubernetes.io/job-name", c->name);
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
 }
 
-tg_rc_e tg_render_job(tg_render_ctx_t *c, json_t *out)
+tg_rc_e tg_render_job(tg_render_ctx_t *c)
 {
     tg_rc_e rc = TG_EINVAL;
-    const json_t *rc_ = c->rc;
-    json_t *job = NULL, *env = json_array(), *volumes = json_array(), *mounts = json_array();
+    const json_t *r = c->rc;
+    tg_jw_t *w = c->w;
+    tg_render_env_t env;
+    tg_render_env_init(&env);
     tg_buf_t prog;
     tg_buf_init(&prog, 1 << 20);
-    char *b64 = NULL, *rb64 = NULL;
+    char *b64 = NULL;
 
-    json_int_t nodes = tg_render_int(rc_, "execution", "nodes", 1);
-    json_int_t ppn = tg_render_int(rc_, "execution", "processes_per_node", 1);
+    json_int_t nodes = tg_render_int(r, "execution", "nodes", 1);
+    json_int_t ppn = tg_render_int(r, "execution", "processes_per_node", 1);
     int torchrun = strcmp(c->launcher, "torchrun") == 0;
     int multi = torchrun && nodes > 1;
+    int dshm = torchrun && (nodes > 1 || ppn > 1);
     const tg_spec_file_t *script = NULL, *req = NULL;
-    const json_t *pip = tg_render_get(rc_, "runtime", "pip");
+    const json_t *pip = tg_render_get(r, "runtime", "pip");
     int has_pip = json_array_size(pip) > 0;
 
     /* Env in merge order: storage base, user, platform (set last, wins). */
-    tg_render_env_set(env, "TAU_DATA_DIR", "/data");
-    tg_render_env_set(env, "TAU_HOT_DIR", "/mnt");
-    tg_render_env_user(env, rc_);
-    const char *profile = tg_render_str(rc_, "policy", "profile");
+    tg_render_env_set(&env, "TAU_DATA_DIR", "/data");
+    tg_render_env_set(&env, "TAU_HOT_DIR", "/mnt");
+    tg_render_env_user(&env, r);
+    const char *profile = tg_render_str(r, "policy", "profile");
     if (profile)
-        tg_render_env_set(env, "TAU_PROFILE", profile);
-
-    json_t *container = json_object();
-    json_object_set_new(container, "name", json_string("main"));
-    json_object_set_new(container, "image", json_string(c->image));
+        tg_render_env_set(&env, "TAU_PROFILE", profile);
     if (c->entrypoint) {
         script = tg_spec_files_find(c->files, c->entrypoint);
         if (!script) {
             tg_render_fail(c, "entrypoint \"%s\" is not among the files", c->entrypoint);
-            json_decref(container);
             goto out;
         }
         req = tg_spec_files_find(c->files, TG_SPEC_REQUIREMENTS);
         if (job_program(c, script, req != NULL, has_pip, nodes, ppn, &prog) != TG_OK) {
             tg_render_fail(c, "entrypoint program too large");
-            json_decref(container);
             goto out;
         }
-        json_object_set_new(container, "command",
-                            json_pack("[s, s, s, s]", "/bin/sh", "-c", prog.data, "tau-entrypoint"));
-        json_t *args = json_array();
-        tg_render_config_flags(tg_render_get(rc_, "execution", "configs"), args);
-        if (json_array_size(args))
-            json_object_set_new(container, "args", args);
-        else
-            json_decref(args);
         b64 = tg_spec_b64_encode(script->data, script->len);
-        tg_render_env_set(env, "TAU_SCRIPT_SRC", c->entrypoint);
-        tg_render_env_set(env, "TAU_SCRIPT_B64", b64);
+        tg_render_env_set(&env, "TAU_SCRIPT_SRC", c->entrypoint);
+        tg_render_env_set(&env, "TAU_SCRIPT_B64", b64);
         if (req) {
-            rb64 = tg_spec_b64_encode(req->data, req->len);
-            tg_render_env_set(env, "TAU_REQUIREMENTS_B64", rb64);
+            char *rb64 = tg_spec_b64_encode(req->data, req->len);
+            tg_render_env_set(&env, "TAU_REQUIREMENTS_B64", rb64);
+            free(rb64);
         }
         if (has_pip) {
             tg_buf_t pl;
             tg_buf_init(&pl, 1 << 20);
             size_t i;
             const json_t *p;
-            json_array_foreach(pip, i, p) if (json_is_string(p) &&
-                                              (tg_buf_puts(&pl, i ? "\n" : "") != TG_OK ||
-                                               tg_buf_puts(&pl, json_string_value(p)) != TG_OK)) break;
-            tg_render_env_set(env, "TAU_PIP_REQUIREMENTS", pl.data ? pl.data : "");
+            json_array_foreach(pip, i,
+                               p) if (json_is_string(p) &&
+                                      (tg_buf_puts(&pl, i ? "\n" : "") != TG_OK ||
+                                       tg_buf_puts(&pl, json_string_value(p)) != TG_OK)) break;
+            tg_render_env_set(&env, "TAU_PIP_REQUIREMENTS", pl.data ? pl.data : "");
             tg_buf_clean(&pl);
         }
     }
@@ -149,118 +153,113 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c, json_t *out)
             snprintf(addr, sizeof(addr), "%s-0.%s-headless", c->name, c->name);
         else
             snprintf(addr, sizeof(addr), "127.0.0.1");
-        tg_render_env_set(env, "MASTER_ADDR", addr);
+        tg_render_env_set(&env, "MASTER_ADDR", addr);
         snprintf(num, sizeof(num), "%d", JOB_RDZV_PORT);
-        tg_render_env_set(env, "MASTER_PORT", num);
+        tg_render_env_set(&env, "MASTER_PORT", num);
         if (nodes > 1 || ppn > 1)
-            tg_render_env_set(env, "OMP_NUM_THREADS", "1");
-        tg_render_env_set(env, "TAU_DIST_BACKEND", c->gpus > 0 ? "nccl" : "gloo");
+            tg_render_env_set(&env, "OMP_NUM_THREADS", "1");
+        tg_render_env_set(&env, "TAU_DIST_BACKEND", c->gpus > 0 ? "nccl" : "gloo");
         snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, nodes * ppn);
-        tg_render_env_set(env, "TAU_WORLD_SIZE", num);
+        tg_render_env_set(&env, "TAU_WORLD_SIZE", num);
     }
-    tg_render_env_platform(env, c);
-    json_object_set_new(container, "env", env);
-    env = NULL;
-    const char *wd = tg_render_str(rc_, "runtime", "working_dir");
-    if (!wd && tg_render_str(rc_, "storage", "data_pvc"))
-        wd = "/data";
-    if (wd)
-        json_object_set_new(container, "workingDir", json_string(wd));
-    json_object_set_new(container, "resources", tg_render_resources(c, "", c->gpus));
-    tg_render_volumes(c, volumes, mounts, torchrun && (nodes > 1 || ppn > 1));
-    json_object_set_new(container, "volumeMounts", mounts);
-    mounts = NULL;
-    json_t *csec = tg_render_container_security(rc_);
-    if (csec)
-        json_object_set_new(container, "securityContext", csec);
+    tg_render_env_platform(&env, c);
 
-    json_t *pod = json_object();
-    json_object_set_new(pod, "restartPolicy", json_string("Never"));
-    json_object_set_new(pod, "terminationGracePeriodSeconds", json_integer(600));
-    const char *ppc = tg_render_str(rc_, "policy", "pod_priority_class");
-    if (ppc)
-        json_object_set_new(pod, "priorityClassName", json_string(ppc));
-    json_t *sel = tg_render_node_selector(c, c->gpus > 0);
-    if (sel)
-        json_object_set_new(pod, "nodeSelector", sel);
-    json_t *tol = json_array();
-    tg_render_profile_tolerations(tol, rc_);
-    if (c->gpus > 0)
-        tg_render_gpu_tolerations(tol);
-    if (json_array_size(tol))
-        json_object_set_new(pod, "tolerations", tol);
-    else
-        json_decref(tol);
-    json_t *psec = tg_render_pod_security(rc_);
-    if (psec)
-        json_object_set_new(pod, "securityContext", psec);
-    if (multi) {
-        char sub[80];
-        snprintf(sub, sizeof(sub), "%s-headless", c->name);
-        json_object_set_new(pod, "subdomain", json_string(sub));
-    }
-    json_object_set_new(pod, "containers", json_pack("[o]", container));
-    json_object_set_new(pod, "volumes", volumes);
-    volumes = NULL;
-
-    json_t *tmeta = json_object();
-    json_object_set_new(tmeta, "labels", tg_render_labels(c, 0));
-    json_t *tann = json_object();
-    tg_render_topology_annotations(rc_, tann);
-    if (json_object_size(tann))
-        json_object_set_new(tmeta, "annotations", tann);
-    else
-        json_decref(tann);
-
-    json_t *spec = json_object();
-    json_object_set_new(spec, "suspend", json_true());
-    json_object_set_new(spec, "backoffLimit", json_integer(0));
-    json_object_set_new(spec, "ttlSecondsAfterFinished",
-                        json_integer(tg_render_int(rc_, "run", "ttl_seconds_after_finished", 28800)));
-    json_int_t ads = tg_render_int(rc_, "run", "active_deadline_seconds", 0);
-    if (ads > 0)
-        json_object_set_new(spec, "activeDeadlineSeconds", json_integer(ads));
-    if (multi) {
-        json_object_set_new(spec, "completionMode", json_string("Indexed"));
-        json_object_set_new(spec, "completions", json_integer(nodes));
-        json_object_set_new(spec, "parallelism", json_integer(nodes));
-    }
-    json_object_set_new(spec, "template", json_pack("{s:o, s:o}", "metadata", tmeta, "spec", pod));
-
-    json_t *execution = json_pack("{s:s}", "launcher", c->launcher);
-    if (torchrun) {
-        json_object_set_new(execution, "nodes", json_integer(nodes));
-        json_object_set_new(execution, "processes_per_node", json_integer(ppn));
-    }
     char digest[72], *pd = NULL;
     if (script) {
         char hex[65];
         tg_spec_sha256_hex(script->data, script->len, hex);
-        snprintf(digest, sizeof(digest), "sha256:%s", hex);
+        memcpy(digest, "sha256:", 7);
+        memcpy(digest + 7, hex, 65);
         pd = digest;
     }
-    job = json_object();
-    json_object_set_new(job, "apiVersion", json_string("batch/v1"));
-    json_object_set_new(job, "kind", json_string("Job"));
-    json_object_set_new(job, "metadata",
-                        json_pack("{s:s, s:s, s:o, s:o}", "name", c->name, "namespace", c->ns,
-                                  "labels", tg_render_labels(c, 1), "annotations",
-                                  tg_render_annotations(c, execution, pd)));
-    json_decref(execution);
-    json_object_set_new(job, "spec", spec);
+    char exec[160];
+    if (torchrun)
+        snprintf(exec, sizeof(exec),
+                 "{\"launcher\":\"%s\",\"nodes\":%" JSON_INTEGER_FORMAT
+                 ",\"processes_per_node\":%" JSON_INTEGER_FORMAT "}",
+                 c->launcher, nodes, ppn);
+    else
+        snprintf(exec, sizeof(exec), "{\"launcher\":\"%s\"}", c->launcher);
+
     /* The Service goes first so the rendezvous name resolves when pods start. */
     if (multi)
-        json_array_append_new(out, job_service(c));
-    json_array_append_new(out, job);
-    job = NULL;
+        job_service(c);
+    tg_jw_obj(w);
+    tg_render_k_workload_header(c, "batch/v1", "Job", exec, pd);
+    tg_jw_kobj(w, "spec");
+    json_int_t ads = tg_render_int(r, "run", "active_deadline_seconds", 0);
+    if (ads > 0)
+        tg_jw_kint(w, "activeDeadlineSeconds", ads);
+    tg_jw_kint(w, "backoffLimit", 0);
+    if (multi) {
+        tg_jw_kstr(w, "completionMode", "Indexed");
+        tg_jw_kint(w, "completions", nodes);
+        tg_jw_kint(w, "parallelism", nodes);
+    }
+    tg_jw_kbool(w, "suspend", 1);
+    tg_jw_kobj(w, "template");
+    tg_jw_kobj(w, "metadata");
+    if (tg_render_str(r, "policy", "topology") && tg_render_str(r, "policy", "topology_name")) {
+        tg_jw_kobj(w, "annotations");
+        tg_render_topology_annotation(c);
+        tg_jw_end_obj(w);
+    }
+    tg_render_k_labels(c, 0);
+    tg_jw_end_obj(w);
+
+    tg_jw_kobj(w, "spec"); /* pod */
+    tg_jw_karr(w, "containers");
+    tg_jw_obj(w);
+    const json_t *configs = tg_render_get(r, "execution", "configs");
+    if (script && json_object_size(configs) > 0) {
+        tg_jw_karr(w, "args");
+        tg_render_config_flags(w, configs);
+        tg_jw_end_arr(w);
+    }
+    if (script) {
+        tg_jw_karr(w, "command");
+        tg_jw_str(w, "/bin/sh");
+        tg_jw_str(w, "-c");
+        tg_jw_str(w, prog.data);
+        tg_jw_str(w, "tau-entrypoint");
+        tg_jw_end_arr(w);
+    }
+    tg_render_k_env(w, &env);
+    tg_jw_kstr(w, "image", c->image);
+    tg_jw_kstr(w, "name", "main");
+    tg_render_k_resources(c, "", c->gpus);
+    tg_render_k_container_security(c);
+    tg_render_k_mounts(c, 0, dshm);
+    const char *wd = tg_render_str(r, "runtime", "working_dir");
+    if (!wd && tg_render_str(r, "storage", "data_pvc"))
+        wd = "/data";
+    if (wd)
+        tg_jw_kstr(w, "workingDir", wd);
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w); /* containers */
+    tg_render_k_node_selector(c, c->gpus > 0);
+    const char *ppc = tg_render_str(r, "policy", "pod_priority_class");
+    if (ppc)
+        tg_jw_kstr(w, "priorityClassName", ppc);
+    tg_jw_kstr(w, "restartPolicy", "Never");
+    tg_render_k_pod_security(c);
+    if (multi) {
+        char sub[80];
+        tg_jw_kstr(w, "subdomain", tg_render_cat(sub, sizeof(sub), c->name, "-headless", NULL));
+    }
+    tg_jw_kint(w, "terminationGracePeriodSeconds", 600);
+    tg_render_k_tolerations(c, 0, c->gpus > 0);
+    tg_render_k_volumes(c, 0, dshm);
+    tg_jw_end_obj(w); /* pod spec */
+    tg_jw_end_obj(w); /* template */
+    tg_jw_kint(w, "ttlSecondsAfterFinished",
+               tg_render_int(r, "run", "ttl_seconds_after_finished", 28800));
+    tg_jw_end_obj(w); /* spec */
+    tg_jw_end_obj(w); /* Job */
     rc = TG_OK;
 out:
-    json_decref(env);
-    json_decref(volumes);
-    json_decref(mounts);
-    json_decref(job);
+    tg_render_env_clean(&env);
     tg_buf_clean(&prog);
     free(b64);
-    free(rb64);
     return rc;
 }

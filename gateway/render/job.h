@@ -13,8 +13,9 @@
 #include "core/status.h"
 #include "render/common.h"
 
-/* Append the Job (and, for multi-node torchrun, the headless Service first)
- * to `out` (a JSON array). TG_EINVAL with c->err set when inputs are missing. */
-tg_rc_e tg_render_job(tg_render_ctx_t *c, json_t *out) TG_MUSTCHECK;
+/* Write the Job (and, for multi-node torchrun, the headless Service first)
+ * as elements of the open array in c->w. TG_EINVAL with c->err set when
+ * inputs are missing. */
+tg_rc_e tg_render_job(tg_render_ctx_t *c) TG_MUSTCHECK;
 
 #endif

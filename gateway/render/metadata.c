@@ -22,65 +22,86 @@ void tg_render_config_hash(const json_t *resolved, char out[72])
     tg_buf_clean(&b);
 }
 
-static void md_label(json_t *labels, const char *key, const char *value)
+static void md_label(tg_jw_t *w, const char *key, const char *value)
 {
     if (value && tg_spec_label_value(value))
-        json_object_set_new(labels, key, json_string(value));
+        tg_jw_kstr(w, key, value);
 }
 
-json_t *tg_render_labels(const tg_render_ctx_t *c, int with_kueue)
+void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue)
 {
-    json_t *l = json_object();
+    tg_jw_t *w = c->w;
+    tg_jw_kobj(w, "labels");
+    tg_jw_kstr(w, TG_LABEL_MANAGED_BY, "taugate");
     if (with_kueue) {
-        md_label(l, TG_LABEL_QUEUE, tg_render_str(c->rc, "policy", "queue"));
-        md_label(l, TG_LABEL_PRIORITY, tg_render_str(c->rc, "policy", "workload_priority_class"));
+        md_label(w, TG_LABEL_PRIORITY, tg_render_str(c->rc, "policy", "workload_priority_class"));
+        md_label(w, TG_LABEL_QUEUE, tg_render_str(c->rc, "policy", "queue"));
     }
-    json_object_set_new(l, TG_LABEL_MANAGED_BY, json_string("taugate"));
-    md_label(l, TG_LABEL_RUN_ID, c->opts->run_id);
-    char att[16];
-    snprintf(att, sizeof(att), "%u", c->opts->attempt);
-    md_label(l, TG_LABEL_ATTEMPT, att);
-    md_label(l, TG_LABEL_WORKSPACE, tg_render_str(c->rc, "policy", "workspace"));
-    md_label(l, TG_LABEL_RUN_NAME, tg_render_str(c->rc, NULL, "name"));
+    md_label(w, TG_LABEL_ATTEMPT, c->attempt);
+    if (with_kueue && c->gpus > 0 && c->gpu_class && strcmp(c->gpu_class, "any") != 0)
+        md_label(w, "taugate.io/gpu-class", c->gpu_class);
     if (with_kueue) {
-        md_label(l, "taugate.io/profile", tg_render_str(c->rc, "policy", "profile"));
-        md_label(l, "taugate.io/team", tg_render_str(c->rc, "policy", "team"));
-        md_label(l, "taugate.io/lane", tg_render_str(c->rc, "policy", "lane"));
-        if (c->gpus > 0 && c->gpu_class && strcmp(c->gpu_class, "any") != 0)
-            md_label(l, "taugate.io/gpu-class", c->gpu_class);
+        md_label(w, "taugate.io/lane", tg_render_str(c->rc, "policy", "lane"));
+        md_label(w, "taugate.io/profile", tg_render_str(c->rc, "policy", "profile"));
     }
-    return l;
+    md_label(w, TG_LABEL_RUN_ID, c->opts->run_id);
+    md_label(w, TG_LABEL_RUN_NAME, tg_render_str(c->rc, NULL, "name"));
+    if (with_kueue)
+        md_label(w, "taugate.io/team", tg_render_str(c->rc, "policy", "team"));
+    md_label(w, TG_LABEL_WORKSPACE, tg_render_str(c->rc, "policy", "workspace"));
+    tg_jw_end_obj(w);
 }
 
-json_t *tg_render_annotations(const tg_render_ctx_t *c, const json_t *execution,
-                              const char *payload_digest)
+void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
+                             const char *payload_digest)
 {
-    json_t *a = json_object();
-    json_object_set_new(a, TG_ANN_CONFIG_HASH, json_string(c->config_hash));
-    if (c->prov) {
-        char *p = tg_render_json_text(c->prov);
-        json_object_set_new(a, TG_ANN_PROVENANCE, json_string(p ? p : "{}"));
-        free(p);
+    tg_jw_t *w = c->w;
+    tg_jw_kobj(w, "annotations");
+    tg_jw_kstr(w, TG_ANN_CONFIG_HASH, c->config_hash);
+    static const char *const keys[] = {"group", "name", "project"};
+    int any = 0;
+    for (size_t i = 0; i < 3; i++)
+        any |= tg_render_str(c->rc, "experiment", keys[i]) != NULL;
+    if (any) {
+        tg_buf_t b;
+        tg_jw_t ew;
+        tg_buf_init(&b, 1 << 20);
+        tg_jw_init(&ew, &b);
+        tg_jw_obj(&ew);
+        for (size_t i = 0; i < 3; i++) {
+            const char *v = tg_render_str(c->rc, "experiment", keys[i]);
+            if (v)
+                tg_jw_kstr(&ew, keys[i], v);
+        }
+        tg_jw_end_obj(&ew);
+        if (ew.rc == TG_OK)
+            tg_jw_kstr(w, "taugate.io/experiment", b.data);
+        tg_buf_clean(&b);
     }
+    tg_jw_kstr(w, "taugate.io/image", c->image);
     if (payload_digest)
-        json_object_set_new(a, TG_ANN_PAYLOAD, json_string(payload_digest));
-    char *ex = tg_render_json_text(execution);
-    json_object_set_new(a, "taugate.io/workloadspec-execution", json_string(ex ? ex : "{}"));
-    free(ex);
-    json_object_set_new(a, "taugate.io/image", json_string(c->image));
-    const json_t *exp = json_object_get(c->rc, "experiment");
-    json_t *e = json_object();
-    static const char *const keys[] = {"project", "name", "group"};
-    for (size_t i = 0; i < 3; i++) {
-        const char *v = tg_render_str(c->rc, "experiment", keys[i]);
-        if (v)
-            json_object_set_new(e, keys[i], json_string(v));
+        tg_jw_kstr(w, TG_ANN_PAYLOAD, payload_digest);
+    if (c->prov) {
+        tg_buf_t b;
+        tg_buf_init(&b, 1 << 20);
+        if (tg_render_canon(c->prov, 15, &b) == TG_OK)
+            tg_jw_kstr(w, TG_ANN_PROVENANCE, b.data);
+        tg_buf_clean(&b);
     }
-    if (json_is_object(exp) && json_object_size(e)) {
-        char *t = tg_render_json_text(e);
-        json_object_set_new(a, "taugate.io/experiment", json_string(t));
-        free(t);
-    }
-    json_decref(e);
-    return a;
+    tg_jw_kstr(w, "taugate.io/workloadspec-execution", execution);
+    tg_jw_end_obj(w);
+}
+
+void tg_render_k_workload_header(const tg_render_ctx_t *c, const char *api, const char *kind,
+                                 const char *execution, const char *payload_digest)
+{
+    tg_jw_t *w = c->w;
+    tg_jw_kstr(w, "apiVersion", api);
+    tg_jw_kstr(w, "kind", kind);
+    tg_jw_kobj(w, "metadata");
+    tg_render_k_annotations(c, execution, payload_digest);
+    tg_render_k_labels(c, 1);
+    tg_jw_kstr(w, "name", c->name);
+    tg_jw_kstr(w, "namespace", c->ns);
+    tg_jw_end_obj(w);
 }

@@ -41,11 +41,18 @@
 /* "sha256:<hex>" of the canonical JSON of `resolved` into out[72]. */
 void tg_render_config_hash(const json_t *resolved, char out[72]);
 
-/* Labels for the workload object (with_kueue=1) or its pods/Service (0). New reference. */
-json_t *tg_render_labels(const tg_render_ctx_t *c, int with_kueue);
+/* "labels": {...} for the workload object (with_kueue=1) or its pods and
+ * Service (0). */
+void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue);
 
-/* Annotations for the workload object. `payload_digest` may be NULL. New reference. */
-json_t *tg_render_annotations(const tg_render_ctx_t *c, const json_t *execution,
-                              const char *payload_digest);
+/* "annotations": {...} for the workload object. `execution` is the JSON text
+ * of taugate.io/workloadspec-execution; `payload_digest` may be NULL. */
+void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
+                             const char *payload_digest);
+
+/* apiVersion, kind and metadata {name, namespace, labels, annotations} of the
+ * workload object, written into the open manifest object. */
+void tg_render_k_workload_header(const tg_render_ctx_t *c, const char *api, const char *kind,
+                                 const char *execution, const char *payload_digest);
 
 #endif

@@ -86,8 +86,8 @@ static int rj_version_below(const char *v, unsigned major, unsigned minor)
 }
 
 typedef struct rj_payload_s {
-    json_t *env;  /* TAU_PAYLOAD_<i> entries for the init container */
-    tg_buf_t list; /* "name:sha256\n" lines, hashed into the payload digest */
+    tg_render_env_t env; /* TAU_PAYLOAD_<i> entries for the init container */
+    tg_buf_t list;       /* "name:sha256\n" lines, hashed into the payload digest */
     size_t n;
 } rj_payload_t;
 
@@ -100,7 +100,7 @@ static void rj_payload_add(rj_payload_t *p, const char *name, const void *data, 
     char *val = tg_xmalloc(need);
     snprintf(val, need, "%s:%s:%s", name, hex, b64);
     snprintf(key, sizeof(key), "TAU_PAYLOAD_%zu", p->n++);
-    tg_render_env_set(p->env, key, val);
+    tg_render_env_set(&p->env, key, val);
     if (tg_buf_printf(&p->list, "%s:%s\n", name, hex) != TG_OK)
         tg_buf_reset(&p->list);
     free(val);
@@ -141,35 +141,31 @@ static tg_rc_e rj_entrypoint(tg_render_ctx_t *c, int has_req, const char *wd, tg
     return tg_buf_printf(b, "cd /data\nexec python3 /script/%s\n", rj_base(c->entrypoint));
 }
 
-static json_t *rj_runtime_env(const json_t *rc, const char *wd)
+/* runtimeEnvYAML text into b (empty when there is nothing to say). */
+static tg_rc_e rj_runtime_env(const json_t *rc, const char *wd, tg_buf_t *b)
 {
-    tg_buf_t b;
-    tg_buf_init(&b, 1 << 20);
     const json_t *pip = tg_render_get(rc, "runtime", "pip");
     tg_rc_e r = TG_OK;
     if (json_array_size(pip)) {
-        r = tg_buf_puts(&b, "pip:\n");
+        r = tg_buf_puts(b, "pip:\n");
         size_t i;
         const json_t *p;
         json_array_foreach(pip, i, p)
         {
             char *q = tg_render_json_text(p);
             if (r == TG_OK)
-                r = tg_buf_printf(&b, "- %s\n", q ? q : "\"\"");
+                r = tg_buf_printf(b, "- %s\n", q);
             free(q);
         }
     }
     if (r == TG_OK && wd)
-        r = tg_buf_puts(&b, "working_dir: \"file:///script/" TG_SPEC_PROJECT_ARCHIVE "\"\n");
-    json_t *out = (r == TG_OK && b.len) ? json_string(b.data) : NULL;
-    tg_buf_clean(&b);
-    return out;
+        r = tg_buf_puts(b, "working_dir: \"file:///script/" TG_SPEC_PROJECT_ARCHIVE "\"\n");
+    return r;
 }
 
-static json_t *rj_ray_env(tg_render_ctx_t *c)
+static void rj_ray_env(tg_render_ctx_t *c, tg_render_env_t *env)
 {
     const json_t *rc = c->rc;
-    json_t *env = json_array();
     tg_render_env_set(env, "TAU_DATA_DIR", "/data");
     tg_render_env_set(env, "TAU_HOT_DIR", "/mnt");
     tg_render_env_set(env, "HF_HOME", "/tmp/hf");
@@ -183,7 +179,7 @@ static json_t *rj_ray_env(tg_render_ctx_t *c)
     tg_render_env_set(env, "TAU_NUM_WORKERS", num);
     tg_render_env_set(env, "TAU_WORLD_SIZE", num);
     const json_t *cfg = tg_render_get(rc, "execution", "configs");
-    char *cj = tg_render_json_text(cfg ? cfg : json_object());
+    char *cj = cfg ? tg_render_json_text(cfg) : NULL;
     if (strcmp(c->launcher, "ray-tune") == 0) {
         char path[300], mod[300];
         snprintf(path, sizeof(path), "/script/%s", rj_base(c->entrypoint));
@@ -209,147 +205,196 @@ static json_t *rj_ray_env(tg_render_ctx_t *c)
     }
     free(cj);
     tg_render_env_platform(env, c);
-    return env;
 }
 
-static json_t *rj_port(const char *name, int port)
+static void rj_port(tg_jw_t *w, const char *name, int port)
 {
-    return json_pack("{s:s, s:i, s:s}", "name", name, "containerPort", port, "protocol", "TCP");
+    tg_jw_obj(w);
+    tg_jw_kint(w, "containerPort", port);
+    tg_jw_kstr(w, "name", name);
+    tg_jw_kstr(w, "protocol", "TCP");
+    tg_jw_end_obj(w);
 }
 
-static json_t *rj_payload_init(tg_render_ctx_t *c, const json_t *penv)
+static void rj_payload_init(tg_render_ctx_t *c, const tg_render_env_t *penv)
 {
-    json_t *ic = json_object();
-    json_object_set_new(ic, "name", json_string("tau-payload"));
-    json_object_set_new(ic, "image", json_string(c->image));
-    json_object_set_new(ic, "command", json_pack("[s, s, s]", "python3", "-c", rj_payload_py));
-    json_object_set_new(ic, "env", json_deep_copy(penv));
-    json_object_set_new(ic, "resources",
-                        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "requests", "cpu", "50m",
-                                  "memory", "64Mi", "limits", "cpu", "500m", "memory", "256Mi"));
-    json_object_set_new(ic, "volumeMounts",
-                        json_pack("[{s:s, s:s}]", "name", "script", "mountPath", "/script"));
-    json_t *sec = tg_render_container_security(c->rc);
-    if (sec)
-        json_object_set_new(ic, "securityContext", sec);
-    return ic;
+    tg_jw_t *w = c->w;
+    tg_jw_karr(w, "initContainers");
+    tg_jw_obj(w);
+    tg_jw_karr(w, "command");
+    tg_jw_str(w, "python3");
+    tg_jw_str(w, "-c");
+    tg_jw_str(w, rj_payload_py);
+    tg_jw_end_arr(w);
+    tg_render_k_env(w, penv);
+    tg_jw_kstr(w, "image", c->image);
+    tg_jw_kstr(w, "name", "tau-payload");
+    tg_jw_kobj(w, "resources");
+    tg_jw_kobj(w, "limits");
+    tg_jw_kstr(w, "cpu", "500m");
+    tg_jw_kstr(w, "memory", "256Mi");
+    tg_jw_end_obj(w);
+    tg_jw_kobj(w, "requests");
+    tg_jw_kstr(w, "cpu", "50m");
+    tg_jw_kstr(w, "memory", "64Mi");
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
+    tg_render_k_container_security(c);
+    tg_jw_karr(w, "volumeMounts");
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "mountPath", "/script");
+    tg_jw_kstr(w, "name", "script");
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
 }
 
-/* One pod template (head when `group` is NULL). */
-static json_t *rj_template(tg_render_ctx_t *c, const char *role, const char *res_prefix,
-                           json_int_t gpus, const json_t *env, const json_t *penv, int payload,
-                           const char *ray_version)
+static void rj_probe_tcp(tg_jw_t *w, const char *key, int delay, int period, int failures)
 {
-    int head = strcmp(role, "head") == 0;
-    json_t *volumes = json_array(), *mounts = json_array();
-    if (payload)
-        json_array_append_new(volumes, json_pack("{s:s, s:{}}", "name", "script", "emptyDir"));
-    if (payload)
-        json_array_append_new(mounts, json_pack("{s:s, s:s, s:b}", "name", "script", "mountPath",
-                                                "/script", "readOnly", 1));
-    tg_render_volumes(c, volumes, mounts, 1);
+    tg_jw_kobj(w, key);
+    tg_jw_kint(w, "failureThreshold", failures);
+    tg_jw_kint(w, "initialDelaySeconds", delay);
+    tg_jw_kint(w, "periodSeconds", period);
+    tg_jw_kobj(w, "tcpSocket");
+    tg_jw_kint(w, "port", 52365);
+    tg_jw_end_obj(w);
+    tg_jw_kint(w, "timeoutSeconds", 10);
+    tg_jw_end_obj(w);
+}
 
-    json_t *ctr = json_object();
-    json_object_set_new(ctr, "name", json_string(head ? "ray-head" : "ray-worker"));
-    json_object_set_new(ctr, "image", json_string(c->image));
-    json_object_set_new(ctr, "env", json_deep_copy(env));
-    json_t *ports = json_array();
-    json_array_append_new(ports, rj_port("metrics", 8080));
+/* "template": one pod template (the head when `head`). */
+static void rj_template(tg_render_ctx_t *c, int head, const char *res_prefix, json_int_t gpus,
+                        const tg_render_env_t *env, const tg_render_env_t *penv, int payload,
+                        const char *ray_version)
+{
+    tg_jw_t *w = c->w;
+    tg_jw_kobj(w, "template");
+    tg_jw_kobj(w, "metadata");
+    tg_jw_kobj(w, "annotations");
+    tg_jw_kstr(w, "adx-mon/port", "8080");
+    tg_jw_kstr(w, "adx-mon/scrape", "true");
+    if (!head)
+        tg_render_topology_annotation(c);
+    tg_jw_end_obj(w);
+    tg_render_k_labels(c, 0);
+    tg_jw_end_obj(w);
+
+    tg_jw_kobj(w, "spec");
     if (head) {
-        json_array_append_new(ports, rj_port("gcs", 6379));
-        json_array_append_new(ports, rj_port("dashboard", 8265));
-        json_array_append_new(ports, rj_port("client", 10001));
+        /* Control-only head: the AKS system pool, or any node without the
+         * pool label (every non-AKS cluster). */
+        tg_jw_kobj(w, "affinity");
+        tg_jw_kobj(w, "nodeAffinity");
+        tg_jw_kobj(w, "requiredDuringSchedulingIgnoredDuringExecution");
+        tg_jw_karr(w, "nodeSelectorTerms");
+        tg_jw_obj(w);
+        tg_jw_karr(w, "matchExpressions");
+        tg_jw_obj(w);
+        tg_jw_kstr(w, "key", "kubernetes.azure.com/mode");
+        tg_jw_kstr(w, "operator", "In");
+        tg_jw_karr(w, "values");
+        tg_jw_str(w, "system");
+        tg_jw_end_arr(w);
+        tg_jw_end_obj(w);
+        tg_jw_end_arr(w);
+        tg_jw_end_obj(w);
+        tg_jw_obj(w);
+        tg_jw_karr(w, "matchExpressions");
+        tg_jw_obj(w);
+        tg_jw_kstr(w, "key", "kubernetes.azure.com/mode");
+        tg_jw_kstr(w, "operator", "DoesNotExist");
+        tg_jw_end_obj(w);
+        tg_jw_end_arr(w);
+        tg_jw_end_obj(w);
+        tg_jw_end_arr(w);
+        tg_jw_end_obj(w);
+        tg_jw_end_obj(w);
+        tg_jw_end_obj(w);
     }
-    json_object_set_new(ctr, "ports", ports);
-    json_object_set_new(ctr, "resources", tg_render_resources(c, res_prefix, gpus));
-    json_object_set_new(ctr, "volumeMounts", mounts);
-    json_t *csec = tg_render_container_security(c->rc);
-    if (csec)
-        json_object_set_new(ctr, "securityContext", csec);
+    tg_jw_karr(w, "containers");
+    tg_jw_obj(w);
+    tg_render_k_env(w, env);
+    tg_jw_kstr(w, "image", c->image);
+    if (!head)
+        rj_probe_tcp(w, "livenessProbe", 60, 30, 6);
+    tg_jw_kstr(w, "name", head ? "ray-head" : "ray-worker");
+    tg_jw_karr(w, "ports");
+    rj_port(w, "metrics", 8080);
+    if (head) {
+        rj_port(w, "gcs", 6379);
+        rj_port(w, "dashboard", 8265);
+        rj_port(w, "client", 10001);
+    }
+    tg_jw_end_arr(w);
+    if (!head)
+        rj_probe_tcp(w, "readinessProbe", 60, 10, 3);
+    tg_render_k_resources(c, res_prefix, gpus);
+    tg_render_k_container_security(c);
     if (!head) {
-        const char *hz =
-            rj_version_below(ray_version, 2, 53) ? "/api/local_raylet_healthz" : "/api/healthz";
-        json_object_set_new(ctr, "startupProbe",
-                            json_pack("{s:{s:s, s:i}, s:i, s:i, s:i}", "httpGet", "path", hz,
-                                      "port", 52365, "periodSeconds", 5, "timeoutSeconds", 2,
-                                      "failureThreshold", 60));
-        json_object_set_new(ctr, "readinessProbe",
-                            json_pack("{s:{s:i}, s:i, s:i, s:i, s:i}", "tcpSocket", "port", 52365,
-                                      "initialDelaySeconds", 60, "periodSeconds", 10,
-                                      "failureThreshold", 3, "timeoutSeconds", 10));
-        json_object_set_new(ctr, "livenessProbe",
-                            json_pack("{s:{s:i}, s:i, s:i, s:i, s:i}", "tcpSocket", "port", 52365,
-                                      "initialDelaySeconds", 60, "periodSeconds", 30,
-                                      "failureThreshold", 6, "timeoutSeconds", 10));
+        tg_jw_kobj(w, "startupProbe");
+        tg_jw_kint(w, "failureThreshold", 60);
+        tg_jw_kobj(w, "httpGet");
+        tg_jw_kstr(w, "path",
+                   rj_version_below(ray_version, 2, 53) ? "/api/local_raylet_healthz"
+                                                        : "/api/healthz");
+        tg_jw_kint(w, "port", 52365);
+        tg_jw_end_obj(w);
+        tg_jw_kint(w, "periodSeconds", 5);
+        tg_jw_kint(w, "timeoutSeconds", 2);
+        tg_jw_end_obj(w);
     }
-
-    json_t *pod = json_object();
-    json_object_set_new(pod, "containers", json_pack("[o]", ctr));
+    tg_render_k_mounts(c, payload, 1);
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w); /* containers */
     if (payload)
-        json_object_set_new(pod, "initContainers", json_pack("[o]", rj_payload_init(c, penv)));
-    json_object_set_new(pod, "volumes", volumes);
-    json_object_set_new(pod, "terminationGracePeriodSeconds", json_integer(600));
+        rj_payload_init(c, penv);
+    if (!head)
+        tg_render_k_node_selector(c, gpus > 0);
     const char *ppc = tg_render_str(c->rc, "policy", "pod_priority_class");
     if (ppc)
-        json_object_set_new(pod, "priorityClassName", json_string(ppc));
-    json_t *tol = json_array();
-    tg_render_profile_tolerations(tol, c->rc);
-    if (head) {
-        json_array_append_new(tol, json_pack("{s:s, s:s, s:s}", "key", "CriticalAddonsOnly",
-                                             "operator", "Exists", "effect", "NoSchedule"));
-        /* Control-only head: prefer the AKS system pool, or any node without
-         * the pool label (every non-AKS cluster). */
-        json_object_set_new(
-            pod, "affinity",
-            json_pack("{s:{s:{s:[{s:[{s:s, s:s, s:[s]}]}, {s:[{s:s, s:s}]}]}}}", "nodeAffinity",
-                      "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms",
-                      "matchExpressions", "key", "kubernetes.azure.com/mode", "operator", "In",
-                      "values", "system", "matchExpressions", "key", "kubernetes.azure.com/mode",
-                      "operator", "DoesNotExist"));
-    } else {
-        json_t *sel = tg_render_node_selector(c, gpus > 0);
-        if (sel)
-            json_object_set_new(pod, "nodeSelector", sel);
-        if (gpus > 0)
-            tg_render_gpu_tolerations(tol);
-    }
-    if (json_array_size(tol))
-        json_object_set_new(pod, "tolerations", tol);
-    else
-        json_decref(tol);
-    json_t *psec = tg_render_pod_security(c->rc);
-    if (psec)
-        json_object_set_new(pod, "securityContext", psec);
-
-    json_t *ann = json_pack("{s:s, s:s}", "adx-mon/scrape", "true", "adx-mon/port", "8080");
-    if (!head)
-        tg_render_topology_annotations(c->rc, ann);
-    json_t *meta = json_pack("{s:o, s:o}", "labels", tg_render_labels(c, 0), "annotations", ann);
-    return json_pack("{s:o, s:o}", "metadata", meta, "spec", pod);
+        tg_jw_kstr(w, "priorityClassName", ppc);
+    tg_render_k_pod_security(c);
+    tg_jw_kint(w, "terminationGracePeriodSeconds", 600);
+    tg_render_k_tolerations(c, head, !head && gpus > 0);
+    tg_render_k_volumes(c, payload, 1);
+    tg_jw_end_obj(w); /* spec */
+    tg_jw_end_obj(w); /* template */
 }
 
-static json_t *rj_group(tg_render_ctx_t *c, const char *suffix, json_int_t replicas,
-                        json_int_t gpus, const char *res_prefix, const json_t *env,
-                        const json_t *penv, int payload, const char *ray_version)
+static void rj_group(tg_render_ctx_t *c, const char *suffix, json_int_t replicas, json_int_t gpus,
+                     const char *res_prefix, const tg_render_env_t *env,
+                     const tg_render_env_t *penv, int payload, const char *ray_version)
 {
+    tg_jw_t *w = c->w;
     char gname[80], ng[32];
-    snprintf(gname, sizeof(gname), "%s-%s", c->name, suffix);
+    tg_render_cat(gname, sizeof(gname), c->name, "-", suffix);
     snprintf(ng, sizeof(ng), "%" JSON_INTEGER_FORMAT, gpus);
-    return json_pack("{s:s, s:I, s:I, s:I, s:{s:s}, s:o}", "groupName", gname, "replicas",
-                     (json_int_t)replicas, "minReplicas", (json_int_t)replicas, "maxReplicas",
-                     (json_int_t)replicas, "rayStartParams", "num-gpus", ng, "template",
-                     rj_template(c, "worker", res_prefix, gpus, env, penv, payload, ray_version));
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "groupName", gname);
+    tg_jw_kint(w, "maxReplicas", replicas);
+    tg_jw_kint(w, "minReplicas", replicas);
+    tg_jw_kobj(w, "rayStartParams");
+    tg_jw_kstr(w, "num-gpus", ng);
+    tg_jw_end_obj(w);
+    tg_jw_kint(w, "replicas", replicas);
+    rj_template(c, 0, res_prefix, gpus, env, penv, payload, ray_version);
+    tg_jw_end_obj(w);
 }
 
-tg_rc_e tg_render_rayjob(tg_render_ctx_t *c, json_t *out)
+tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
 {
     tg_rc_e rc = TG_EINVAL;
     const json_t *r = c->rc;
-    rj_payload_t pl = {.env = json_array()};
+    tg_jw_t *w = c->w;
+    rj_payload_t pl = {.n = 0};
+    tg_render_env_init(&pl.env);
     tg_buf_init(&pl.list, 1 << 20);
-    tg_buf_t ep;
+    tg_buf_t ep, renv;
     tg_buf_init(&ep, 1 << 20);
-    json_t *env = NULL;
+    tg_buf_init(&renv, 1 << 20);
+    tg_render_env_t env;
+    tg_render_env_init(&env);
     const char *wd = tg_render_str(r, "run", "working_dir");
     int tune = strcmp(c->launcher, "ray-tune") == 0;
 
@@ -377,66 +422,66 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c, json_t *out)
         rj_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len);
     if (tune)
         rj_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py));
-    if (rj_entrypoint(c, req != NULL, wd, &ep) != TG_OK) {
+    if (rj_entrypoint(c, req != NULL, wd, &ep) != TG_OK || rj_runtime_env(r, wd, &renv) != TG_OK) {
         tg_render_fail(c, "entrypoint program too large");
         goto out;
     }
     char ray_version[32];
     tg_render_ray_version(c->image, ray_version, sizeof(ray_version));
-    env = rj_ray_env(c);
+    rj_ray_env(c, &env);
     /* Workers need the files too when Ray reads the project archive or the
      * Tune trainable from /script on every node. */
     int worker_payload = wd != NULL || tune;
 
-    json_t *groups = json_array();
-    json_int_t workers = tg_render_int(r, "compute", "workers", 1);
-    json_array_append_new(groups, rj_group(c, "w", workers, c->gpus, "worker_", env, pl.env,
-                                           worker_payload, ray_version));
-    json_int_t cpu_workers = tg_render_int(r, "compute", "cpu_workers", 0);
-    if (cpu_workers > 0)
-        json_array_append_new(groups, rj_group(c, "cpu", cpu_workers, 0, "cpu_worker_", env,
-                                               pl.env, worker_payload, ray_version));
-    json_t *head = json_pack("{s:{s:s, s:s, s:s}, s:o}", "rayStartParams", "dashboard-host",
-                             "0.0.0.0", "num-cpus", "0", "num-gpus", "0", "template",
-                             rj_template(c, "head", "head_", 0, env, pl.env, 1, ray_version));
-
-    json_t *spec = json_object();
-    json_object_set_new(spec, "suspend", json_true());
-    json_object_set_new(spec, "shutdownAfterJobFinishes", json_true());
-    json_object_set_new(spec, "ttlSecondsAfterFinished",
-                        json_integer(tg_render_int(r, "run", "ttl_seconds_after_finished", 15)));
-    json_object_set_new(spec, "backoffLimit", json_integer(0));
-    json_int_t ads = tg_render_int(r, "run", "active_deadline_seconds", 0);
-    if (ads > 0)
-        json_object_set_new(spec, "activeDeadlineSeconds", json_integer(ads));
-    json_object_set_new(spec, "submissionMode", json_string("HTTPMode"));
-    json_object_set_new(spec, "entrypoint", json_string(ep.data));
-    json_t *renv = rj_runtime_env(r, wd);
-    if (renv)
-        json_object_set_new(spec, "runtimeEnvYAML", renv);
-    json_object_set_new(spec, "rayClusterSpec",
-                        json_pack("{s:s, s:o, s:o}", "rayVersion", ray_version, "headGroupSpec",
-                                  head, "workerGroupSpecs", groups));
-
     char hex[65], digest[72];
     tg_spec_sha256_hex(pl.list.data ? pl.list.data : "", pl.list.len, hex);
-    snprintf(digest, sizeof(digest), "sha256:%s", hex);
-    json_t *execution = json_pack("{s:s}", "launcher", c->launcher);
-    json_t *obj = json_object();
-    json_object_set_new(obj, "apiVersion", json_string("ray.io/v1"));
-    json_object_set_new(obj, "kind", json_string("RayJob"));
-    json_object_set_new(obj, "metadata",
-                        json_pack("{s:s, s:s, s:o, s:o}", "name", c->name, "namespace", c->ns,
-                                  "labels", tg_render_labels(c, 1), "annotations",
-                                  tg_render_annotations(c, execution, digest)));
-    json_decref(execution);
-    json_object_set_new(obj, "spec", spec);
-    json_array_append_new(out, obj);
+    memcpy(digest, "sha256:", 7);
+    memcpy(digest + 7, hex, 65);
+    char exec[64];
+    snprintf(exec, sizeof(exec), "{\"launcher\":\"%s\"}", c->launcher);
+
+    tg_jw_obj(w);
+    tg_render_k_workload_header(c, "ray.io/v1", "RayJob", exec, digest);
+    tg_jw_kobj(w, "spec");
+    json_int_t ads = tg_render_int(r, "run", "active_deadline_seconds", 0);
+    if (ads > 0)
+        tg_jw_kint(w, "activeDeadlineSeconds", ads);
+    tg_jw_kint(w, "backoffLimit", 0);
+    tg_jw_kstr(w, "entrypoint", ep.data);
+    tg_jw_kobj(w, "rayClusterSpec");
+    tg_jw_kobj(w, "headGroupSpec");
+    tg_jw_kobj(w, "rayStartParams");
+    tg_jw_kstr(w, "dashboard-host", "0.0.0.0");
+    tg_jw_kstr(w, "num-cpus", "0");
+    tg_jw_kstr(w, "num-gpus", "0");
+    tg_jw_end_obj(w);
+    rj_template(c, 1, "head_", 0, &env, &pl.env, 1, ray_version);
+    tg_jw_end_obj(w); /* headGroupSpec */
+    tg_jw_kstr(w, "rayVersion", ray_version);
+    tg_jw_karr(w, "workerGroupSpecs");
+    rj_group(c, "w", tg_render_int(r, "compute", "workers", 1), c->gpus, "worker_", &env, &pl.env,
+             worker_payload, ray_version);
+    json_int_t cpu_workers = tg_render_int(r, "compute", "cpu_workers", 0);
+    if (cpu_workers > 0)
+        rj_group(c, "cpu", cpu_workers, 0, "cpu_worker_", &env, &pl.env, worker_payload,
+                 ray_version);
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w); /* rayClusterSpec */
+    if (renv.len)
+        tg_jw_kstr(w, "runtimeEnvYAML", renv.data);
+    tg_jw_kbool(w, "shutdownAfterJobFinishes", 1);
+    tg_jw_kstr(w, "submissionMode", "HTTPMode");
+    tg_jw_kbool(w, "suspend", 1);
+    tg_jw_kint(w, "ttlSecondsAfterFinished",
+               tg_render_int(r, "run", "ttl_seconds_after_finished", 15));
+    tg_jw_end_obj(w); /* spec */
+    tg_jw_end_obj(w); /* RayJob */
     rc = TG_OK;
 out:
-    json_decref(env);
-    json_decref(pl.env);
+    tg_render_env_clean(&env);
+    tg_render_env_clean(&pl.env);
     tg_buf_clean(&pl.list);
     tg_buf_clean(&ep);
+    tg_buf_clean(&renv);
     return rc;
 }

@@ -17,8 +17,9 @@
 
 #define TG_RENDER_RAY_VERSION_DEFAULT "2.56.0"
 
-/* Append the RayJob to `out`. TG_EINVAL with c->err set when inputs are missing. */
-tg_rc_e tg_render_rayjob(tg_render_ctx_t *c, json_t *out) TG_MUSTCHECK;
+/* Write the RayJob as an element of the open array in c->w. TG_EINVAL with
+ * c->err set when inputs are missing. */
+tg_rc_e tg_render_rayjob(tg_render_ctx_t *c) TG_MUSTCHECK;
 
 /* "X.Y.Z" from an image tag containing "-rayX.Y.Z" (or a rayproject/ray:X.Y.Z
  * tag), else the default, into out[n]. */

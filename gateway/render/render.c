@@ -37,13 +37,14 @@ static int render_files_match(tg_render_ctx_t *c)
     return 1;
 }
 
-tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
-                            const tg_spec_files_t *files, const tg_render_opts_t *opts,
-                            json_t **manifests, char *err, size_t errlen)
+tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenance,
+                                 const tg_spec_files_t *files, const tg_render_opts_t *opts,
+                                 tg_buf_t *out, char *err, size_t errlen)
 {
     tg_rc_e rc = TG_EINVAL;
-    json_t *out = NULL;
     tg_render_ctx_t c;
+    tg_jw_t w;
+    size_t start = out->len;
     memset(&c, 0, sizeof(c));
     c.rc = resolved;
     c.prov = provenance;
@@ -51,9 +52,16 @@ tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
     c.opts = opts;
     c.err = err;
     c.errlen = errlen;
+    c.w = &w;
+    tg_jw_init(&w, out);
+    /* Grow once to the usual size of a manifest set instead of doubling up. */
+    if (out->cap - out->len < 32768 && tg_buf_append(out, "", 0) == TG_OK &&
+        out->max - out->len > 32768) {
+        out->data = tg_xrealloc(out->data, out->len + 32768);
+        out->cap = out->len + 32768;
+    }
     if (err && errlen)
         err[0] = '\0';
-    *manifests = NULL;
 
     if (!opts || !opts->run_id || !*opts->run_id || strlen(opts->run_id) > 63 ||
         !tg_spec_label_value(opts->run_id) || opts->attempt < 1) {
@@ -63,6 +71,7 @@ tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
     }
     if (tg_render_object_name(opts->run_id, opts->attempt, c.name, sizeof(c.name)) != 0)
         goto out;
+    snprintf(c.attempt, sizeof(c.attempt), "%u", opts->attempt);
     const char *engine = tg_render_str(resolved, NULL, "engine");
     c.ns = tg_render_str(resolved, "policy", "namespace");
     c.image = tg_render_str(resolved, "runtime", "image");
@@ -83,18 +92,45 @@ tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
         memcpy(c.config_hash, opts->config_hash, 72);
     else
         tg_render_config_hash(resolved, c.config_hash);
-    out = json_array();
+    tg_jw_arr(&w);
     if (strcmp(engine, "job") == 0)
-        rc = tg_render_job(&c, out);
+        rc = tg_render_job(&c);
     else if (strcmp(engine, "rayjob") == 0)
-        rc = tg_render_rayjob(&c, out);
+        rc = tg_render_rayjob(&c);
     else
         tg_render_fail(&c, "unknown engine \"%s\"", engine);
-    if (rc == TG_OK) {
-        *manifests = out;
-        out = NULL;
+    tg_jw_end_arr(&w);
+    if (rc == TG_OK && w.rc != TG_OK) {
+        tg_render_fail(&c, "manifests too large");
+        rc = TG_EINVAL;
     }
 out:
-    json_decref(out);
+    if (rc != TG_OK) {
+        out->len = start;
+        if (out->data)
+            out->data[start] = '\0';
+    }
+    return rc;
+}
+
+tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
+                            const tg_spec_files_t *files, const tg_render_opts_t *opts,
+                            json_t **manifests, char *err, size_t errlen)
+{
+    tg_buf_t b;
+    tg_buf_init(&b, 64u << 20);
+    *manifests = NULL;
+    tg_rc_e rc = tg_render_manifests_text(resolved, provenance, files, opts, &b, err, errlen);
+    if (rc == TG_OK) {
+        json_error_t je;
+        *manifests = json_loadb(b.data, b.len, 0, &je);
+        if (!*manifests) {
+            /* Our own writer produced invalid JSON: a bug, never user input. */
+            if (err && errlen)
+                snprintf(err, errlen, "internal: rendered JSON does not parse: %s", je.text);
+            rc = TG_EINTERNAL;
+        }
+    }
+    tg_buf_clean(&b);
     return rc;
 }

@@ -60,8 +60,7 @@ static int diag_room(tg_spec_diag_t *d)
     return 0;
 }
 
-void tg_spec_diag_error(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt,
-                        ...)
+void tg_spec_diag_error(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt, ...)
 {
     if (!diag_room(d))
         return;
@@ -84,8 +83,7 @@ void tg_spec_diag_error_at(tg_spec_diag_t *d, const char *path, unsigned line, u
     va_end(ap);
 }
 
-void tg_spec_diag_warn(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt,
-                       ...)
+void tg_spec_diag_warn(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt, ...)
 {
     if (json_array_size(d->warnings) >= d->max_errors)
         return;

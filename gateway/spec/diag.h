@@ -15,9 +15,9 @@
 #include "spec/pos.h"
 
 typedef struct tg_spec_diag_s {
-    json_t *errors;            /* owned array */
-    json_t *warnings;          /* owned array */
-    const tg_spec_pos_t *pos;  /* borrowed; may be NULL (then 1:1) */
+    json_t *errors;           /* owned array */
+    json_t *warnings;         /* owned array */
+    const tg_spec_pos_t *pos; /* borrowed; may be NULL (then 1:1) */
     size_t max_errors;
     int truncated;
 } tg_spec_diag_t;
@@ -30,13 +30,13 @@ void tg_spec_diag_init(tg_spec_diag_t *d, const tg_spec_pos_t *pos, size_t max_e
 void tg_spec_diag_clean(tg_spec_diag_t *d);
 
 /* Append an error located through the position table. */
-void tg_spec_diag_error(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt,
-                        ...) TG_PRINTF(4, 5);
+void tg_spec_diag_error(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt, ...)
+    TG_PRINTF(4, 5);
 /* Append an error at an explicit position (parser errors, before the table). */
 void tg_spec_diag_error_at(tg_spec_diag_t *d, const char *path, unsigned line, unsigned col,
                            const char *fmt, ...) TG_PRINTF(5, 6);
-void tg_spec_diag_warn(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt,
-                       ...) TG_PRINTF(4, 5);
+void tg_spec_diag_warn(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt, ...)
+    TG_PRINTF(4, 5);
 
 void tg_spec_diag_warn_at(tg_spec_diag_t *d, const char *path, unsigned line, unsigned col,
                           const char *fmt, ...) TG_PRINTF(5, 6);

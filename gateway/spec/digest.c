@@ -9,12 +9,32 @@
 
 static EVP_MD *digest_sha256;
 static pthread_once_t digest_once = PTHREAD_ONCE_INIT;
+static pthread_key_t digest_ctx_key;
+
+static void digest_ctx_free(void *ctx)
+{
+    EVP_MD_CTX_free(ctx);
+}
 
 /* Fetch the implementation once: EVP_sha256() makes OpenSSL 3 look it up on
- * every call, which costs more than hashing a small file. */
+ * every call, which costs more than hashing a small file. Each thread also
+ * keeps one digest context instead of allocating one per hash. */
 static void digest_init(void)
 {
     digest_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+    if (pthread_key_create(&digest_ctx_key, digest_ctx_free) != 0)
+        abort();
+}
+
+static EVP_MD_CTX *digest_ctx(void)
+{
+    EVP_MD_CTX *ctx = pthread_getspecific(digest_ctx_key);
+    if (!ctx) {
+        ctx = EVP_MD_CTX_new();
+        if (!ctx || pthread_setspecific(digest_ctx_key, ctx) != 0)
+            abort();
+    }
+    return ctx;
 }
 
 void tg_spec_sha256_hex(const void *data, size_t len, char out[65])
@@ -24,7 +44,9 @@ void tg_spec_sha256_hex(const void *data, size_t len, char out[65])
     static const char hex[] = "0123456789abcdef";
     pthread_once(&digest_once, digest_init);
     const EVP_MD *alg = digest_sha256 ? digest_sha256 : EVP_sha256();
-    if (!EVP_Digest(data, len, md, &mdlen, alg, NULL) || mdlen != 32) {
+    EVP_MD_CTX *ctx = digest_ctx();
+    if (!EVP_DigestInit_ex(ctx, alg, NULL) || !EVP_DigestUpdate(ctx, data, len) ||
+        !EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32) {
         /* EVP_Digest only fails on allocation failure; same policy as tg_xmalloc. */
         abort();
     }

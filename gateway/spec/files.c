@@ -293,7 +293,7 @@ void tg_spec_files_check(const json_t *root, const tg_spec_facts_t *f, const tg_
             char *path = tg_spec_path_join("files", nm);
             tg_spec_diag_warn_at(d, path, 1, 1,
                                  "submitted file \"%s\" is not used by this spec and is ignored",
-                              tg_spec_qv(&q, nm));
+                                 tg_spec_qv(&q, nm));
             free(path);
         }
     }

@@ -25,12 +25,14 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     tg_spec_diag_t d;
     tg_spec_doc_t doc;
     json_t *resolved = NULL, *prov = NULL, *manifests = NULL;
+    tg_buf_t text;
+    tg_buf_init(&text, 64u << 20);
     tg_spec_doc_init(&doc);
     tg_spec_diag_init(&d, NULL, limits->max_errors);
     *out = NULL;
 
-    rc = tg_spec_yaml_parse(req->yaml ? req->yaml : "", req->yaml ? req->yaml_len : 0, limits,
-                            &doc, &d);
+    rc = tg_spec_yaml_parse(req->yaml ? req->yaml : "", req->yaml ? req->yaml_len : 0, limits, &doc,
+                            &d);
     d.pos = doc.pos;
     if (rc != TG_OK) {
         if (rc != TG_ETOOLARGE && rc != TG_EINTERNAL)
@@ -64,8 +66,12 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
                                  .attempt = req->attempt ? req->attempt : 1,
                                  .retry_reason = req->retry_reason,
                                  .config_hash = hash};
-        if (tg_render_manifests(resolved, prov, req->files, &opts, &manifests, err, sizeof(err)) !=
-            TG_OK) {
+        tg_rc_e r = req->manifests_as_text
+                        ? tg_render_manifests_text(resolved, prov, req->files, &opts, &text, err,
+                                                   sizeof(err))
+                        : tg_render_manifests(resolved, prov, req->files, &opts, &manifests, err,
+                                              sizeof(err));
+        if (r != TG_OK) {
             tg_log_error("spec", "render failed: %s", err);
             tg_spec_diag_error_at(&d, "", 1, 1, "rendering failed: %s", err);
             rc = TG_EINTERNAL;
@@ -78,6 +84,8 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     resolved = prov = NULL;
     if (manifests)
         json_object_set_new(*out, "manifests", manifests);
+    else if (req->run_id && req->manifests_as_text)
+        json_object_set_new(*out, "manifests_text", json_stringn(text.data, text.len));
     manifests = NULL;
     rc = TG_OK;
     goto out;
@@ -87,6 +95,7 @@ out:
     json_decref(resolved);
     json_decref(prov);
     json_decref(manifests);
+    tg_buf_clean(&text);
     tg_spec_diag_clean(&d);
     tg_spec_doc_clean(&doc);
     return rc;

@@ -30,25 +30,31 @@
 #include "spec/schema.h"
 
 typedef struct tg_spec_request_s {
-    const char *yaml;            /* the tau.yaml text (need not be NUL-terminated) */
+    const char *yaml; /* the tau.yaml text (need not be NUL-terminated) */
     size_t yaml_len;
     const tg_spec_files_t *files; /* submitted files; may be NULL */
-    const json_t *context;       /* borrowed; see spec/resolve.h for its shape */
-    const char *run_id;          /* render manifests for this run id; NULL: validate only */
-    unsigned attempt;            /* >= 1 when run_id is set */
-    const char *retry_reason;    /* attempt > 1 */
+    const json_t *context;        /* borrowed; see spec/resolve.h for its shape */
+    const char *run_id;           /* render manifests for this run id; NULL: validate only */
+    unsigned attempt;             /* >= 1 when run_id is set */
+    const char *retry_reason;     /* attempt > 1 */
+    int manifests_as_text;        /* give "manifests_text" (a JSON text string) instead of
+                                     "manifests": the bytes to store and send, without
+                                     building a jansson tree of them */
 } tg_spec_request_t;
 
 /* Run the pipeline. *out is always set to a new reference:
  *   TG_OK: {"resolved": {...}, "provenance": {...}, "config_hash": "sha256:...",
- *           "manifests": [...] (only with run_id), "warnings": [...]}
+ *           "manifests": [...] (only with run_id; "manifests_text": "[...]" instead
+ *           when manifests_as_text), "warnings": [...]}
  *   otherwise: {"errors": [...], "warnings": [...]} with
  *   TG_ETOOLARGE       the document is over limits->max_doc_bytes (413)
  *   TG_EINVAL          not an acceptable YAML document: syntax, UTF-8, aliases,
  *                      depth, duplicate keys, several or no documents (400)
  *   TG_EUNPROCESSABLE  YAML fine, run config invalid or not resolvable (422)
  *   TG_EINTERNAL       the context or rendering failed (a server bug; logged)
- * `schema` and `limits` are shared read-only; the call is thread-safe. */
+ * "resolved" shares immutable nodes with the parsed spec; treat it as read-only
+ * (json_deep_copy before editing). `schema` and `limits` are shared read-only;
+ * the call is thread-safe. */
 tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t *limits,
                          const tg_spec_request_t *req, json_t **out) TG_MUSTCHECK;
 

@@ -144,8 +144,8 @@ const tg_spec_mark_t *tg_spec_pos_get(const tg_spec_pos_t *pos, const char *path
     return &e->mark;
 }
 
-void tg_spec_pos_locate(const tg_spec_pos_t *pos, const char *path, int want_value,
-                        unsigned *line, unsigned *col)
+void tg_spec_pos_locate(const tg_spec_pos_t *pos, const char *path, int want_value, unsigned *line,
+                        unsigned *col)
 {
     *line = 1;
     *col = 1;

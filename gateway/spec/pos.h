@@ -38,7 +38,7 @@ const tg_spec_mark_t *tg_spec_pos_get(const tg_spec_pos_t *pos, const char *path
 /* Where to point a diagnostic about `path`: the key (want_value=0) or value
  * (want_value=1) of the node itself, else of the nearest ancestor that has a
  * record (its key), else line 1 column 1. `pos` may be NULL. */
-void tg_spec_pos_locate(const tg_spec_pos_t *pos, const char *path, int want_value,
-                        unsigned *line, unsigned *col);
+void tg_spec_pos_locate(const tg_spec_pos_t *pos, const char *path, int want_value, unsigned *line,
+                        unsigned *col);
 
 #endif

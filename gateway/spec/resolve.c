@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/mem.h"
 #include "core/log.h"
 #include "spec/path.h"
 #include "spec/units.h"
@@ -61,7 +62,8 @@ static int rs_in(const json_t *arr, const char *s)
 {
     size_t i;
     const json_t *v;
-    json_array_foreach(arr, i, v) if (json_is_string(v) && strcmp(json_string_value(v), s) == 0) return 1;
+    json_array_foreach(arr, i,
+                       v) if (json_is_string(v) && strcmp(json_string_value(v), s) == 0) return 1;
     return 0;
 }
 
@@ -73,7 +75,8 @@ static void rs_list(const json_t *arr, tg_buf_t *b)
     {
         if (!json_is_string(v))
             continue;
-        if (tg_buf_puts(b, b->len ? ", " : "") != TG_OK || tg_buf_puts(b, json_string_value(v)) != TG_OK)
+        if (tg_buf_puts(b, b->len ? ", " : "") != TG_OK ||
+            tg_buf_puts(b, json_string_value(v)) != TG_OK)
             return;
     }
     if (b->len == 0 && tg_buf_puts(b, "none") != TG_OK)
@@ -97,7 +100,8 @@ static void rs_put(rs_t *r, const char *sect, const char *key, json_t *val, cons
     json_object_set_new_nocheck(dst, key, val ? val : json_null());
     if (val && src && !json_is_null(val)) {
         char path[160];
-        json_object_set_new_nocheck(r->prov, rs_path(path, sizeof(path), sect, key), rs_src(r, src));
+        json_object_set_new_nocheck(r->prov, rs_path(path, sizeof(path), sect, key),
+                                    rs_src(r, src));
     }
 }
 
@@ -112,18 +116,33 @@ static const json_t *rs_default(rs_t *r, const char *sect, const char *key)
     return tg_spec_schema_default(r->schema, rs_path(path, sizeof(path), sect, key));
 }
 
+/* Resolved values share the (immutable) scalar nodes of the spec, context and
+ * schema instead of copying them: jansson reference counts are atomic, and
+ * nothing downstream modifies a resolved config. Containers are shared only
+ * when they come from this request's spec; the schema (and possibly a cached
+ * context) is shared between threads, so its arrays and objects are copied. */
+static json_t *rs_ref(const json_t *v)
+{
+    return json_incref((json_t *)v);
+}
+
+static json_t *rs_shared(const json_t *v)
+{
+    return json_is_object(v) || json_is_array(v) ? json_deep_copy(v) : json_incref((json_t *)v);
+}
+
 /* spec -> profile[pkey] -> workspace[wkey] -> schema default. */
 static void rs_pick(rs_t *r, const char *sect, const char *key, const char *pkey, const char *wkey)
 {
     const json_t *v;
     if ((v = rs_spec(r, sect, key)))
-        rs_put(r, sect, key, json_deep_copy(v), "spec");
+        rs_put(r, sect, key, rs_ref(v), "spec");
     else if (pkey && r->prof && (v = json_object_get(r->prof, pkey)) && !json_is_null(v))
-        rs_put(r, sect, key, json_deep_copy(v), "profile");
+        rs_put(r, sect, key, rs_shared(v), "profile");
     else if (wkey && (v = json_object_get(r->ws, wkey)) && !json_is_null(v))
-        rs_put(r, sect, key, json_deep_copy(v), "workspace");
+        rs_put(r, sect, key, rs_shared(v), "workspace");
     else if ((v = rs_default(r, sect, key)))
-        rs_put(r, sect, key, json_deep_copy(v), "default");
+        rs_put(r, sect, key, rs_shared(v), "default");
     else
         rs_put(r, sect, key, NULL, NULL);
 }
@@ -270,7 +289,8 @@ static const json_t *rs_find_class(const json_t *list, const char *name)
 {
     size_t i;
     const json_t *c;
-    json_array_foreach(list, i, c) if (rs_str(c, "name") && strcmp(rs_str(c, "name"), name) == 0) return c;
+    json_array_foreach(list, i,
+                       c) if (rs_str(c, "name") && strcmp(rs_str(c, "name"), name) == 0) return c;
     return NULL;
 }
 
@@ -303,15 +323,16 @@ static void rs_priority(rs_t *r)
     if (w && json_is_array(classes)) {
         const json_t *c = rs_find_class(classes, w);
         if (c && json_is_integer(json_object_get(c, "value"))) {
-            value = json_deep_copy(json_object_get(c, "value"));
+            value = rs_ref(json_object_get(c, "value"));
         } else if (!c && strcmp(src, "spec") == 0) {
             tg_buf_t b;
             tg_buf_init(&b, 2048);
             size_t i;
             const json_t *x;
-            json_array_foreach(classes, i, x) if (rs_str(x, "name") &&
-                                                  (tg_buf_puts(&b, b.len ? ", " : "") != TG_OK ||
-                                                   tg_buf_puts(&b, rs_str(x, "name")) != TG_OK)) break;
+            json_array_foreach(classes, i,
+                               x) if (rs_str(x, "name") &&
+                                      (tg_buf_puts(&b, b.len ? ", " : "") != TG_OK ||
+                                       tg_buf_puts(&b, rs_str(x, "name")) != TG_OK)) break;
             tg_spec_diag_error(r->d,
                                rs_spec(r, "policy", "workload_priority_class")
                                    ? "policy.workload_priority_class"
@@ -355,8 +376,9 @@ static void rs_placement(rs_t *r)
     rs_pick(r, "policy", "lane", NULL, NULL);
     rs_pick(r, "policy", "topology", "topology", NULL);
     rs_put(r, "policy", "topology_name",
-           r->prof && rs_str(r->prof, "topology_name") ? json_string(rs_str(r->prof, "topology_name"))
-                                                      : NULL,
+           r->prof && rs_str(r->prof, "topology_name")
+               ? json_string(rs_str(r->prof, "topology_name"))
+               : NULL,
            "profile");
     rs_pick(r, "policy", "gpu_class", "gpu_class", NULL);
     static const char *const alias[][2] = {{"a100-nvlink-80gb", "a100-80gb"},
@@ -406,7 +428,7 @@ static void rs_placement(rs_t *r)
     json_t *tol = json_array();
     const json_t *pt = r->prof ? json_object_get(r->prof, "tolerations") : NULL;
     size_t i;
-    json_array_foreach(pt, i, v) if (json_is_object(v)) json_array_append_new(tol, json_deep_copy(v));
+    json_array_foreach(pt, i, v) if (json_is_object(v)) json_array_append_new(tol, rs_shared(v));
     rs_put(r, "policy", "tolerations", tol, json_array_size(tol) ? "profile" : NULL);
 }
 
@@ -574,13 +596,13 @@ static void rs_runtime(rs_t *r)
         rs_put(r, "runtime", "image", NULL, NULL);
     }
     const json_t *env = rs_spec(r, "runtime", "env");
-    rs_put(r, "runtime", "env", json_is_object(env) ? json_deep_copy(env) : json_object(),
+    rs_put(r, "runtime", "env", json_is_object(env) ? rs_ref(env) : json_object(),
            env ? "spec" : NULL);
     const json_t *sec = rs_spec(r, "runtime", "env_secret");
-    rs_put(r, "runtime", "env_secret", json_is_object(sec) ? json_deep_copy(sec) : json_object(),
+    rs_put(r, "runtime", "env_secret", json_is_object(sec) ? rs_ref(sec) : json_object(),
            sec ? "spec" : NULL);
     const json_t *pip = rs_spec(r, "runtime", "pip");
-    rs_put(r, "runtime", "pip", json_is_array(pip) ? json_deep_copy(pip) : json_array(),
+    rs_put(r, "runtime", "pip", json_is_array(pip) ? rs_ref(pip) : json_array(),
            pip ? "spec" : NULL);
     rs_pick(r, "runtime", "working_dir", NULL, NULL);
     const char *mode = tg_spec_get_str(rs_spec(r, "runtime", "security"), NULL, "mode");
@@ -591,7 +613,7 @@ static void rs_run(rs_t *r)
 {
     rs_pick(r, "run", "working_dir", NULL, NULL);
     const json_t *ex = rs_spec(r, "run", "working_dir_excludes");
-    rs_put(r, "run", "working_dir_excludes", json_is_array(ex) ? json_deep_copy(ex) : json_array(),
+    rs_put(r, "run", "working_dir_excludes", json_is_array(ex) ? rs_ref(ex) : json_array(),
            ex ? "spec" : NULL);
     if (r->f->is_ray)
         rs_put(r, "run", "ttl_seconds_after_finished", json_integer(15), "default");
@@ -599,7 +621,7 @@ static void rs_run(rs_t *r)
         rs_pick(r, "run", "ttl_seconds_after_finished", "ttl_seconds", "ttl_seconds");
     const json_t *ad = r->prof ? json_object_get(r->prof, "active_deadline_seconds") : NULL;
     rs_put(r, "run", "active_deadline_seconds",
-           json_is_integer(ad) && json_integer_value(ad) > 0 ? json_deep_copy(ad) : NULL, "profile");
+           json_is_integer(ad) && json_integer_value(ad) > 0 ? rs_ref(ad) : NULL, "profile");
 }
 
 static void rs_storage(rs_t *r)
@@ -656,15 +678,15 @@ static void rs_storage(rs_t *r)
             int ro = ml > 3 && strcmp(mp + ml - 3, ":ro") == 0;
             if (ro)
                 mp[ml - 3] = '\0';
-            json_array_append_new(vols, json_pack("{s:s, s:s, s:b}", "pvc", pvc, "path", mp,
-                                                  "read_only", ro));
+            json_array_append_new(
+                vols, json_pack("{s:s, s:s, s:b}", "pvc", pvc, "path", mp, "read_only", ro));
             mounted = 1;
         }
         if (!mounted) {
             char mp[300];
             snprintf(mp, sizeof(mp), "/volumes/%s", pvc);
-            json_array_append_new(vols, json_pack("{s:s, s:s, s:b}", "pvc", pvc, "path", mp,
-                                                  "read_only", 0));
+            json_array_append_new(
+                vols, json_pack("{s:s, s:s, s:b}", "pvc", pvc, "path", mp, "read_only", 0));
         }
     }
     rs_put(r, "storage", "volumes", vols, json_array_size(vols) ? "spec" : NULL);
@@ -680,7 +702,7 @@ static void rs_execution(rs_t *r)
         rs_pick(r, "execution", "processes_per_node", NULL, NULL);
     }
     const json_t *cfg = rs_spec(r, "execution", "configs");
-    rs_put(r, "execution", "configs", json_is_object(cfg) ? json_deep_copy(cfg) : json_object(),
+    rs_put(r, "execution", "configs", json_is_object(cfg) ? rs_ref(cfg) : json_object(),
            cfg ? "spec" : NULL);
     if (strcmp(f->launcher, "ray-tune") == 0) {
         rs_pick(r, "execution", "metric", NULL, NULL);
@@ -712,8 +734,7 @@ static void rs_resilience(rs_t *r)
 static void rs_metrics(rs_t *r)
 {
     const json_t *h = rs_spec(r, "metrics", "history");
-    rs_put(r, "metrics", "history", json_is_array(h) ? json_deep_copy(h) : json_array(),
-           h ? "spec" : NULL);
+    rs_put(r, "metrics", "history", json_is_array(h) ? rs_ref(h) : json_array(), h ? "spec" : NULL);
     int off = 0;
     const json_t *offload = rs_spec(r, "metrics", "offload");
     tg_spec_get_bool(offload, NULL, "enabled", &off);

@@ -68,17 +68,18 @@
  * problems (wrong workspace, unknown queue, profile not allowed...) are added
  * to `diag` and the function still returns TG_OK; check the error count.
  * TG_EINVAL means the context itself is malformed (a caller bug; logged).
- * On TG_OK *resolved and *provenance are new references. */
+ * On TG_OK *resolved and *provenance are new references; *resolved shares
+ * immutable nodes with `root`, so treat it as read-only. */
 tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
                         const tg_spec_facts_t *facts, const json_t *context,
                         const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
                         json_t **provenance) TG_MUSTCHECK;
 
 /* Built-in images for a RayJob without one (TauGrid's defaults). */
-#define TG_SPEC_RAY_IMAGE_GPU "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.56.0-cuda13.0"
-#define TG_SPEC_RAY_IMAGE_CPU "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.54.0"
-#define TG_SPEC_DEFAULT_QUEUE "jobqueue"
-#define TG_SPEC_DEFAULT_PRIORITY "taugrid-default"
+#define TG_SPEC_RAY_IMAGE_GPU       "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.56.0-cuda13.0"
+#define TG_SPEC_RAY_IMAGE_CPU       "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.54.0"
+#define TG_SPEC_DEFAULT_QUEUE       "jobqueue"
+#define TG_SPEC_DEFAULT_PRIORITY    "taugrid-default"
 #define TG_SPEC_PRIORITY_TIER_CLASS "taugrid-priority"
 
 #endif

@@ -112,14 +112,15 @@ static unsigned sc_type_bit(sc_ctx_t *c, const json_t *t)
     static const struct {
         const char *name;
         unsigned bit;
-    } map[] = {{"null", TG_ST_NULL},   {"boolean", TG_ST_BOOL}, {"integer", TG_ST_INT},
-               {"number", TG_ST_NUM},  {"string", TG_ST_STR},   {"object", TG_ST_OBJ},
+    } map[] = {{"null", TG_ST_NULL},  {"boolean", TG_ST_BOOL}, {"integer", TG_ST_INT},
+               {"number", TG_ST_NUM}, {"string", TG_ST_STR},   {"object", TG_ST_OBJ},
                {"array", TG_ST_ARR}};
     if (json_is_string(t))
         for (size_t i = 0; i < TG_ARRAY_LEN(map); i++)
             if (strcmp(json_string_value(t), map[i].name) == 0)
                 return map[i].bit;
-    sc_fail(c, "schema: unknown type %s", json_is_string(t) ? json_string_value(t) : "(non-string)");
+    sc_fail(c, "schema: unknown type %s",
+            json_is_string(t) ? json_string_value(t) : "(non-string)");
     return 0;
 }
 
@@ -130,8 +131,9 @@ static int sc_prop_cmp(const void *a, const void *b)
 
 static int sc_is_annotation(const char *k)
 {
-    static const char *const ann[] = {"$schema", "$id", "$comment", "title", "description",
-                                      "examples", "deprecated", "readOnly", "writeOnly", NULL};
+    static const char *const ann[] = {"$schema",     "$id",      "$comment",   "title",
+                                      "description", "examples", "deprecated", "readOnly",
+                                      "writeOnly",   NULL};
     if (strncmp(k, "x-", 2) == 0)
         return 1;
     for (size_t i = 0; ann[i]; i++)
@@ -154,9 +156,11 @@ static void sc_keyword(sc_ctx_t *c, tg_snode_t *n, const char *k, const json_t *
         if (n->types & TG_ST_NUM)
             n->types |= TG_ST_INT;
     } else if (strcmp(k, "$ref") == 0) {
-        const json_t *target = json_is_string(v) ? sc_pointer(c->s->doc, json_string_value(v)) : NULL;
+        const json_t *target =
+            json_is_string(v) ? sc_pointer(c->s->doc, json_string_value(v)) : NULL;
         if (!target) {
-            sc_fail(c, "schema: unresolvable $ref %s", json_is_string(v) ? json_string_value(v) : "");
+            sc_fail(c, "schema: unresolvable $ref %s",
+                    json_is_string(v) ? json_string_value(v) : "");
             return;
         }
         n->ref = sc_compile(c, target);
@@ -325,8 +329,7 @@ tg_spec_schema_t *tg_spec_schema_load_json(json_t *doc, char *err, size_t errlen
     return s;
 }
 
-tg_spec_schema_t *tg_spec_schema_load_text(const char *text, size_t len, char *err,
-                                           size_t errlen)
+tg_spec_schema_t *tg_spec_schema_load_text(const char *text, size_t len, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
@@ -359,7 +362,8 @@ const tg_snode_t *tg_snode_prop(const tg_snode_t *n, const char *name)
     for (; n; n = n->ref) {
         if (n->nprops) {
             tg_sprop_t key = {.name = name};
-            const tg_sprop_t *p = bsearch(&key, n->props, n->nprops, sizeof(*n->props), sc_prop_cmp);
+            const tg_sprop_t *p =
+                bsearch(&key, n->props, n->nprops, sizeof(*n->props), sc_prop_cmp);
             if (p)
                 return p->node;
         }

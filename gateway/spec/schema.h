@@ -27,8 +27,7 @@ typedef struct tg_spec_schema_s tg_spec_schema_t;
  * err[errlen] on failure. The result is immutable and thread-safe to share. */
 tg_spec_schema_t *tg_spec_schema_load_file(const char *path, char *err, size_t errlen);
 /* Same from text in memory (e.g. embedded in a test binary). */
-tg_spec_schema_t *tg_spec_schema_load_text(const char *text, size_t len, char *err,
-                                           size_t errlen);
+tg_spec_schema_t *tg_spec_schema_load_text(const char *text, size_t len, char *err, size_t errlen);
 /* Same from a parsed document; takes a new reference to `doc` (caller keeps its own). */
 tg_spec_schema_t *tg_spec_schema_load_json(json_t *doc, char *err, size_t errlen);
 void tg_spec_schema_free(tg_spec_schema_t *s);

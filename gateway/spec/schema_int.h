@@ -28,9 +28,9 @@ typedef struct tg_sprop_s {
 } tg_sprop_t;
 
 struct tg_snode_s {
-    int never;        /* the boolean schema `false` */
-    unsigned types;   /* TG_ST_* mask; TG_ST_ANY when no `type` */
-    tg_snode_t *ref;  /* $ref target, checked before this node's own keywords */
+    int never;       /* the boolean schema `false` */
+    unsigned types;  /* TG_ST_* mask; TG_ST_ANY when no `type` */
+    tg_snode_t *ref; /* $ref target, checked before this node's own keywords */
     /* object */
     tg_sprop_t *props; /* sorted by name */
     size_t nprops;
@@ -63,9 +63,9 @@ struct tg_snode_s {
 };
 
 struct tg_spec_schema_s {
-    json_t *doc;       /* owned; nodes borrow strings from it */
+    json_t *doc; /* owned; nodes borrow strings from it */
     tg_snode_t *root;
-    tg_snode_t **all;  /* every node, for freeing */
+    tg_snode_t **all; /* every node, for freeing */
     size_t n, cap;
     const json_t **srcs; /* schema object of all[i], for $ref memoisation */
 };

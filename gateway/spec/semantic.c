@@ -88,7 +88,8 @@ void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
     }
     static const struct {
         const char *sect, *key, *path;
-    } im[] = {{"runtime", "image", "runtime.image"}, {"run", "image", "run.image"},
+    } im[] = {{"runtime", "image", "runtime.image"},
+              {"run", "image", "run.image"},
               {NULL, "image", "image"}};
     for (size_t i = 0; i < TG_ARRAY_LEN(im); i++) {
         const char *v = tg_spec_get_str(root, im[i].sect, im[i].key);
@@ -169,7 +170,8 @@ static void sm_alias_conflicts(const json_t *root, tg_spec_diag_t *d)
                 tg_spec_qv_t q1, q2;
                 tg_spec_diag_error(d, al[i].path, TG_AT_VALUE,
                                    "%s \"%s\" conflicts with %s \"%s\"; set it in one place",
-                                   al[i].path, tg_spec_qv(&q1, vi), al[j].path, tg_spec_qv(&q2, vj));
+                                   al[i].path, tg_spec_qv(&q1, vi), al[j].path,
+                                   tg_spec_qv(&q2, vj));
             }
             break;
         }
@@ -235,9 +237,8 @@ static void sm_only(const json_t *root, tg_spec_diag_t *d, const char *sect, con
 static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
 {
     static const char *const ray_quantities[] = {
-        "head_cpu_request",      "head_memory_request",   "head_cpu_limit",
-        "head_memory_limit",     "worker_cpu_request",    "worker_memory_request",
-        "worker_cpu_limit",      "worker_memory_limit"};
+        "head_cpu_request",   "head_memory_request",   "head_cpu_limit",   "head_memory_limit",
+        "worker_cpu_request", "worker_memory_request", "worker_cpu_limit", "worker_memory_limit"};
     if (f->is_ray) {
         sm_only(root, d, "run", "ttl_seconds_after_finished",
                 "run.ttl_seconds_after_finished requires engine: job (a RayJob releases its "
@@ -418,10 +419,9 @@ static void sm_no_nulls(const json_t *v, tg_spec_path_t *p, tg_spec_diag_t *d)
 
 static int sm_torchrun_denied(const char *k)
 {
-    static const char *const deny[] = {"standalone",   "nnodes",       "nproc-per-node",
-                                       "node-rank",    "rdzv-backend", "rdzv-endpoint",
-                                       "rdzv-id",      "master-addr",  "master-port",
-                                       "module",       "no-python",    "run-path"};
+    static const char *const deny[] = {
+        "standalone", "nnodes",      "nproc-per-node", "node-rank", "rdzv-backend", "rdzv-endpoint",
+        "rdzv-id",    "master-addr", "master-port",    "module",    "no-python",    "run-path"};
     char norm[130];
     size_t n = strlen(k);
     if (n >= sizeof(norm))

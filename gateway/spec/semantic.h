@@ -21,12 +21,12 @@ typedef struct tg_spec_facts_s {
     const char *engine, *engine_path; /* canonical "job" / "rayjob", or NULL */
     const char *entrypoint, *entrypoint_path;
     const char *image, *image_path;
-    const char *launcher;             /* explicit, else the engine's default */
+    const char *launcher; /* explicit, else the engine's default */
     int launcher_explicit;
-    const char *working_dir;          /* run.working_dir */
+    const char *working_dir; /* run.working_dir */
     int is_job, is_ray;
-    json_int_t gpus;                  /* compute.gpus (job) */
-    json_int_t gpus_per_worker;       /* compute.gpus_per_worker (ray; default 1) */
+    json_int_t gpus;            /* compute.gpus (job) */
+    json_int_t gpus_per_worker; /* compute.gpus_per_worker (ray; default 1) */
     json_int_t workers, cpu_workers;
     json_int_t nodes, ppn;
 } tg_spec_facts_t;

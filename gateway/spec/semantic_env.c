@@ -108,9 +108,8 @@ void tg_spec_semantic_env(const json_t *root, const tg_spec_facts_t *f,
     tg_spec_path_clean(&p);
 }
 
-static const char *const se_reserved_paths[] = {"/data", "/mnt",        "/script",
-                                                "/manifest", "/tmp",    "/dev/shm",
-                                                "/var/run/tau", "/tau/source"};
+static const char *const se_reserved_paths[] = {"/data", "/mnt",     "/script",      "/manifest",
+                                                "/tmp",  "/dev/shm", "/var/run/tau", "/tau/source"};
 
 static void se_mounts(const json_t *root, tg_spec_diag_t *d)
 {
@@ -158,7 +157,8 @@ static void se_mounts(const json_t *root, tg_spec_diag_t *d)
         int listed = 0;
         size_t k;
         const json_t *x;
-        json_array_foreach(vols, k, x) listed |= json_is_string(x) && strcmp(json_string_value(x), pvc) == 0;
+        json_array_foreach(vols, k, x) listed |=
+            json_is_string(x) && strcmp(json_string_value(x), pvc) == 0;
         if (!listed)
             tg_spec_diag_error(d, path, TG_AT_VALUE,
                                "storage.mounts[%zu] names PVC \"%s\", which is not listed in "

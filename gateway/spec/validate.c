@@ -79,7 +79,7 @@ static void v_want(unsigned types, tg_buf_t *b)
     static const struct {
         unsigned bit;
         const char *text;
-    } names[] = {{TG_ST_STR, "a string"},     {TG_ST_NUM, "a number"},  {TG_ST_INT, "an integer"},
+    } names[] = {{TG_ST_STR, "a string"},       {TG_ST_NUM, "a number"},  {TG_ST_INT, "an integer"},
                  {TG_ST_BOOL, "true or false"}, {TG_ST_OBJ, "a mapping"}, {TG_ST_ARR, "a list"},
                  {TG_ST_NULL, "empty"}};
     int first = 1;
@@ -178,8 +178,7 @@ static void v_replace(v_slot_t *slot, json_t *nv)
         json_decref(nv);
 }
 
-static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slot,
-                       tg_spec_at_e at);
+static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slot, tg_spec_at_e at);
 
 static void v_enum(v_ctx_t *c, const tg_snode_t *n, const json_t *v)
 {
@@ -228,9 +227,11 @@ static void v_number(v_ctx_t *c, const tg_snode_t *n, const json_t *v)
     char tb[64];
     const char *txt = v_text(v, tb, sizeof(tb));
     if (n->has_min && d < n->min)
-        v_report(c, n, "minimum", TG_AT_VALUE, txt, NULL, (long)n->min, "{path} must be >= {limit}");
+        v_report(c, n, "minimum", TG_AT_VALUE, txt, NULL, (long)n->min,
+                 "{path} must be >= {limit}");
     else if (n->has_max && d > n->max)
-        v_report(c, n, "maximum", TG_AT_VALUE, txt, NULL, (long)n->max, "{path} must be <= {limit}");
+        v_report(c, n, "maximum", TG_AT_VALUE, txt, NULL, (long)n->max,
+                 "{path} must be <= {limit}");
     else if (n->has_xmin && d <= n->xmin)
         v_report(c, n, "exclusiveMinimum", TG_AT_VALUE, txt, NULL, (long)n->xmin,
                  "{path} must be > {limit}");
@@ -313,8 +314,8 @@ static int v_unsupported(v_ctx_t *c, const tg_snode_t *p)
     for (; p; p = p->ref) {
         if (p->unsupported) {
             tg_spec_diag_error(c->diag, v_path(c), TG_AT_KEY,
-                               "%s is a TauGrid field that taugate does not support: %s",
-                               v_path(c), p->unsupported);
+                               "%s is a TauGrid field that taugate does not support: %s", v_path(c),
+                               p->unsupported);
             c->errors++;
             return 1;
         }
@@ -466,8 +467,7 @@ static void v_array(v_ctx_t *c, const tg_snode_t *n, json_t *arr)
 
 /* Validate one value; returns the value now in the slot (it may have been
  * replaced by normalisation). */
-static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slot,
-                       tg_spec_at_e at)
+static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slot, tg_spec_at_e at)
 {
     if (n->ref) {
         size_t before = c->errors;
@@ -524,8 +524,8 @@ static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slo
     }
     if (n->constv && !json_equal((json_t *)n->constv, v)) {
         char tb[64], tc[64];
-        v_report(c, n, "const", at, v_text(v, tb, sizeof(tb)), v_text(n->constv, tc, sizeof(tc)),
-                 0, "{path} must be {allowed}");
+        v_report(c, n, "const", at, v_text(v, tb, sizeof(tb)), v_text(n->constv, tc, sizeof(tc)), 0,
+                 "{path} must be {allowed}");
         return v;
     }
     switch (json_typeof(v)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "core/buf.h"
 #include "core/mem.h"
 #include "spec/path.h"
 
@@ -177,9 +178,9 @@ json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
     static const char *const nulls[] = {"~", "null", "Null", "NULL", NULL};
     static const char *const trues[] = {"true", "True", "TRUE", NULL};
     static const char *const falses[] = {"false", "False", "FALSE", NULL};
-    static const char *const specials[] = {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF",
-                                           "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
-                                           NULL};
+    static const char *const specials[] = {".nan",  ".NaN",  ".NAN",  ".inf",  ".Inf",
+                                           ".INF",  "+.inf", "+.Inf", "+.INF", "-.inf",
+                                           "-.Inf", "-.INF", NULL};
     *nonfinite = 0;
     if (n == 0 || yt_is_one_of(s, n, nulls))
         return json_null();
@@ -229,15 +230,15 @@ json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
 /* --- the event loop ------------------------------------------------------------------------- */
 
 typedef struct yt_frame_s {
-    json_t *node;       /* own reference */
+    json_t *node; /* own reference */
     int is_map;
-    size_t path_len;    /* path length of this container (its own segment included) */
-    size_t index;       /* next sequence index */
+    size_t path_len; /* path length of this container (its own segment included) */
+    size_t index;    /* next sequence index */
     int have_key;
-    char *key;          /* pending key (owned) */
+    size_t key_off; /* pending key: offset into st->keys (a stack of NUL-terminated keys) */
     size_t keylen;
     unsigned kline, kcol;
-    int skip_value;     /* the pending key is a duplicate: build its value, drop it */
+    int skip_value; /* the pending key is a duplicate: build its value, drop it */
 } yt_frame_t;
 
 typedef struct yt_state_s {
@@ -249,6 +250,7 @@ typedef struct yt_state_s {
     size_t depth, cap;
     size_t nodes;
     json_t *root;
+    tg_buf_t keys; /* pending keys of all open mappings, innermost last */
     unsigned root_line, root_col;
     int failed; /* fatal: stop the loop */
     int errors; /* non-fatal errors seen */
@@ -266,8 +268,7 @@ static unsigned yt_col(yaml_mark_t m)
 
 static void yt_fatal(yt_state_t *st, yaml_mark_t m, const char *msg)
 {
-    tg_spec_diag_error_at(st->diag, tg_spec_path_str(&st->path), yt_line(m), yt_col(m), "%s",
-                          msg);
+    tg_spec_diag_error_at(st->diag, tg_spec_path_str(&st->path), yt_line(m), yt_col(m), "%s", msg);
     st->failed = 1;
 }
 
@@ -341,8 +342,8 @@ static json_t *yt_scalar(yt_state_t *st, const yaml_event_t *ev, int *is_string)
                                       kind);
             else
                 tg_spec_diag_error_at(st->diag, path, line, col,
-                                      "value \"%s\" does not match its tag !!%s",
-                                      tg_spec_qv(&q, v), kind);
+                                      "value \"%s\" does not match its tag !!%s", tg_spec_qv(&q, v),
+                                      kind);
             st->errors++;
             json_decref(r);
             return json_null();
@@ -390,8 +391,8 @@ static void yt_attach(yt_state_t *st, json_t *v)
         if (f->skip_value)
             json_decref(v);
         else
-            json_object_set_new_nocheck(f->node, f->key, v);
-        TG_FREE_NULL(f->key);
+            json_object_setn_new_nocheck(f->node, st->keys.data + f->key_off, f->keylen, v);
+        st->keys.len = f->key_off; /* pop the key */
         f->have_key = 0;
         f->skip_value = 0;
     } else {
@@ -416,7 +417,7 @@ static void yt_enter(yt_state_t *st, yaml_mark_t start, tg_spec_mark_t *mk)
     }
     yt_frame_t *f = &st->stack[st->depth - 1];
     if (f->is_map) {
-        tg_spec_path_push_key(&st->path, f->key, f->keylen);
+        tg_spec_path_push_key(&st->path, st->keys.data + f->key_off, f->keylen);
         mk->kline = f->kline;
         mk->kcol = f->kcol;
     } else {
@@ -454,19 +455,24 @@ static void yt_key(yt_state_t *st, const yaml_event_t *ev)
         yt_fatal(st, ev->start_mark, "mapping keys may not contain NUL characters");
         return;
     }
-    f->key = tg_xstrndup(k, n);
+    f->key_off = st->keys.len;
+    if (tg_buf_append(&st->keys, k, n) != TG_OK || tg_buf_append(&st->keys, "", 1) != TG_OK) {
+        yt_fatal(st, ev->start_mark, "mapping keys are too long");
+        return;
+    }
+    const char *key = st->keys.data + f->key_off;
     f->keylen = n;
     f->have_key = 1;
     f->kline = yt_line(ev->start_mark);
     f->kcol = yt_col(ev->start_mark);
-    if (json_object_get(f->node, f->key)) {
+    if (json_object_getn(f->node, key, n)) {
         /* Report at the second definition; the first keeps its place. */
         size_t old = tg_spec_path_push_key(&st->path, k, n);
         const tg_spec_mark_t *first = tg_spec_pos_get(st->pos, st->path.s);
         tg_spec_qv_t q;
         tg_spec_diag_error_at(st->diag, st->path.s, f->kline, f->kcol,
                               "mapping key \"%s\" already defined at line %u; remove one of them",
-                              tg_spec_qv(&q, f->key), first ? first->kline : 0);
+                              tg_spec_qv(&q, key), first ? first->kline : 0);
         tg_spec_path_pop(&st->path, old);
         st->errors++;
         f->skip_value = 1;
@@ -490,7 +496,6 @@ static void yt_pop(yt_state_t *st)
 {
     yt_frame_t *f = &st->stack[--st->depth];
     json_t *node = f->node;
-    TG_FREE_NULL(f->key);
     tg_spec_path_pop(&st->path, yt_parent_len(st));
     yt_attach(st, node);
 }
@@ -562,11 +567,11 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
     st.lim = limits;
     st.diag = diag;
     tg_spec_path_init(&st.path);
+    tg_buf_init(&st.keys, limits->max_doc_bytes + 1024);
 
     if (len > limits->max_doc_bytes) {
-        tg_spec_diag_error_at(diag, "", 1, 1,
-                              "the document is %zu bytes; the limit is %zu bytes", len,
-                              limits->max_doc_bytes);
+        tg_spec_diag_error_at(diag, "", 1, 1, "the document is %zu bytes; the limit is %zu bytes",
+                              len, limits->max_doc_bytes);
         rc = TG_ETOOLARGE;
         goto out;
     }
@@ -659,11 +664,9 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
     st.root = NULL;
     rc = TG_OK;
 out:
-    while (st.depth > 0) {
-        yt_frame_t *f = &st.stack[--st.depth];
-        free(f->key);
-        json_decref(f->node);
-    }
+    while (st.depth > 0)
+        json_decref(st.stack[--st.depth].node);
+    tg_buf_clean(&st.keys);
     free(st.stack);
     json_decref(st.root);
     tg_spec_path_clean(&st.path);

@@ -1,0 +1,202 @@
+/* A streaming JSON text writer over a bounded tg_buf_t. */
+#include "render/jw.h"
+
+#include <string.h>
+
+#include "render/canon.h"
+
+void tg_jw_init(tg_jw_t *w, tg_buf_t *b)
+{
+    memset(w, 0, sizeof(*w));
+    w->b = b;
+    w->first[0] = 1;
+}
+
+static void jw_put(tg_jw_t *w, const char *s, size_t n)
+{
+    tg_buf_t *b = w->b;
+    /* Most writes are a few bytes into a buffer with room: skip the call. */
+    if (b->len + n < b->cap && b->len + n <= b->max) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
+    if (w->rc == TG_OK)
+        w->rc = tg_buf_append(b, s, n);
+}
+
+/* Separator before a value (or before a key, in an object). */
+static void jw_sep(tg_jw_t *w)
+{
+    if (w->after_key) {
+        w->after_key = 0;
+        return;
+    }
+    if (!w->first[w->depth])
+        jw_put(w, ",", 1);
+    w->first[w->depth] = 0;
+}
+
+static void jw_open(tg_jw_t *w, const char *c)
+{
+    jw_sep(w);
+    jw_put(w, c, 1);
+    if (w->depth + 1 >= TG_JW_MAX_DEPTH) {
+        w->rc = TG_EINVAL;
+        return;
+    }
+    w->first[++w->depth] = 1;
+}
+
+static void jw_close(tg_jw_t *w, const char *c)
+{
+    jw_put(w, c, 1);
+    if (w->depth > 0)
+        w->depth--;
+}
+
+void tg_jw_obj(tg_jw_t *w)
+{
+    jw_open(w, "{");
+}
+
+void tg_jw_arr(tg_jw_t *w)
+{
+    jw_open(w, "[");
+}
+
+void tg_jw_end_obj(tg_jw_t *w)
+{
+    jw_close(w, "}");
+}
+
+void tg_jw_end_arr(tg_jw_t *w)
+{
+    jw_close(w, "]");
+}
+
+static void jw_string(tg_jw_t *w, const char *s, size_t n)
+{
+    if (w->rc != TG_OK)
+        return;
+    /* canon's escaping, through a one-off string value is too slow; inline. */
+    static const char hex[] = "0123456789abcdef";
+    jw_put(w, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        jw_put(w, s + run, i - run);
+        run = i + 1;
+        char esc[6] = {'\\', 0, 0, 0, 0, 0};
+        size_t el = 2;
+        if (c == '"' || c == '\\')
+            esc[1] = (char)c;
+        else if (c == '\n')
+            esc[1] = 'n';
+        else if (c == '\t')
+            esc[1] = 't';
+        else if (c == '\r')
+            esc[1] = 'r';
+        else {
+            esc[1] = 'u';
+            esc[2] = '0';
+            esc[3] = '0';
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            el = 6;
+        }
+        jw_put(w, esc, el);
+    }
+    jw_put(w, s + run, n - run);
+    jw_put(w, "\"", 1);
+}
+
+void tg_jw_key(tg_jw_t *w, const char *k)
+{
+    jw_sep(w);
+    jw_string(w, k, strlen(k));
+    jw_put(w, ":", 1);
+    w->after_key = 1;
+}
+
+void tg_jw_strn(tg_jw_t *w, const char *s, size_t n)
+{
+    jw_sep(w);
+    jw_string(w, s, n);
+}
+
+void tg_jw_str(tg_jw_t *w, const char *s)
+{
+    if (!s) {
+        tg_jw_null(w);
+        return;
+    }
+    tg_jw_strn(w, s, strlen(s));
+}
+
+void tg_jw_int(tg_jw_t *w, json_int_t v)
+{
+    char buf[24];
+    size_t i = sizeof(buf);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        buf[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        buf[--i] = '-';
+    jw_sep(w);
+    jw_put(w, buf + i, sizeof(buf) - i);
+}
+
+void tg_jw_bool(tg_jw_t *w, int v)
+{
+    jw_sep(w);
+    jw_put(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+void tg_jw_null(tg_jw_t *w)
+{
+    jw_sep(w);
+    jw_put(w, "null", 4);
+}
+
+void tg_jw_json(tg_jw_t *w, const json_t *v)
+{
+    jw_sep(w);
+    if (w->rc == TG_OK)
+        w->rc = tg_render_canon(v, 15, w->b);
+}
+
+void tg_jw_kstr(tg_jw_t *w, const char *k, const char *v)
+{
+    tg_jw_key(w, k);
+    tg_jw_str(w, v);
+}
+
+void tg_jw_kint(tg_jw_t *w, const char *k, json_int_t v)
+{
+    tg_jw_key(w, k);
+    tg_jw_int(w, v);
+}
+
+void tg_jw_kbool(tg_jw_t *w, const char *k, int v)
+{
+    tg_jw_key(w, k);
+    tg_jw_bool(w, v);
+}
+
+void tg_jw_kobj(tg_jw_t *w, const char *k)
+{
+    tg_jw_key(w, k);
+    tg_jw_obj(w);
+}
+
+void tg_jw_karr(tg_jw_t *w, const char *k)
+{
+    tg_jw_key(w, k);
+    tg_jw_arr(w);
+}

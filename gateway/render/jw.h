@@ -1,0 +1,47 @@
+/* A streaming JSON text writer over a bounded tg_buf_t.
+ *
+ * The renderers write manifests straight to text: the manifests are stored
+ * and sent to Kubernetes as bytes anyway, and building them as jansson trees
+ * first costs several allocations per value. Commas and colons are placed by
+ * the writer; errors (buffer ceiling, nesting past 64) are sticky in w->rc. */
+#ifndef TG_RENDER_JW_H
+#define TG_RENDER_JW_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+
+#define TG_JW_MAX_DEPTH 64
+
+typedef struct tg_jw_s {
+    tg_buf_t *b;
+    unsigned depth;
+    unsigned char first[TG_JW_MAX_DEPTH]; /* no element written yet at this level */
+    int after_key;
+    tg_rc_e rc;
+} tg_jw_t;
+
+void tg_jw_init(tg_jw_t *w, tg_buf_t *b);
+
+void tg_jw_obj(tg_jw_t *w); /* { as a value */
+void tg_jw_arr(tg_jw_t *w); /* [ as a value */
+void tg_jw_end_obj(tg_jw_t *w);
+void tg_jw_end_arr(tg_jw_t *w);
+void tg_jw_key(tg_jw_t *w, const char *k);
+void tg_jw_str(tg_jw_t *w, const char *s); /* NULL writes null */
+void tg_jw_strn(tg_jw_t *w, const char *s, size_t n);
+void tg_jw_int(tg_jw_t *w, json_int_t v);
+void tg_jw_bool(tg_jw_t *w, int v);
+void tg_jw_null(tg_jw_t *w);
+/* A jansson value (borrowed), in canonical form (render/canon.h). */
+void tg_jw_json(tg_jw_t *w, const json_t *v);
+
+/* key + value shorthands */
+void tg_jw_kstr(tg_jw_t *w, const char *k, const char *v);
+void tg_jw_kint(tg_jw_t *w, const char *k, json_int_t v);
+void tg_jw_kbool(tg_jw_t *w, const char *k, int v);
+void tg_jw_kobj(tg_jw_t *w, const char *k);
+void tg_jw_karr(tg_jw_t *w, const char *k);
+
+#endif
