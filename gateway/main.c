@@ -16,7 +16,9 @@
 #include "auth/mint.h"
 #include "api/evidence.h"
 #include "core/signer.h"
+#include "api/run_logs_stream.h"
 #include "engine/engine.h"
+#include "engine/logs.h"
 #include "store/evidence_verify.h"
 #include "kube/client.h"
 #include "spec/schema.h"
@@ -140,6 +142,7 @@ static int main_kube_start(const tg_config_t *cfg, tg_app_t *app, char *err, siz
 
 static void main_app_free(tg_app_t *app)
 {
+    tg_logs_collector_stop_and_free(app->logs);
     tg_engine_stop(app->engine);
     tg_kube_client_free(app->kube);
     tg_db_pool_free(app->pool);
@@ -195,10 +198,29 @@ static int main_serve(const tg_config_t *cfg)
     app.pool = tg_db_pool_new(&pc);
     if (app.kube && cfg->engine)
         app.engine = tg_engine_start(cfg, app.pool, app.kube, app.signer, err, sizeof(err));
+    if (app.engine && cfg->logs_collector) {
+        tg_logs_config_t lc = {.max_followers = (int)cfg->logs_max_followers,
+                               .flush_interval_ms = cfg->logs_flush_interval_ms,
+                               .chunk_max_bytes = (size_t)cfg->logs_chunk_bytes,
+                               .lease_s = cfg->logs_lease_s,
+                               .prune_interval_s = cfg->logs_prune_interval_s,
+                               .replica_id = main_opt(cfg->logs_replica_id)};
+        app.logs = tg_logs_collector_new(app.pool, app.kube, &lc);
+        if (tg_logs_collector_start(app.logs) != 0)
+            tg_log_warn("main", "the log collector did not start");
+    }
+    tg_logs_hub_config_t hc = {.max_followers = (int)cfg->logs_http_max_followers,
+                               .idle_timeout_s = cfg->logs_http_idle_timeout_s,
+                               .poll_ms = cfg->logs_http_poll_ms,
+                               .keepalive_s = cfg->logs_http_keepalive_s};
+    if (tg_run_logs_hub_start(app.pool, &hc) != 0)
+        tg_log_warn("main", "log following is unavailable (its notifier did not start)");
     tg_server_t *srv =
         tg_server_new(cfg, tg_api_routes, tg_api_nroutes, &app, &tg_app_hooks, err, sizeof(err));
     if (!srv) {
         tg_log_error("main", "%s", err);
+        tg_run_logs_hub_stop();
+        tg_run_logs_hub_free();
         main_app_free(&app);
         return 1;
     }
@@ -218,9 +240,12 @@ static int main_serve(const tg_config_t *cfg)
                     cfg->shutdown_grace_s);
         break;
     }
+    /* suspended log followers first: MHD must not stop with one suspended */
+    tg_run_logs_hub_stop();
     tg_server_drain_and_stop(srv, cfg->shutdown_grace_s);
     main_ticker_stop();
     tg_server_free(srv);
+    tg_run_logs_hub_free();
     main_app_free(&app);
     tg_log_info("main", "stopped");
     return 0;

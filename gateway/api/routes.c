@@ -8,6 +8,8 @@
 #include "api/health.h"
 #include "api/runs_actions.h"
 #include "api/runs_read.h"
+#include "api/run_logs.h"
+#include "api/run_metrics.h"
 #include "api/runs_submit.h"
 #include "api/tenancy.h"
 #include "api/workspaces.h"
@@ -40,6 +42,9 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_POST, "/v1/runs/{id}:resume", tg_api_run_resume, TG_ROUTE_SUBMIT, NULL},
     {TG_M_GET, "/v1/runs/{id}/events", tg_api_run_events, 0, NULL},
     {TG_M_GET, "/v1/runs/{id}/evidence", tg_api_run_evidence, 0, NULL},
+    {TG_M_GET, "/v1/runs/{id}/logs", tg_api_run_logs, 0, NULL},
+    {TG_M_GET, "/v1/runs/{id}/metrics", tg_api_run_metrics, 0, NULL},
+    {TG_M_GET, "/v1/runs/{id}/checkpoints", tg_api_run_checkpoints, 0, NULL},
     {TG_M_GET, "/v1/evidence/public-key", tg_api_evidence_public_key, TG_ROUTE_PUBLIC, NULL},
     {TG_M_POST, "/v1/tokens", tg_api_tokens_create, 0, NULL},
     {TG_M_GET, "/v1/tokens", tg_api_tokens_list, 0, NULL},

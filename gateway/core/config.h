@@ -30,6 +30,18 @@ typedef struct tg_config_s {
     int migrate_on_start;
     char *schema_file;
     char *evidence_signing_key;
+    /* logs */
+    int logs_collector;
+    long logs_max_followers;
+    long logs_lease_s;
+    long logs_prune_interval_s;
+    char *logs_replica_id;
+    long logs_flush_interval_ms;
+    long logs_chunk_bytes;
+    long logs_http_max_followers;
+    long logs_http_idle_timeout_s;
+    long logs_http_keepalive_s;
+    long logs_http_poll_ms;
     long evidence_log_grace_s;
     /* authentication */
     char *auth_issuer;
