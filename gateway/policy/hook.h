@@ -1,0 +1,55 @@
+/* Plugging policy evaluation into the tau.yaml pipeline.
+ *
+ * The pipeline (spec/pipeline.c) resolves a run and then renders it; policy
+ * must run in between, on the resolved config, with the spec's positions
+ * table at hand so decisions can name a line and column. tg_policy_spec_hook
+ * has the signature of the resolved-config hook proposed for
+ * tg_spec_request_t (see the report for the exact pipeline.h addition):
+ *
+ *     tg_policy_hook_t ph = {.snapshot = snap, .workspace = ws};
+ *     tg_spec_request_t sr = {..., .on_resolved = tg_policy_spec_hook,
+ *                             .on_resolved_arg = &ph};
+ *     rc = tg_spec_pipeline(schema, &limits, &sr, &out);
+ *     json_t *decisions = tg_policy_hook_decisions(&ph);  // for the run's evidence
+ *     tg_policy_hook_clean(&ph);
+ *
+ * Deny violations become pipeline errors (so the run is refused with 422 and
+ * every violation listed), warn violations pipeline warnings; both carry
+ * "rule_id". When a `default` rule filled values, *resolved and *provenance
+ * are replaced by the patched ones, so the config hash and the manifests are
+ * computed from what policy decided. */
+#ifndef TG_POLICY_HOOK_H
+#define TG_POLICY_HOOK_H
+
+#include <jansson.h>
+
+#include "core/status.h"
+#include "policy/eval.h"
+#include "spec/diag.h"
+#include "spec/pos.h"
+
+typedef struct tg_policy_hook_s {
+    const tg_policy_snapshot_t *snapshot; /* borrowed; the caller holds a reference */
+    const char *workspace;                /* the workspace the run is submitted to */
+    tg_policy_result_t result;            /* filled by the hook */
+    int ran;                              /* the hook ran (the spec resolved cleanly) */
+} tg_policy_hook_t;
+
+/* The resolved-config hook. `arg` is a tg_policy_hook_t. *resolved and
+ * *provenance are owned by the pipeline; they may be replaced (the old ones
+ * released). Errors and warnings are appended to `diag`. Returns TG_OK, or
+ * TG_EINTERNAL when the input is unusable (a bug; the pipeline answers 500). */
+tg_rc_e tg_policy_spec_hook(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
+                            json_t **provenance, tg_spec_diag_t *diag);
+
+/* The decisions the hook recorded (new reference; [] when it did not run). */
+json_t *tg_policy_hook_decisions(const tg_policy_hook_t *h);
+/* {"digest", "generation", "decisions"} for evidence (new reference). */
+json_t *tg_policy_hook_evidence(const tg_policy_hook_t *h);
+void tg_policy_hook_clean(tg_policy_hook_t *h);
+
+/* tg_policy_locate_fn over a spec/pos.h table (`pos` is a const tg_spec_pos_t *). */
+int tg_policy_locate_pos(void *pos, const char *spec_path, int want_value, unsigned *line,
+                         unsigned *column);
+
+#endif
