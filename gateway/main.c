@@ -13,8 +13,10 @@
 
 #include "api/app.h"
 #include "api/authn.h"
+#include "api/policies.h"
 #include "auth/mint.h"
 #include "api/evidence.h"
+#include "api/openapi.h"
 #include "core/signer.h"
 #include "api/run_logs_stream.h"
 #include "engine/engine.h"
@@ -79,6 +81,7 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int stop, started;
+    tg_db_pool_t *pool; /* for the policy poll */
 } ticker = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static void *main_ticker(void *arg)
@@ -94,6 +97,8 @@ static void *main_ticker(void *arg)
             break;
         pthread_mutex_unlock(&ticker.lock);
         tg_authn_tick(authn);
+        /* Rules changed through another replica. */
+        tg_api_policies_poll(ticker.pool, tg_api_policies_registry());
         pthread_mutex_lock(&ticker.lock);
     }
     pthread_mutex_unlock(&ticker.lock);
@@ -148,6 +153,7 @@ static void main_app_free(tg_app_t *app)
     tg_db_pool_free(app->pool);
     tg_spec_schema_free(app->schema);
     tg_signer_free(app->signer);
+    tg_api_openapi_unload();
     tg_authn_free(app->authn);
 }
 
@@ -182,6 +188,8 @@ static int main_serve(const tg_config_t *cfg)
         tg_authn_free(authn);
         return EXIT_CONFIG;
     }
+    if (tg_api_openapi_load(cfg->openapi_file, err, sizeof(err)) != TG_OK)
+        tg_log_warn("main", "openapi_file: %s; GET /v1/openapi.yaml answers 503", err);
     if (main_kube_start(cfg, &app, err, sizeof(err)) != 0) {
         tg_log_error("main", "%s", err);
         tg_spec_schema_free(app.schema);
@@ -196,6 +204,16 @@ static int main_serve(const tg_config_t *cfg)
     }
     tg_api_evidence_init(app.signer);
     app.pool = tg_db_pool_new(&pc);
+    /* The platform policy must load before the first request. */
+    char perr[8192];
+    tg_policy_registry_t *policies = tg_api_policies_start(app.pool, cfg->policy_schema_file,
+                                                           cfg->policy_dir, perr, sizeof(perr));
+    if (!policies) {
+        tg_log_error("main", "policy_dir %s: %s", cfg->policy_dir, perr);
+        main_app_free(&app);
+        return EXIT_CONFIG;
+    }
+    tg_api_policies_set_registry(policies);
     if (app.kube && cfg->engine)
         app.engine = tg_engine_start(cfg, app.pool, app.kube, app.signer, err, sizeof(err));
     if (app.engine && cfg->logs_collector) {
@@ -224,6 +242,7 @@ static int main_serve(const tg_config_t *cfg)
         main_app_free(&app);
         return 1;
     }
+    ticker.pool = app.pool;
     main_ticker_start(authn);
     tg_log_info("main", "taugate %s listening on http://%s:%u (%ld threads)", tg_version(),
                 cfg->listen_address, tg_server_port(srv), cfg->threads);
@@ -234,6 +253,9 @@ static int main_serve(const tg_config_t *cfg)
             continue;
         if (sig == SIGHUP) {
             tg_authn_reload(authn);
+            json_t *perrors = NULL;
+            if (tg_api_policies_reload(app.pool, policies, &perrors) != TG_OK)
+                json_decref(perrors); /* logged; the previous policy stays in force */
             continue;
         }
         tg_log_info("main", "%s: draining (grace %lds)", sig == SIGTERM ? "SIGTERM" : "SIGINT",
@@ -247,6 +269,8 @@ static int main_serve(const tg_config_t *cfg)
     tg_server_free(srv);
     tg_run_logs_hub_free();
     main_app_free(&app);
+    tg_api_policies_set_registry(NULL);
+    tg_policy_registry_free(policies);
     tg_log_info("main", "stopped");
     return 0;
 }

@@ -6,6 +6,8 @@
 #include "api/crud.h"
 #include "api/evidence.h"
 #include "api/health.h"
+#include "api/openapi.h"
+#include "api/policies.h"
 #include "api/runs_actions.h"
 #include "api/runs_read.h"
 #include "api/run_logs.h"
@@ -29,6 +31,7 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/readyz", tg_api_readyz, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/metrics", tg_api_metrics, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/version", tg_api_version, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/v1/openapi.yaml", tg_api_openapi, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/workspaces", tg_api_my_workspaces, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}", tg_api_my_workspace, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/profiles", tg_api_workspace_profiles, 0, NULL},
@@ -50,6 +53,15 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/v1/tokens", tg_api_tokens_list, 0, NULL},
     {TG_M_DELETE, "/v1/tokens/{id}", tg_api_token_revoke, 0, NULL},
     {TG_M_GET, "/v1/admin/audit", tg_api_admin_audit, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/policy", tg_api_workspace_policy, 0, NULL},
+    {TG_M_GET, "/v1/admin/policies", tg_api_policies_list, TG_ROUTE_ADMIN, NULL},
+    {TG_M_POST, "/v1/admin/policies", tg_api_policy_create, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/policies:effective", tg_api_policies_effective, TG_ROUTE_ADMIN, NULL},
+    {TG_M_POST, "/v1/admin/policies:reload", tg_api_policies_reload_now, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/policies/{id}", tg_api_policy_get, TG_ROUTE_ADMIN, NULL},
+    {TG_M_PATCH, "/v1/admin/policies/{id}", tg_api_policy_patch, TG_ROUTE_ADMIN, NULL},
+    {TG_M_DELETE, "/v1/admin/policies/{id}", tg_api_policy_delete, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/policies/{id}/versions", tg_api_policy_versions, TG_ROUTE_ADMIN, NULL},
     CRUD_ROUTES("/v1/admin/workspaces", "/v1/admin/workspaces/{ws}", tg_api_workspaces),
     CRUD_ROUTES("/v1/admin/workspaces/{ws}/queues", "/v1/admin/workspaces/{ws}/queues/{name}",
                 tg_api_local_queues),

@@ -13,6 +13,8 @@
 #include "core/digest.h"
 #include "engine/engine.h"
 #include "http/problem.h"
+#include "api/policies.h"
+#include "policy/hook.h"
 #include "spec/pipeline.h"
 #include "store/context.h"
 #include "store/runs.h"
@@ -60,13 +62,22 @@ static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_
         files[i].len = p->files[i].len;
     }
     tg_spec_files_t set = {.v = files, .n = p->nfiles};
+    tg_policy_snapshot_t *snap = tg_policy_registry_acquire(tg_api_policies_registry());
+    tg_policy_hook_t ph = {.snapshot = snap, .workspace = tg_req_param(req, "ws")};
     tg_spec_request_t sr = {.yaml = p->spec,
                             .yaml_len = p->spec_len,
                             .files = &set,
                             .context = ctx,
                             .run_id = run_id,
-                            .attempt = 1};
-    return tg_spec_pipeline(app->schema, &app->limits, &sr, out);
+                            .attempt = 1,
+                            .on_resolved = tg_policy_spec_hook,
+                            .on_resolved_arg = &ph};
+    tg_rc_e rc = tg_spec_pipeline(app->schema, &app->limits, &sr, out);
+    if (rc == TG_OK) /* {digest, generation, decisions}: kept with the run for its evidence */
+        json_object_set_new(*out, "policy", tg_policy_hook_evidence(&ph));
+    tg_policy_hook_clean(&ph);
+    tg_policy_snapshot_release(snap);
+    return rc;
 }
 
 void tg_api_runs_validate(tg_req_t *req)
@@ -125,6 +136,7 @@ static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, 
     rec->resolved = resolved;
     rec->manifests = json_object_get(out, "manifests");
     rec->config_hash = json_string_value(json_object_get(out, "config_hash"));
+    rec->policy = json_object_get(out, "policy");
     rec->files = files;
     rec->nfiles = p->nfiles;
 }

@@ -29,6 +29,10 @@ typedef struct tg_config_s {
     char *migrations_dir;
     int migrate_on_start;
     char *schema_file;
+    char *openapi_file;
+    char *policy_dir;
+    char *policy_schema_file;
+    long policy_poll_s;
     char *evidence_signing_key;
     /* logs */
     int logs_collector;

@@ -27,7 +27,17 @@
 #include "render/common.h"
 #include "spec/files.h"
 #include "spec/limits.h"
+#include "spec/diag.h"
+#include "spec/pos.h"
 #include "spec/schema.h"
+
+/* Called once the run resolved without errors, before the config hash and
+ * the manifests are computed: may replace *resolved and *provenance
+ * (releasing the old ones) and add errors (the run is then refused with 422)
+ * or warnings to `diag`. `pos` locates spec paths. TG_OK, or any other code
+ * for a server fault (the pipeline answers TG_EINTERNAL). */
+typedef tg_rc_e (*tg_spec_resolved_hook_fn)(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
+                                            json_t **provenance, tg_spec_diag_t *diag);
 
 typedef struct tg_spec_request_s {
     const char *yaml; /* the tau.yaml text (need not be NUL-terminated) */
@@ -40,6 +50,8 @@ typedef struct tg_spec_request_s {
     int manifests_as_text;        /* give "manifests_text" (a JSON text string) instead of
                                      "manifests": the bytes to store and send, without
                                      building a jansson tree of them */
+    tg_spec_resolved_hook_fn on_resolved; /* may be NULL (policy/hook.h) */
+    void *on_resolved_arg;
 } tg_spec_request_t;
 
 /* Run the pipeline. *out is always set to a new reference:

@@ -19,8 +19,9 @@ static tg_stmt_t stmt_by_key =
             " WHERE workspace = $1 AND owner = $2 AND idempotency_key = $3");
 static tg_stmt_t stmt_insert_run =
     TG_STMT("INSERT INTO runs (id, workspace, name, owner, engine, spec_text, resolved, manifests,"
-            " config_hash, idempotency_key, request_hash)"
-            " VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11)");
+            " config_hash, idempotency_key, request_hash, policy_decisions, policy_digest)"
+            " VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11,"
+            " COALESCE($12::jsonb, '[]'), $13)");
 static tg_stmt_t stmt_insert_file = TG_STMT(
     "INSERT INTO run_files (run_id, name, content, sha256) VALUES ($1::uuid, $2, $3::bytea, $4)");
 static tg_stmt_t stmt_insert_attempt =
@@ -89,12 +90,27 @@ static tg_rc_e runs_insert_all(tg_db_conn_t *conn, const tg_run_new_t *in)
 {
     char *resolved = json_dumps(in->resolved, JSON_COMPACT | JSON_SORT_KEYS);
     char *manifests = json_dumps(in->manifests, JSON_COMPACT);
-    const char *vals[] = {in->id,          in->workspace,       in->name,        in->owner,
-                          in->engine,      in->spec_text,       resolved,        manifests,
-                          in->config_hash, in->idempotency_key, in->request_hash};
-    tg_rc_e rc = tg_db_run(conn, &stmt_insert_run, 11, vals);
+    char *policy = in->policy ? json_dumps(json_object_get(in->policy, "decisions"),
+                                           JSON_COMPACT | JSON_SORT_KEYS)
+                              : NULL;
+    const char *vals[] = {in->id,
+                          in->workspace,
+                          in->name,
+                          in->owner,
+                          in->engine,
+                          in->spec_text,
+                          resolved,
+                          manifests,
+                          in->config_hash,
+                          in->idempotency_key,
+                          in->request_hash,
+                          policy,
+                          in->policy ? json_string_value(json_object_get(in->policy, "digest"))
+                                     : NULL};
+    tg_rc_e rc = tg_db_run(conn, &stmt_insert_run, 13, vals);
     free(resolved);
     free(manifests);
+    free(policy);
     for (size_t i = 0; rc == TG_OK && i < in->nfiles; i++) {
         char sum[65];
         tg_sha256_hex(in->files[i].data, in->files[i].len, sum);

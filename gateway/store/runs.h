@@ -28,6 +28,7 @@ typedef struct {
     const char *request_hash;    /* sha256 of the request, with a key */
     const tg_run_file_t *files;
     size_t nfiles;
+    const json_t *policy; /* borrowed: policy decisions (policy/eval.h), or NULL */
 } tg_run_new_t;
 
 /* The Job or RayJob among rendered manifests (borrowed), or NULL. */
