@@ -20,6 +20,8 @@
 #include "core/signer.h"
 #include "api/run_logs_stream.h"
 #include "engine/engine.h"
+#include "engine/nodes.h"
+#include "engine/platform_metrics.h"
 #include "engine/logs.h"
 #include "store/evidence_verify.h"
 #include "kube/client.h"
@@ -51,8 +53,12 @@ static void main_usage(FILE *out)
 
 static int main_migrate(const tg_config_t *cfg)
 {
-    tg_db_pool_config_t pc = {cfg->database_url, 1, (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s, 0};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              1,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              0,
+                              0};
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
     tg_db_conn_t *conn = NULL;
     int status = 1;
@@ -148,6 +154,8 @@ static int main_kube_start(const tg_config_t *cfg, tg_app_t *app, char *err, siz
 static void main_app_free(tg_app_t *app)
 {
     tg_logs_collector_stop_and_free(app->logs);
+    tg_nodes_stop();
+    tg_platform_metrics_stop();
     tg_engine_stop(app->engine);
     tg_kube_client_free(app->kube);
     tg_db_pool_free(app->pool);
@@ -171,9 +179,12 @@ static int main_serve(const tg_config_t *cfg)
     if (cfg->migrate_on_start && main_migrate(cfg) != 0)
         return 1;
 
-    tg_db_pool_config_t pc = {cfg->database_url, (int)cfg->db_pool_size,
-                              (int)cfg->db_checkout_timeout_ms, (int)cfg->db_connect_timeout_s,
-                              (int)cfg->db_statement_timeout_ms};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              (int)cfg->db_pool_size,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              (int)cfg->db_statement_timeout_ms,
+                              1};
     char err[512];
     tg_authn_t *authn = tg_authn_new(cfg, err, sizeof(err));
     if (!authn) {
@@ -216,6 +227,22 @@ static int main_serve(const tg_config_t *cfg)
     tg_api_policies_set_registry(policies);
     if (app.kube && cfg->engine)
         app.engine = tg_engine_start(cfg, app.pool, app.kube, app.signer, err, sizeof(err));
+    tg_platform_metrics_start(app.pool, cfg->platform_metrics_cache_ms);
+    if (app.kube && cfg->engine) {
+        tg_nodes_config_t nc = {.conninfo = cfg->database_url,
+                                .connect_timeout_s = cfg->db_connect_timeout_s,
+                                .conditions = cfg->node_health_conditions,
+                                .class_labels = cfg->node_gpu_class_labels,
+                                .auto_cordon = cfg->node_auto_cordon,
+                                .evict_on_fault = cfg->node_evict_on_fault,
+                                .uncordon_on_recovery = cfg->node_uncordon_on_recovery,
+                                .resync_s = cfg->node_resync_s};
+        if (tg_nodes_start(&nc, app.pool, app.kube, err, sizeof(err)) != 0) {
+            tg_log_error("main", "nodes: %s", err);
+            main_app_free(&app);
+            return EXIT_CONFIG;
+        }
+    }
     if (app.engine && cfg->logs_collector) {
         tg_logs_config_t lc = {.max_followers = (int)cfg->logs_max_followers,
                                .flush_interval_ms = cfg->logs_flush_interval_ms,
@@ -289,8 +316,12 @@ static int main_verify(const tg_config_t *cfg, const char *run_id, int allow_pru
         fprintf(stderr, "taugate verify: evidence_signing_key: %s\n", err);
         return 3;
     }
-    tg_db_pool_config_t pc = {cfg->database_url, 1, (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s, 0};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              1,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              0,
+                              0};
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
     tg_db_conn_t *conn = NULL;
     int status = 3;

@@ -5,6 +5,8 @@
 #include "api/catalog.h"
 #include "api/crud.h"
 #include "api/evidence.h"
+#include "api/fleet.h"
+#include "api/queue_view.h"
 #include "api/health.h"
 #include "api/openapi.h"
 #include "api/policies.h"
@@ -36,6 +38,7 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/v1/workspaces/{ws}", tg_api_my_workspace, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/profiles", tg_api_workspace_profiles, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/runs", tg_api_runs_list, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/queue", tg_api_workspace_queue, 0, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs", tg_api_runs_submit, TG_ROUTE_SUBMIT, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs:validate", tg_api_runs_validate, 0, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs:batch", tg_api_runs_batch, TG_ROUTE_SUBMIT, NULL},
@@ -53,6 +56,9 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/v1/tokens", tg_api_tokens_list, 0, NULL},
     {TG_M_DELETE, "/v1/tokens/{id}", tg_api_token_revoke, 0, NULL},
     {TG_M_GET, "/v1/admin/audit", tg_api_admin_audit, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/nodes", tg_api_admin_nodes, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/nodes/{name}", tg_api_admin_node, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/fleet", tg_api_admin_fleet, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/policy", tg_api_workspace_policy, 0, NULL},
     {TG_M_GET, "/v1/admin/policies", tg_api_policies_list, TG_ROUTE_ADMIN, NULL},
     {TG_M_POST, "/v1/admin/policies", tg_api_policy_create, TG_ROUTE_ADMIN, NULL},

@@ -72,6 +72,14 @@ typedef struct tg_config_s {
     long kube_max_retries;
     int engine;
     long engine_poll_ms;
+    /* GPU fleet (engine/nodes.h) and platform metrics */
+    char *node_health_conditions;
+    char *node_gpu_class_labels;
+    int node_auto_cordon;
+    int node_evict_on_fault;
+    int node_uncordon_on_recovery;
+    long node_resync_s;
+    long platform_metrics_cache_ms;
     /* rate limits, per principal */
     long rate_limit_rps;
     long rate_limit_burst;

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "engine/evidence.h"
+#include "engine/platform_metrics.h"
 #include "engine/submitter.h"
 #include "engine/watcher.h"
 #include "kube/informer.h"
@@ -96,6 +97,7 @@ static void *engine_sealer(void *arg)
 static int engine_on_event(const tg_kube_event_t *ev, void *arg)
 {
     engine_watch_t *w = arg;
+    tg_platform_metrics_watch_event(w->kind, (int)ev->type, ev->object);
     tg_watcher_observe(w->engine->pool, w->engine->kube, w->kind, ev->type, ev->object);
     return 0;
 }

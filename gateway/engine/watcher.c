@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/log.h"
+#include "engine/nodes.h"
 #include "engine/recovery.h"
 #include "kube/verbs.h"
 #include "render/metadata.h"
@@ -93,6 +94,14 @@ static void w_failed(tg_kube_client_t *kube, tg_db_conn_t *conn, const char *run
     const char *pod_reason = NULL;
     if (tg_store_recovery_pod_reason(conn, run_id, attempt, &pod_reason) == TG_OK && !pod_reason)
         pod_reason = w_pods_reason(kube, run_id, attempt); /* the Pod event may lag */
+    /* a pod that failed or was evicted on a faulty node: NodeFault, which does
+     * not spend the retry budget (an OOMKill stays the run's own doing) */
+    char node_fault[512];
+    if ((!pod_reason || !strcmp(pod_reason, "Evicted")) &&
+        tg_nodes_attempt_fault(conn, run_id, attempt, node_fault, sizeof(node_fault)) == 1) {
+        tg_recovery_on_failure(conn, run_id, attempt, "NodeFault", node_fault, "node");
+        return;
+    }
     if (pod_reason)
         tg_recovery_on_failure(conn, run_id, attempt, pod_reason, message, "pod");
     else

@@ -73,7 +73,8 @@ tg_db_pool_t *tg_db_pool_new(const tg_db_pool_config_t *cfg)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&p->cond, &ca);
     pthread_condattr_destroy(&ca);
-    tg_metrics_register(pool_collect, p);
+    if (cfg->metrics)
+        tg_metrics_register(pool_collect, p);
     return p;
 }
 

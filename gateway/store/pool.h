@@ -36,6 +36,7 @@ typedef struct {
     int checkout_timeout_ms;
     int connect_timeout_s;
     int statement_timeout_ms;
+    int metrics; /* export taugate_db_pool_* (one pool per process should) */
 } tg_db_pool_config_t;
 
 tg_db_pool_t *tg_db_pool_new(const tg_db_pool_config_t *cfg);
