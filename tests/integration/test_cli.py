@@ -704,9 +704,12 @@ def test_evidence_verify_against_the_gateway_when_served(gw, tau, tmp_path):
     skip_unless_route(gw, "GET", f"/v1/runs/{probe}/evidence")
     skip_unless_route(gw, "GET", "/v1/evidence/public-key")
     run_id = finished_run(gw, tau, tmp_path, "cli-evidence")
-    deadline = time.time() + 20
-    while gw.req("GET", f"/v1/runs/{run_id}/evidence").status != 200 and time.time() < deadline:
-        time.sleep(0.3)  # sealed by the engine after the run ends
+    def sealed():
+        r = gw.req("GET", f"/v1/runs/{run_id}/evidence")
+        return r.status == 200 and r.json().get("sealed") is True
+    deadline = time.time() + 40
+    while not sealed() and time.time() < deadline:
+        time.sleep(0.3)  # sealed by the engine once the run's logs are in
     out = tmp_path / "ev.json"
     r = tau("evidence", run_id, "--verify", "-o", str(out))
     assert r.returncode == 0, r.stderr

@@ -204,8 +204,12 @@ def test_succeeded_run_is_sealed_with_every_section(gw, key, sealed, sql):
     # resolved config with provenance, manifests, config hash
     cfg = rec["config"]
     assert cfg["resolved"]["name"] == "evidence-ok"
-    assert cfg["provenance"] and set(cfg["provenance"].values()) <= {
+    # where each value came from; a policy default names its rule
+    sources = set(cfg["provenance"].values())
+    assert cfg["provenance"] and {s for s in sources if not s.startswith("policy:")} <= {
         "spec", "profile", "workspace", "default"}
+    assert cfg["provenance"].get("resources.active_deadline_seconds",
+                                 "policy:deadline-default") == "policy:deadline-default"
     assert cfg["config_hash"] == run["config_hash"] and cfg["config_hash"].startswith("sha256:")
     assert any(m.get("kind") == "Job" for m in rec["manifests"])
 
@@ -251,7 +255,12 @@ def test_succeeded_run_is_sealed_with_every_section(gw, key, sealed, sql):
     assert metrics["loss"]["max"] == 0.5 and metrics["loss"]["latest"]["step"] == 2
     assert metrics["acc"]["non_finite_count"] == 1 and metrics["acc"]["finite_count"] == 0
     assert [c["path"] for c in rec["checkpoints"]] == ["/out/ckpt-2"]
-    assert rec["policy"] == {"decisions": []} or isinstance(rec["policy"]["decisions"], list)
+    # every rule of the shipped policy that applied was decided and recorded
+    decisions = rec["policy"]["decisions"]
+    assert decisions, rec["policy"]
+    assert all({"rule_id", "version", "outcome"} <= set(d) for d in decisions)
+    assert {"gpus-per-run", "no-library-injection", "deadline-default"} <= \
+        {d["rule_id"] for d in decisions}
 
 
 def test_signature_verifies_with_openssl_and_the_served_key(gw, key, sealed, tmp_path):
