@@ -20,6 +20,7 @@
 #include "core/signer.h"
 #include "api/run_logs_stream.h"
 #include "engine/engine.h"
+#include "engine/reconcile.h"
 #include "engine/nodes.h"
 #include "engine/platform_metrics.h"
 #include "engine/logs.h"
@@ -153,6 +154,7 @@ static int main_kube_start(const tg_config_t *cfg, tg_app_t *app, char *err, siz
 
 static void main_app_free(tg_app_t *app)
 {
+    tg_reconcile_loop_stop(); /* before the engine and the kube client go */
     tg_logs_collector_stop_and_free(app->logs);
     tg_nodes_stop();
     tg_platform_metrics_stop();
@@ -227,6 +229,15 @@ static int main_serve(const tg_config_t *cfg)
     tg_api_policies_set_registry(policies);
     if (app.kube && cfg->engine)
         app.engine = tg_engine_start(cfg, app.pool, app.kube, app.signer, err, sizeof(err));
+    if (app.kube && cfg->engine && cfg->reconcile) {
+        tg_reconcile_opts_t ro = {.conninfo = cfg->database_url,
+                                  .connect_timeout_s = cfg->db_connect_timeout_s,
+                                  .interval_s = cfg->reconcile_interval_s,
+                                  .correct_drift = strcmp(cfg->reconcile_drift, "report") != 0,
+                                  .adopt = cfg->reconcile_adopt};
+        if (tg_reconcile_loop_start(app.kube, &ro, err, sizeof(err)) != 0)
+            tg_log_error("main", "Kueue reconciler: %s", err);
+    }
     tg_platform_metrics_start(app.pool, cfg->platform_metrics_cache_ms);
     if (app.kube && cfg->engine) {
         tg_nodes_config_t nc = {.conninfo = cfg->database_url,

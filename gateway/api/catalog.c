@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/quota.h"
 #include "http/problem.h"
 #include "store/catalog.h"
 
@@ -142,6 +143,7 @@ const tg_crud_t tg_api_flavors = {
     .immutable = name_immutable,
     .check = flavor_check,
     .stmts = &tg_store_flavors,
+    .kueue = 1,
 };
 
 /* ---- cluster queues ------------------------------------------------------ */
@@ -304,6 +306,8 @@ const tg_crud_t tg_api_cluster_queues = {
     .check = cq_check,
     .stmts = &tg_store_cluster_queues,
     .in_use = "LocalQueues still point at it",
+    .before_delete = tg_quota_cq_before_delete,
+    .kueue = 1,
 };
 
 /* ---- priority classes ---------------------------------------------------- */
@@ -323,4 +327,5 @@ const tg_crud_t tg_api_priority_classes = {
     .nfields = (int)(sizeof(pc_fields) / sizeof(pc_fields[0])),
     .immutable = name_immutable,
     .stmts = &tg_store_priority_classes,
+    .kueue = 1,
 };

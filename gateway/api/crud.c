@@ -5,6 +5,7 @@
 
 #include "api/app.h"
 #include "api/paging.h"
+#include "engine/reconcile.h"
 #include "http/problem.h"
 #include "http/router.h"
 #include "store/workspaces.h"
@@ -126,6 +127,8 @@ void tg_crud_create(tg_req_t *req)
             const char *loc = tg_arena_printf(req->arena, "%s/%s", coll, crud_key_of(c, row));
             tg_resp_json(req, 201, row);
             tg_resp_header(req, "Location", loc);
+            if (c->kueue)
+                tg_reconcile_kick();
         }
     }
     json_decref(body);
@@ -161,8 +164,11 @@ void tg_crud_patch(tg_req_t *req)
             tg_problem(req, rc, NULL, "the change conflicts with another %s", c->kind);
         else if (rc != TG_OK)
             crud_store_problem(req, c, rc, key);
-        else
+        else {
             tg_resp_json(req, 200, row);
+            if (c->kueue)
+                tg_reconcile_kick();
+        }
     }
     json_decref(body);
 }
@@ -174,12 +180,17 @@ void tg_crud_delete(tg_req_t *req)
     tg_db_conn_t *conn = tg_app_db_or_reply(req);
     if (!conn)
         return;
+    if (c->before_delete && c->before_delete(req, conn, crud_parent(req, c), key) != 0)
+        return;
     tg_rc_e rc = tg_store_crud_delete(conn, c->stmts, crud_parent(req, c), key);
     if (rc == TG_ECONFLICT)
         tg_problem(req, rc, NULL, "%s %s is in use: %s", c->kind, key,
                    c->in_use ? c->in_use : "other objects refer to it");
     else if (rc != TG_OK)
         crud_store_problem(req, c, rc, key);
-    else
+    else {
         tg_resp_bytes(req, 204, NULL, "", 0);
+        if (c->kueue)
+            tg_reconcile_kick();
+    }
 }

@@ -16,6 +16,10 @@
 
 /* Extra checks a field table cannot say; append to errors, return the count. */
 typedef int (*tg_crud_check_fn)(const json_t *body, int partial, json_t *errors);
+/* Runs before a delete; returns 0 to go on, or answers (409, 503...) and
+ * returns non-zero. `parent` is NULL for top-level resources. */
+typedef int (*tg_crud_before_delete_fn)(tg_req_t *req, tg_db_conn_t *conn, const char *parent,
+                                        const char *key);
 
 typedef struct tg_crud_s {
     const char *kind;         /* "compute profile", for messages */
@@ -28,8 +32,10 @@ typedef struct tg_crud_s {
     const char *const *immutable; /* NULL-terminated: fields a PATCH may not change */
     tg_crud_check_fn check;
     tg_crud_stmts_t *stmts;
-    const char *in_use;  /* 409 detail when a delete is refused */
-    const char *bad_ref; /* 422 detail when an insert names something missing */
+    const char *in_use;                     /* 409 detail when a delete is refused */
+    const char *bad_ref;                    /* 422 detail when an insert names something missing */
+    tg_crud_before_delete_fn before_delete; /* optional guard (e.g. queue in use) */
+    int kueue;                              /* a change is carried to the cluster: kick */
 } tg_crud_t;
 
 void tg_crud_list(tg_req_t *req);

@@ -4,10 +4,13 @@
 #include "api/audit.h"
 #include "api/catalog.h"
 #include "api/crud.h"
+#include "api/drift.h"
 #include "api/evidence.h"
 #include "api/fleet.h"
 #include "api/queue_view.h"
 #include "api/health.h"
+#include "api/quota.h"
+#include "api/quota_view.h"
 #include "api/openapi.h"
 #include "api/policies.h"
 #include "api/runs_actions.h"
@@ -16,6 +19,7 @@
 #include "api/run_metrics.h"
 #include "api/runs_submit.h"
 #include "api/tenancy.h"
+#include "api/usage.h"
 #include "api/workspaces.h"
 
 /* The five operations of an admin resource kept by api/crud.c. */
@@ -37,6 +41,10 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/v1/workspaces", tg_api_my_workspaces, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}", tg_api_my_workspace, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/profiles", tg_api_workspace_profiles, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/quota", tg_api_quota_view, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/quota-requests", tg_api_quota_requests_list, 0, NULL},
+    {TG_M_POST, "/v1/workspaces/{ws}/quota-requests", tg_api_quota_request_create, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/quota-requests/{id}", tg_api_quota_request_get, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/runs", tg_api_runs_list, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/queue", tg_api_workspace_queue, 0, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs", tg_api_runs_submit, TG_ROUTE_SUBMIT, NULL},
@@ -56,6 +64,15 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/v1/tokens", tg_api_tokens_list, 0, NULL},
     {TG_M_DELETE, "/v1/tokens/{id}", tg_api_token_revoke, 0, NULL},
     {TG_M_GET, "/v1/admin/audit", tg_api_admin_audit, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/usage", tg_api_admin_usage, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/drift", tg_api_admin_drift, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/quota-requests", tg_api_admin_quota_requests, TG_ROUTE_ADMIN, NULL},
+    {TG_M_GET, "/v1/admin/quota-requests/{id}", tg_api_admin_quota_request_get, TG_ROUTE_ADMIN,
+     NULL},
+    {TG_M_POST, "/v1/admin/quota-requests/{id}:approve", tg_api_admin_quota_approve, TG_ROUTE_ADMIN,
+     NULL},
+    {TG_M_POST, "/v1/admin/quota-requests/{id}:reject", tg_api_admin_quota_reject, TG_ROUTE_ADMIN,
+     NULL},
     {TG_M_GET, "/v1/admin/nodes", tg_api_admin_nodes, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/admin/nodes/{name}", tg_api_admin_node, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/admin/fleet", tg_api_admin_fleet, TG_ROUTE_ADMIN, NULL},

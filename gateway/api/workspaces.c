@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "api/quota.h"
 #include "http/problem.h"
 #include "store/workspaces.h"
 
@@ -29,6 +30,7 @@ const tg_crud_t tg_api_workspaces = {
     .immutable = ws_immutable,
     .stmts = &tg_store_workspaces,
     .in_use = "its runs are kept as evidence, so it cannot be deleted",
+    .kueue = 1,
 };
 
 static const tg_field_t lq_fields[] = {
@@ -48,6 +50,8 @@ const tg_crud_t tg_api_local_queues = {
     .immutable = lq_immutable,
     .stmts = &tg_store_local_queues,
     .bad_ref = "cluster_queue names a ClusterQueue that does not exist",
+    .before_delete = tg_quota_lq_before_delete,
+    .kueue = 1,
 };
 
 static const char *const member_kinds[] = {"user", "group", NULL};

@@ -25,6 +25,7 @@ typedef struct {
 } cfg_key_t;
 
 static const char *const cfg_log_levels[] = {"debug", "info", "warn", "error", "off", NULL};
+static const char *const cfg_drift_modes[] = {"correct", "report", NULL};
 
 #define OFF(f) offsetof(tg_config_t, f)
 static const cfg_key_t cfg_keys[] = {
@@ -143,6 +144,14 @@ static const cfg_key_t cfg_keys[] = {
      "run the background engine (submit, watch, recover) when a cluster is configured"},
     {"engine_poll_ms", CFG_INT, OFF(engine_poll_ms), "500", 10, 60000, NULL, 0,
      "how often the engine looks for work (submissions, retries)"},
+    {"reconcile", CFG_BOOL, OFF(reconcile), "true", 0, 1, NULL, 0,
+     "write the database's flavors, queues and priority classes into the cluster (leader only)"},
+    {"reconcile_interval_s", CFG_INT, OFF(reconcile_interval_s), "30", 1, 3600, NULL, 0,
+     "seconds between Kueue reconcile steps (admin changes also trigger one)"},
+    {"reconcile_drift", CFG_STR, OFF(reconcile_drift), "correct", 0, 0, cfg_drift_modes, 0,
+     "hand edits of managed Kueue objects: correct (put back and report) or report"},
+    {"reconcile_adopt", CFG_BOOL, OFF(reconcile_adopt), "false", 0, 1, NULL, 0,
+     "take over same-named Kueue objects that taugate does not manage"},
     {"node_health_conditions", CFG_STR, OFF(node_health_conditions),
      "GpuUnhealthy,XidErrors,EccErrors,NVLinkDown,InfinibandDown,DcgmHealthProblem,"
      "GPUHealthy=False,XIDError*,GPUECCDouble*,GPUNVLink*,IBLinkDown",

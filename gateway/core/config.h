@@ -72,6 +72,10 @@ typedef struct tg_config_s {
     long kube_max_retries;
     int engine;
     long engine_poll_ms;
+    int reconcile;
+    long reconcile_interval_s;
+    char *reconcile_drift;
+    int reconcile_adopt;
     /* GPU fleet (engine/nodes.h) and platform metrics */
     char *node_health_conditions;
     char *node_gpu_class_labels;
