@@ -26,10 +26,10 @@ import pytest
 import tokens
 from gateway import Gateway
 from kubesim import KubeSim
+from world import kind_cpu_cluster, kind_cpu_workspace
 from paths import BUILD, SHARED
 
 TAU = os.path.join(BUILD, "tau")
-KV = "kueue.x-k8s.io/v1beta1"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 SMOKE = os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")
 ADMIN = tokens.admin_token()
@@ -39,21 +39,7 @@ ADMIN = tokens.admin_token()
 
 @pytest.fixture(scope="module")
 def cluster():
-    ks = KubeSim().start()
-    ks.ensure_namespace("ray")
-    ks.create({"apiVersion": KV, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"},
-               "spec": {}})
-    ks.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "kind-cpu-cq"},
-               "spec": {"namespaceSelector": {}, "queueingStrategy": "BestEffortFIFO",
-                        "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [
-                            {"name": "default-flavor", "resources": [
-                                {"name": "cpu", "nominalQuota": "4"},
-                                {"name": "memory", "nominalQuota": "12Gi"}]}]}]}})
-    ks.create({"apiVersion": KV, "kind": "WorkloadPriorityClass",
-               "metadata": {"name": "taugrid-default"}, "value": 1000})
-    ks.create({"apiVersion": KV, "kind": "LocalQueue",
-               "metadata": {"name": "kind-cpu", "namespace": "ray"},
-               "spec": {"clusterQueue": "kind-cpu-cq"}})
+    ks = kind_cpu_cluster(KubeSim().start())
     yield ks
     ks.stop()
 
@@ -61,22 +47,14 @@ def cluster():
 @pytest.fixture(scope="module")
 def gw(db_url, cluster):
     g = Gateway(BUILD, db_url, extra_env={"TAUGATE_KUBE_API_URL": cluster.url}).start()
-    for path, body in [
-        ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray", "default_queue": "kind-cpu"}),
-        ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
-        ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu", "cluster_queue": "kind-cpu-cq"}),
-        ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job",
-                                "allowed_workspaces": ["ray"]}),
+    kind_cpu_workspace(g, [
         ("/v1/admin/profiles", {"name": "kind-cpu-ray", "engine": "rayjob",
                                 "allowed_workspaces": ["ray"]}),
-        ("/v1/admin/priority-classes", {"name": "taugrid-default", "value": 1000}),
         ("/v1/admin/workspaces/ray/members", {"kind": "user", "subject": "alice",
                                               "role": "researcher"}),
         ("/v1/admin/workspaces/ray/members", {"kind": "user", "subject": "victor",
                                               "role": "viewer"}),
-    ]:
-        r = g.req("POST", path, body=body)
-        assert r.status == 201, (path, r)
+    ])
     yield g
     status = g.stop()
     logs = g.logs()

@@ -16,9 +16,9 @@ import pytest
 import tokens
 from gateway import Gateway
 from kubesim import KubeSim
+from world import kind_cpu_cluster, kind_cpu_workspace
 from paths import BUILD, SHARED
 
-KV = "kueue.x-k8s.io/v1beta1"
 CONFORMANCE = os.path.join(SHARED, "conformance", "taugrid")
 SECTIONS = {"schema", "run", "workspace", "spec", "config", "manifests", "queue", "history",
             "chain", "attempts", "logs", "metrics", "checkpoints", "policy", "totals", "seal"}
@@ -53,21 +53,7 @@ def key(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cluster():
-    ks = KubeSim().start()
-    ks.ensure_namespace("ray")
-    ks.create({"apiVersion": KV, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"},
-               "spec": {}})
-    ks.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "kind-cpu-cq"},
-               "spec": {"namespaceSelector": {}, "queueingStrategy": "BestEffortFIFO",
-                        "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [
-                            {"name": "default-flavor", "resources": [
-                                {"name": "cpu", "nominalQuota": "4"},
-                                {"name": "memory", "nominalQuota": "12Gi"}]}]}]}})
-    ks.create({"apiVersion": KV, "kind": "WorkloadPriorityClass",
-               "metadata": {"name": "taugrid-default"}, "value": 1000})
-    ks.create({"apiVersion": KV, "kind": "LocalQueue",
-               "metadata": {"name": "kind-cpu", "namespace": "ray"},
-               "spec": {"clusterQueue": "kind-cpu-cq"}})
+    ks = kind_cpu_cluster(KubeSim().start())
     yield ks
     ks.stop()
 
@@ -79,20 +65,12 @@ def gw(db_url, cluster, key):
         "TAUGATE_EVIDENCE_SIGNING_KEY": key["path"],
         "TAUGATE_EVIDENCE_LOG_GRACE_S": "5",
     }).start()
-    for path, body in [
-        ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray", "default_queue": "kind-cpu"}),
+    kind_cpu_workspace(g, [
         ("/v1/admin/workspaces", {"name": "other", "namespace": "other"}),
-        ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
-        ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu", "cluster_queue": "kind-cpu-cq"}),
-        ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job",
-                                "allowed_workspaces": ["ray"]}),
-        ("/v1/admin/priority-classes", {"name": "taugrid-default", "value": 1000}),
         ("/v1/admin/workspaces/ray/members", {"kind": "user", "subject": "vera", "role": "viewer"}),
         ("/v1/admin/workspaces/other/members",
          {"kind": "user", "subject": "mallory", "role": "admin"}),
-    ]:
-        r = g.req("POST", path, body=body)
-        assert r.status == 201, (path, r)
+    ])
     yield g
     status = g.stop()
     logs = g.logs()

@@ -14,9 +14,9 @@ import pytest
 
 from gateway import Gateway
 from kubesim import KubeSim
+from world import kind_cpu_cluster
 from paths import BUILD, REPO, SHARED
 
-KV = "kueue.x-k8s.io/v1beta1"
 CONFORMANCE = os.path.join(SHARED, "conformance", "taugrid")
 OBS = os.path.join(REPO, "deploy", "observability")
 PROMTOOL = shutil.which("promtool")
@@ -58,21 +58,7 @@ def promtool_check(text):
 
 @pytest.fixture(scope="module")
 def cluster():
-    ks = KubeSim().start()
-    ks.ensure_namespace("ray")
-    ks.create({"apiVersion": KV, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"},
-               "spec": {}})
-    ks.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "kind-cpu-cq"},
-               "spec": {"namespaceSelector": {}, "resourceGroups": [{
-                   "coveredResources": ["cpu", "memory"], "flavors": [
-                       {"name": "default-flavor", "resources": [
-                           {"name": "cpu", "nominalQuota": "4"},
-                           {"name": "memory", "nominalQuota": "12Gi"}]}]}]}})
-    ks.create({"apiVersion": KV, "kind": "WorkloadPriorityClass",
-               "metadata": {"name": "taugrid-default"}, "value": 1000})
-    ks.create({"apiVersion": KV, "kind": "LocalQueue",
-               "metadata": {"name": "kind-cpu", "namespace": "ray"},
-               "spec": {"clusterQueue": "kind-cpu-cq"}})
+    ks = kind_cpu_cluster(KubeSim().start())
     yield ks
     ks.stop()
 

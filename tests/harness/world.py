@@ -1,0 +1,49 @@
+"""The smallest world a run needs, shared by the end-to-end tests.
+
+kind_cpu_cluster(ks) lays out kubesim like TauGrid's kind smoke test:
+namespace `ray`, ResourceFlavor `default-flavor`, ClusterQueue `kind-cpu-cq`
+(4 cpu, 12Gi), WorkloadPriorityClass `taugrid-default` and LocalQueue
+`kind-cpu`. kind_cpu_workspace(gw) registers the matching workspace `ray`,
+its queue, the `kind-cpu-job` profile and the priority class in the gateway."""
+
+KV = "kueue.x-k8s.io/v1beta1"
+
+RAY_WORKSPACE = [
+    ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray", "default_queue": "kind-cpu"}),
+    ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
+    ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu", "cluster_queue": "kind-cpu-cq"}),
+    ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job",
+                            "allowed_workspaces": ["ray"]}),
+    ("/v1/admin/priority-classes", {"name": "taugrid-default", "value": 1000}),
+]
+
+
+def kind_cpu_cluster(ks, cpu="4", memory="12Gi"):
+    """Create the kind-cpu Kueue objects in kubesim; returns ks."""
+    ks.ensure_namespace("ray")
+    ks.create({"apiVersion": KV, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"},
+               "spec": {}})
+    ks.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "kind-cpu-cq"},
+               "spec": {"namespaceSelector": {}, "queueingStrategy": "BestEffortFIFO",
+                        "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [
+                            {"name": "default-flavor", "resources": [
+                                {"name": "cpu", "nominalQuota": cpu},
+                                {"name": "memory", "nominalQuota": memory}]}]}]}})
+    ks.create({"apiVersion": KV, "kind": "WorkloadPriorityClass",
+               "metadata": {"name": "taugrid-default"}, "value": 1000})
+    ks.create({"apiVersion": KV, "kind": "LocalQueue",
+               "metadata": {"name": "kind-cpu", "namespace": "ray"},
+               "spec": {"clusterQueue": "kind-cpu-cq"}})
+    return ks
+
+
+def admin_posts(gw, posts):
+    """POST each (path, body) as a platform admin; each must create (201)."""
+    for path, body in posts:
+        r = gw.req("POST", path, body=body)
+        assert r.status == 201, (path, r)
+
+
+def kind_cpu_workspace(gw, extra=()):
+    """Register workspace `ray` and what it uses, then `extra` (path, body) pairs."""
+    admin_posts(gw, RAY_WORKSPACE + list(extra))
