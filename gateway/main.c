@@ -32,7 +32,9 @@
 #include "core/version.h"
 #include "http/server.h"
 #include "store/migrate.h"
+#include "store/audit_writer.h"
 #include "store/pool.h"
+#include "store/tenancy_cache.h"
 
 #define EXIT_CONFIG 2
 
@@ -160,6 +162,8 @@ static void main_app_free(tg_app_t *app)
     tg_platform_metrics_stop();
     tg_engine_stop(app->engine);
     tg_kube_client_free(app->kube);
+    tg_tenancy_cache_stop(app->tenancy);
+    tg_audit_writer_stop(app->audit);
     tg_db_pool_free(app->pool);
     tg_spec_schema_free(app->schema);
     tg_signer_free(app->signer);
@@ -217,6 +221,14 @@ static int main_serve(const tg_config_t *cfg)
     }
     tg_api_evidence_init(app.signer);
     app.pool = tg_db_pool_new(&pc);
+    app.audit = tg_audit_writer_start(&pc);
+    if (!app.audit) {
+        tg_log_error("main", "cannot start the audit writer");
+        main_app_free(&app);
+        return 1;
+    }
+    app.tenancy = tg_tenancy_cache_start(cfg->database_url, (int)cfg->db_connect_timeout_s,
+                                         (int)cfg->tenancy_cache_ms);
     /* The platform policy must load before the first request. */
     char perr[8192];
     tg_policy_registry_t *policies = tg_api_policies_start(app.pool, cfg->policy_schema_file,

@@ -5,6 +5,7 @@
 #include "api/authn.h"
 #include "http/problem.h"
 #include "http/server.h"
+#include "store/tenancy_cache.h"
 
 typedef struct {
     tg_db_pool_t *pool;
@@ -36,7 +37,18 @@ tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
     return conn;
 }
 
+/* After every request: its audit row; and a platform admin's change (to
+ * workspaces, members, profiles, queues...) voids this replica's tenancy
+ * cache at once, before the next request can read it. */
+static void app_after(tg_req_t *req, void *arg)
+{
+    tg_audit_after(req, arg);
+    if (req->route && (req->route->flags & TG_ROUTE_ADMIN) && req->method != TG_M_GET &&
+        req->status < 400)
+        tg_tenancy_cache_invalidate(((tg_app_t *)arg)->tenancy);
+}
+
 const tg_server_hooks_t tg_app_hooks = {
     .before = tg_authn_before,
-    .after = tg_audit_after,
+    .after = app_after,
 };

@@ -19,11 +19,13 @@ typedef struct tg_app_s {
     const tg_config_t *cfg;
     tg_db_pool_t *pool;
     struct tg_authn_s *authn;
-    struct tg_kube_client_s *kube;    /* NULL when no cluster is configured */
-    struct tg_engine_s *engine;       /* NULL when the engine is off */
-    struct tg_spec_schema_s *schema;  /* the compiled tau.schema.json */
-    struct tg_signer_s *signer;       /* signs evidence records */
-    struct tg_logs_collector_s *logs; /* NULL when not collecting */
+    struct tg_kube_client_s *kube;      /* NULL when no cluster is configured */
+    struct tg_engine_s *engine;         /* NULL when the engine is off */
+    struct tg_spec_schema_s *schema;    /* the compiled tau.schema.json */
+    struct tg_signer_s *signer;         /* signs evidence records */
+    struct tg_logs_collector_s *logs;   /* NULL when not collecting */
+    struct tg_tenancy_cache_s *tenancy; /* NULL when not caching */
+    struct tg_audit_writer_s *audit;
     tg_spec_limits_t limits;
 } tg_app_t;
 

@@ -8,7 +8,7 @@
 #include "api/paging.h"
 #include "core/log.h"
 #include "http/problem.h"
-#include "store/audit.h"
+#include "store/audit_writer.h"
 
 void tg_audit_after(tg_req_t *req, void *app)
 {
@@ -21,16 +21,9 @@ void tg_audit_after(tg_req_t *req, void *app)
                           .workspace = tg_req_param(req, "ws"),
                           .request_id = req->request_id,
                           .status = (int)req->status};
-    /* Reuse the request's connection; when the handler never took one (it
-     * was refused earlier), borrow one without touching the answer. */
-    tg_db_pool_t *pool = ((tg_app_t *)app)->pool;
-    tg_db_conn_t *own = NULL, *conn = req->db ? tg_app_db_or_reply(req) : NULL;
-    if (!conn && tg_db_checkout(pool, &own) == TG_OK)
-        conn = own;
-    if (!conn || tg_store_audit_append(conn, &e) != TG_OK)
+    if (tg_audit_writer_append(((tg_app_t *)app)->audit, &e) != TG_OK)
         tg_log_error("audit", "not recorded: %s %s -> %u, request %s", req->method_name, req->path,
                      req->status, req->request_id);
-    tg_db_release(pool, own);
 }
 
 static const char *audit_cursor(tg_req_t *req, const json_t *row)

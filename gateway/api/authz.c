@@ -6,7 +6,7 @@
 #include "api/app.h"
 #include "core/buf.h"
 #include "http/problem.h"
-#include "store/principals.h"
+#include "store/tenancy_cache.h"
 
 static const char *const role_names[] = {"none", "viewer", "researcher", "admin"};
 
@@ -58,8 +58,8 @@ int tg_authz_role_or_reply(tg_req_t *req, const char *ws, tg_role_e *have)
         return -1;
     json_t *roles = NULL;
     int exists = 0;
-    tg_rc_e rc =
-        tg_store_member_roles(conn, ws, who->subject, tg_who_groups_literal(req), &roles, &exists);
+    tg_rc_e rc = tg_tenancy_roles(((tg_app_t *)tg_req_app(req))->tenancy, conn, ws, who->subject,
+                                  tg_who_groups_literal(req), &roles, &exists);
     if (rc != TG_OK) {
         tg_problem(req, rc, NULL, "the workspace roles could not be read");
         return -1;

@@ -16,8 +16,8 @@
 #include "api/policies.h"
 #include "policy/hook.h"
 #include "spec/pipeline.h"
-#include "store/context.h"
 #include "store/runs.h"
+#include "store/tenancy_cache.h"
 
 #define SUBMIT_BATCH_MAX 100
 /* Dry runs render with this id so their manifests look like a real run's. */
@@ -43,7 +43,10 @@ static void submit_reject(tg_req_t *req, tg_rc_e rc, json_t *out)
 static json_t *submit_context_or_reply(tg_req_t *req, const char *ws)
 {
     json_t *ctx = NULL;
-    tg_rc_e rc = tg_store_resolve_context(tg_app_db_or_reply(req), ws, &ctx);
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    if (!conn)
+        return NULL;
+    tg_rc_e rc = tg_tenancy_context(((tg_app_t *)tg_req_app(req))->tenancy, conn, ws, &ctx);
     if (rc == TG_ENOTFOUND)
         tg_problem(req, rc, NULL, "workspace %s does not exist", ws);
     else if (rc != TG_OK)

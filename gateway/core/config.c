@@ -32,7 +32,9 @@ static const cfg_key_t cfg_keys[] = {
     {"listen_address", CFG_STR, OFF(listen_address), "127.0.0.1", 0, 0, NULL, 0,
      "IPv4 or IPv6 address the HTTP server binds"},
     {"port", CFG_INT, OFF(port), "8080", 0, 65535, NULL, 0, "TCP port (0 picks a free one)"},
-    {"threads", CFG_INT, OFF(threads), "4", 1, 256, NULL, 0, "HTTP worker threads (epoll pool)"},
+    /* Handlers block on PostgreSQL, so workers match the pool: fewer would
+     * leave connections idle while requests queue behind a commit. */
+    {"threads", CFG_INT, OFF(threads), "16", 1, 256, NULL, 0, "HTTP worker threads (epoll pool)"},
     {"max_connections", CFG_INT, OFF(max_connections), "1024", 1, 65536, NULL, 0,
      "total concurrent connections"},
     {"max_connections_per_ip", CFG_INT, OFF(max_connections_per_ip), "0", 0, 65536, NULL, 0,
@@ -51,7 +53,7 @@ static const cfg_key_t cfg_keys[] = {
      "one JSON line per request on stderr"},
     {"database_url", CFG_STR, OFF(database_url), "postgresql:///taugate", 0, 0, NULL, 1,
      "libpq connection string or URI"},
-    {"db_pool_size", CFG_INT, OFF(db_pool_size), "8", 1, 512, NULL, 0,
+    {"db_pool_size", CFG_INT, OFF(db_pool_size), "16", 1, 512, NULL, 0,
      "PostgreSQL connections kept by the pool"},
     {"db_checkout_timeout_ms", CFG_INT, OFF(db_checkout_timeout_ms), "2000", 1, 600000, NULL, 0,
      "wait for a free connection before answering 503"},
@@ -170,6 +172,9 @@ static const cfg_key_t cfg_keys[] = {
      "how often unhealthy and taugate-cordoned nodes are looked at again"},
     {"platform_metrics_cache_ms", CFG_INT, OFF(platform_metrics_cache_ms), "5000", 0, 600000, NULL,
      0, "how long the database-derived /metrics series are reused between scrapes"},
+    {"tenancy_cache_ms", CFG_INT, OFF(tenancy_cache_ms), "10000", 0, 600000, NULL, 0,
+     "how long roles and workspace settings are kept in memory at most (0: never); any change"
+     " voids them at once through PostgreSQL notifications"},
     {"rate_limit_rps", CFG_INT, OFF(rate_limit_rps), "50", 1, 1000000, NULL, 0,
      "requests per second each principal may sustain"},
     {"rate_limit_burst", CFG_INT, OFF(rate_limit_burst), "200", 1, 1000000, NULL, 0,

@@ -84,6 +84,7 @@ typedef struct tg_config_s {
     int node_uncordon_on_recovery;
     long node_resync_s;
     long platform_metrics_cache_ms;
+    long tenancy_cache_ms;
     /* rate limits, per principal */
     long rate_limit_rps;
     long rate_limit_burst;

@@ -1,27 +1,38 @@
 /* Identifiers and clocks. */
 #include "core/ids.h"
 
-#include <openssl/rand.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 void tg_uuid_v4(char out[TG_UUID_LEN + 1])
 {
+    static const char hex[] = "0123456789abcdef";
     unsigned char b[16];
-    if (RAND_bytes(b, sizeof(b)) != 1) {
-        /* RAND_bytes only fails when the OS entropy source is broken; an id
-         * from the clock is still unique enough for a request id. */
+    /* the kernel's CSPRNG, without OpenSSL's locking on every call */
+    ssize_t got;
+    do
+        got = getrandom(b, sizeof(b), 0);
+    while (got < 0 && errno == EINTR);
+    if (got != (ssize_t)sizeof(b)) {
+        /* a kernel without getrandom (before 3.17); an id from the clock is
+         * still unique within this process */
         uint64_t t = tg_now_mono_us();
         memset(b, 0, sizeof(b));
         memcpy(b, &t, sizeof(t));
     }
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, TG_UUID_LEN + 1,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-             b[15]);
+    char *o = out;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            *o++ = '-';
+        *o++ = hex[b[i] >> 4];
+        *o++ = hex[b[i] & 15];
+    }
+    *o = '\0';
 }
 
 int tg_uuid_valid(const char *s)

@@ -15,6 +15,13 @@ typedef struct {
 
 tg_rc_e tg_store_audit_append(tg_db_conn_t *conn, const tg_audit_entry_t *e) TG_MUSTCHECK;
 
+/* The same entry as a row for tg_store_audit_append_rows, stamped `at`
+ * (RFC 3339): a new reference, or NULL when a string is not UTF-8. */
+json_t *tg_store_audit_row(const tg_audit_entry_t *e, const char *at);
+/* Append rows (an array from tg_store_audit_row) in one statement, in
+ * order. */
+tg_rc_e tg_store_audit_append_rows(tg_db_conn_t *conn, json_t *rows) TG_MUSTCHECK;
+
 typedef struct {
     const char *subject, *workspace, *since, *until;
     long before_id; /* cursor: entries with a smaller id; 0 from the newest */

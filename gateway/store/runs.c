@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/digest.h"
+#include "core/ids.h"
 #include "store/events.h"
 #include "store/json_rows.h"
 
@@ -17,18 +18,28 @@ static tg_stmt_t stmt_by_key =
     TG_STMT("SELECT request_hash, (SELECT to_jsonb(v) FROM (SELECT " RUN_COLS
             " FROM runs r2 WHERE r2.id = r.id) v) FROM runs r"
             " WHERE workspace = $1 AND owner = $2 AND idempotency_key = $3");
-static tg_stmt_t stmt_insert_run =
-    TG_STMT("INSERT INTO runs (id, workspace, name, owner, engine, spec_text, resolved, manifests,"
-            " config_hash, idempotency_key, request_hash, policy_decisions, policy_digest)"
-            " VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11,"
-            " COALESCE($12::jsonb, '[]'), $13)");
-static tg_stmt_t stmt_insert_file = TG_STMT(
-    "INSERT INTO run_files (run_id, name, content, sha256) VALUES ($1::uuid, $2, $3::bytea, $4)");
-static tg_stmt_t stmt_insert_attempt =
-    TG_STMT("INSERT INTO run_attempts (run_id, attempt, state, namespace, object_name, object_kind)"
-            " VALUES ($1::uuid, 1, 'Accepted', $2, $3, $4)");
-static tg_stmt_t stmt_insert_outbox =
-    TG_STMT("INSERT INTO outbox (run_id, attempt, action) VALUES ($1::uuid, 1, 'create')");
+/* A whole submission in one statement (one round trip, one commit): the
+ * run, its files, its first attempt, its first event and its outbox row;
+ * answers the run as tg_store_run_get() would. */
+static tg_stmt_t stmt_insert = TG_STMT(
+    "WITH r AS (INSERT INTO runs (id, workspace, name, owner, engine, spec_text, resolved,"
+    "   manifests, config_hash, idempotency_key, request_hash, policy_decisions, policy_digest)"
+    "  VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11,"
+    "   COALESCE($12::jsonb, '[]'), $13) RETURNING " RUN_COLS "),"
+    " f AS (INSERT INTO run_files (run_id, name, content, sha256)"
+    "  SELECT r.id, x.name, decode(x.hex, 'hex'), x.sha256"
+    "  FROM r, jsonb_to_recordset($14::jsonb) AS x(name text, hex text, sha256 text)),"
+    " a AS (INSERT INTO run_attempts (run_id, attempt, state, namespace, object_name,"
+    "   object_kind) SELECT r.id, 1, 'Accepted', $15, $16, $17 FROM r RETURNING *),"
+    " e AS (INSERT INTO run_events (run_id, seq, at, state, reason, message, source, data, hash)"
+    "  SELECT r.id, 1, $18::timestamptz, $19, $20, $21, $22, '{}', $23 FROM r),"
+    " o AS (INSERT INTO outbox (run_id, attempt, action) SELECT r.id, 1, 'create' FROM r)"
+    " SELECT to_jsonb(r) || jsonb_build_object('queue', a.queue_info,"
+    "  'attempts', jsonb_build_array(jsonb_build_object('attempt', a.attempt, 'state', a.state,"
+    "   'reason', a.reason, 'retry_reason', a.retry_reason, 'object', a.object_name,"
+    "   'node_names', a.node_names, 'exit_code', a.exit_code, 'created_at', a.created_at,"
+    "   'started_at', a.started_at, 'finished_at', a.finished_at)))"
+    " FROM r, a");
 /* One run with its current queue facts and every attempt. */
 static tg_stmt_t stmt_get = TG_STMT(
     "SELECT to_jsonb(v) || jsonb_build_object("
@@ -49,19 +60,29 @@ static tg_stmt_t stmt_list =
             " AND ($8::timestamptz IS NULL OR (created_at, id) < ($8::timestamptz, $9::uuid))"
             " ORDER BY created_at DESC, id DESC LIMIT $10::int) v");
 
-/* bytea in text format: "\x" followed by hex. */
-static char *runs_bytea_hex(const unsigned char *p, size_t n)
+/* The files as [{name, hex, sha256}] for the insert statement. */
+static char *runs_files_json(const tg_run_new_t *in)
 {
     static const char hex[] = "0123456789abcdef";
-    char *s = tg_xmalloc(2 * n + 3);
-    s[0] = '\\';
-    s[1] = 'x';
-    for (size_t i = 0; i < n; i++) {
-        s[2 + 2 * i] = hex[p[i] >> 4];
-        s[3 + 2 * i] = hex[p[i] & 15];
+    json_t *arr = json_array();
+    for (size_t i = 0; i < in->nfiles; i++) {
+        const unsigned char *p = in->files[i].data;
+        size_t n = in->files[i].len;
+        char *h = tg_xmalloc(2 * n + 1);
+        for (size_t j = 0; j < n; j++) {
+            h[2 * j] = hex[p[j] >> 4];
+            h[2 * j + 1] = hex[p[j] & 15];
+        }
+        h[2 * n] = '\0';
+        char sum[65];
+        tg_sha256_hex(p, n, sum);
+        json_array_append_new(arr, json_pack("{s:s, s:s%, s:s}", "name", in->files[i].name, "hex",
+                                             h, 2 * n, "sha256", sum));
+        free(h);
     }
-    s[2 * n + 2] = '\0';
-    return s;
+    char *out = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    return out;
 }
 
 /* Look the key up. TG_OK with *out when found and the request matches,
@@ -86,13 +107,24 @@ static tg_rc_e runs_find_by_key(tg_db_conn_t *conn, const tg_run_new_t *in, json
     return *out ? TG_OK : TG_EINTERNAL;
 }
 
-static tg_rc_e runs_insert_all(tg_db_conn_t *conn, const tg_run_new_t *in)
+/* Insert one run with everything that goes with it; *out gets the run. */
+static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **out)
 {
+    const json_t *primary = tg_store_primary_object(in->manifests);
+    const json_t *meta = json_object_get(primary, "metadata");
+    tg_event_t ev = {.state = "Accepted",
+                     .reason = "Submitted",
+                     .message = "the run was accepted and will be sent to the cluster",
+                     .source = "api"};
+    char at[40], hash[65];
+    tg_time_rfc3339(tg_now_wall_us(), at, sizeof(at));
+    tg_store_event_hash(NULL, in->id, 1, at, &ev, hash);
     char *resolved = json_dumps(in->resolved, JSON_COMPACT | JSON_SORT_KEYS);
     char *manifests = json_dumps(in->manifests, JSON_COMPACT);
     char *policy = in->policy ? json_dumps(json_object_get(in->policy, "decisions"),
                                            JSON_COMPACT | JSON_SORT_KEYS)
                               : NULL;
+    char *files = runs_files_json(in);
     const char *vals[] = {in->id,
                           in->workspace,
                           in->name,
@@ -106,37 +138,23 @@ static tg_rc_e runs_insert_all(tg_db_conn_t *conn, const tg_run_new_t *in)
                           in->request_hash,
                           policy,
                           in->policy ? json_string_value(json_object_get(in->policy, "digest"))
-                                     : NULL};
-    tg_rc_e rc = tg_db_run(conn, &stmt_insert_run, 13, vals);
+                                     : NULL,
+                          files,
+                          json_string_value(json_object_get(meta, "namespace")),
+                          json_string_value(json_object_get(meta, "name")),
+                          json_string_value(json_object_get(primary, "kind")),
+                          at,
+                          ev.state,
+                          ev.reason,
+                          ev.message,
+                          ev.source,
+                          hash};
+    tg_rc_e rc = resolved && manifests && files ? tg_db_json_one(conn, &stmt_insert, 23, vals, out)
+                                                : TG_EINTERNAL;
     free(resolved);
     free(manifests);
     free(policy);
-    for (size_t i = 0; rc == TG_OK && i < in->nfiles; i++) {
-        char sum[65];
-        tg_sha256_hex(in->files[i].data, in->files[i].len, sum);
-        char *hex = runs_bytea_hex(in->files[i].data, in->files[i].len);
-        const char *fv[] = {in->id, in->files[i].name, hex, sum};
-        rc = tg_db_run(conn, &stmt_insert_file, 4, fv);
-        free(hex);
-    }
-    const char *id[] = {in->id};
-    if (rc == TG_OK) {
-        const json_t *primary = tg_store_primary_object(in->manifests);
-        const json_t *meta = json_object_get(primary, "metadata");
-        const char *av[] = {in->id, json_string_value(json_object_get(meta, "namespace")),
-                            json_string_value(json_object_get(meta, "name")),
-                            json_string_value(json_object_get(primary, "kind"))};
-        rc = tg_db_run(conn, &stmt_insert_attempt, 4, av);
-    }
-    if (rc == TG_OK) {
-        tg_event_t ev = {.state = "Accepted",
-                         .reason = "Submitted",
-                         .message = "the run was accepted and will be sent to the cluster",
-                         .source = "api"};
-        rc = tg_store_event_append(conn, in->id, &ev);
-    }
-    if (rc == TG_OK)
-        rc = tg_db_run(conn, &stmt_insert_outbox, 1, id);
+    free(files);
     return rc;
 }
 
@@ -158,25 +176,18 @@ tg_rc_e tg_store_run_create(tg_db_conn_t *conn, const tg_run_new_t *in, json_t *
     *out = NULL;
     *existed = 0;
     /* Two tries: a concurrent request with the same key may win the insert,
-     * and then the second look-up finds its run. */
+     * and then the second look-up finds its run. The insert is one
+     * statement, so it commits or leaves nothing behind on its own. */
     for (int attempt = 0; attempt < 2; attempt++) {
-        tg_rc_e rc = tg_db_begin(conn);
-        if (rc != TG_OK)
-            return rc;
+        tg_rc_e rc;
         if (in->idempotency_key) {
             rc = runs_find_by_key(conn, in, out);
             if (rc != TG_ENOTFOUND) {
-                tg_db_rollback(conn);
                 *existed = rc == TG_OK;
                 return rc;
             }
         }
-        rc = runs_insert_all(conn, in);
-        if (rc == TG_OK)
-            rc = tg_db_commit(conn);
-        if (rc == TG_OK)
-            return tg_store_run_get(conn, in->id, out);
-        tg_db_rollback(conn);
+        rc = runs_insert(conn, in, out);
         if (rc != TG_ECONFLICT || !in->idempotency_key)
             return rc;
     }
@@ -197,15 +208,12 @@ tg_rc_e tg_store_runs_create_batch(tg_db_conn_t *conn, const tg_run_new_t *in, s
             if (rc != TG_ENOTFOUND)
                 break;
         }
-        rc = runs_insert_all(conn, &in[i]);
+        rc = runs_insert(conn, &in[i], &runs[i]);
     }
     if (rc == TG_OK)
         rc = tg_db_commit(conn);
     else
         tg_db_rollback(conn);
-    for (size_t i = 0; rc == TG_OK && i < n; i++)
-        if (!runs[i])
-            rc = tg_store_run_get(conn, in[i].id, &runs[i]);
     for (size_t i = 0; rc != TG_OK && i < n; i++) {
         json_decref(runs[i]);
         runs[i] = NULL;

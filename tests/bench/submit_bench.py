@@ -54,8 +54,10 @@ def main():
         "train.sh": base64.b64encode(b"#!/usr/bin/env bash\necho hi\n").decode()}})
     work = tempfile.mkdtemp(prefix="taugate-bench-")
     with Postgres(fast=False) as pg:  # durable commits on both sides
+        # the production defaults for threads and pool (the test harness runs
+        # smaller ones): 16 each, as many as wrk's connections
         gw = Gateway(BUILD, pg.url, extra_env={"TAUGATE_ACCESS_LOG": "false",
-                                              "TAUGATE_THREADS": "4",
+                                              "TAUGATE_THREADS": "16",
                                               "TAUGATE_DB_POOL_SIZE": "16"}).start()
         try:
             for path, b in [
@@ -81,12 +83,17 @@ def main():
                 f.write(f'wrk.headers["Authorization"] = "Bearer {token}"\n')
             get = wrk(gw.url + f"/v1/runs/{run_id}", get_lua, DURATION)
 
+            # the same run row taugate stored: its spec, resolved config and manifests
+            resolved, manifests = pg.psql(
+                f"SELECT resolved::text || chr(10) || manifests::text FROM runs "
+                f"WHERE id = '{run_id}'").split("\n")
             insert_sql = os.path.join(work, "insert.sql")
             with open(insert_sql, "w") as f:
                 f.write("WITH r AS (INSERT INTO runs (id, workspace, name, owner, engine, "
                         "spec_text, resolved, manifests, config_hash) VALUES "
                         "(gen_random_uuid(), 'ray', 'tau-kind-smoke', 'bench', 'job', "
-                        f"{pg_literal(spec)}, '{{}}', '[]', 'sha256:x') RETURNING id) "
+                        f"{pg_literal(spec)}, {pg_literal(resolved)}, {pg_literal(manifests)}, "
+                        "'sha256:x') RETURNING id) "
                         "INSERT INTO outbox (run_id, attempt, action) "
                         "SELECT id, 1, 'create' FROM r;\n")
             ref_sub = pgbench(pg, insert_sql, DURATION)

@@ -1,0 +1,243 @@
+/* The tenancy cache: a LISTEN thread and a small direct-mapped table. */
+#include "store/tenancy_cache.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ids.h"
+#include "core/log.h"
+#include "store/context.h"
+#include "store/principals.h"
+
+#define CACHE_SLOTS    1024 /* workspaces × active principals on one replica */
+#define LISTEN_POLL_MS 250
+#define RECONNECT_MS   1000
+
+typedef struct {
+    char *key;   /* length-prefixed parts, so no subject can forge a key */
+    char *value; /* JSON text */
+    uint64_t generation;
+    uint64_t expires_us;
+} cache_slot_t;
+
+struct tg_tenancy_cache_s {
+    char *conninfo;
+    int connect_timeout_s;
+    uint64_t ttl_us;
+    /* 0 while the listener is not connected: nothing is trusted then */
+    _Atomic uint64_t generation;
+    atomic_int listening;
+    atomic_int stop;
+    pthread_t listener;
+    pthread_mutex_t lock;
+    cache_slot_t slots[CACHE_SLOTS];
+};
+
+static PGconn *cache_listen_connect(tg_tenancy_cache_t *c)
+{
+    char timeout[16];
+    snprintf(timeout, sizeof(timeout), "%d", c->connect_timeout_s);
+    const char *keys[] = {"dbname", "connect_timeout", "application_name", NULL};
+    const char *vals[] = {c->conninfo, timeout, "taugate-listen", NULL};
+    PGconn *pg = PQconnectdbParams(keys, vals, 1);
+    if (pg && PQstatus(pg) == CONNECTION_OK) {
+        /* a fixed statement on a connection of its own, outside the pool */
+        PGresult *r = PQexec(pg, "LISTEN taugate_tenancy");
+        int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+        if (ok)
+            return pg;
+    }
+    tg_log_warn("store", "tenancy cache off until PostgreSQL can be listened to: %s",
+                pg ? PQerrorMessage(pg) : "out of memory");
+    PQfinish(pg);
+    return NULL;
+}
+
+/* Wait for notifications until the connection breaks or we are stopped. */
+static void cache_listen_loop(tg_tenancy_cache_t *c, PGconn *pg)
+{
+    struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
+    while (!atomic_load(&c->stop)) {
+        if (poll(&pfd, 1, LISTEN_POLL_MS) < 0 || (pfd.revents & (POLLERR | POLLHUP)))
+            return;
+        if (pfd.revents & POLLIN) {
+            if (!PQconsumeInput(pg))
+                return;
+            PGnotify *n;
+            while ((n = PQnotifies(pg)) != NULL) {
+                atomic_fetch_add(&c->generation, 1);
+                PQfreemem(n);
+            }
+        }
+        if (PQstatus(pg) != CONNECTION_OK)
+            return;
+    }
+}
+
+static void *cache_listener_main(void *arg)
+{
+    tg_tenancy_cache_t *c = arg;
+    while (!atomic_load(&c->stop)) {
+        PGconn *pg = cache_listen_connect(c);
+        if (pg) {
+            /* whatever changed while we were deaf is voided by the bump */
+            atomic_fetch_add(&c->generation, 1);
+            atomic_store(&c->listening, 1);
+            cache_listen_loop(c, pg);
+            atomic_store(&c->listening, 0);
+            atomic_fetch_add(&c->generation, 1);
+            PQfinish(pg);
+        }
+        for (int waited = 0; waited < RECONNECT_MS && !atomic_load(&c->stop);
+             waited += LISTEN_POLL_MS)
+            poll(NULL, 0, LISTEN_POLL_MS);
+    }
+    return NULL;
+}
+
+tg_tenancy_cache_t *tg_tenancy_cache_start(const char *conninfo, int connect_timeout_s, int ttl_ms)
+{
+    if (ttl_ms <= 0)
+        return NULL;
+    tg_tenancy_cache_t *c = tg_xcalloc(1, sizeof(*c));
+    c->conninfo = tg_xstrdup(conninfo);
+    c->connect_timeout_s = connect_timeout_s;
+    c->ttl_us = (uint64_t)ttl_ms * 1000;
+    atomic_init(&c->generation, 1);
+    pthread_mutex_init(&c->lock, NULL);
+    if (pthread_create(&c->listener, NULL, cache_listener_main, c) != 0) {
+        tg_log_warn("store", "tenancy cache off: cannot start its listener");
+        pthread_mutex_destroy(&c->lock);
+        free(c->conninfo);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void tg_tenancy_cache_stop(tg_tenancy_cache_t *c)
+{
+    if (!c)
+        return;
+    atomic_store(&c->stop, 1);
+    pthread_join(c->listener, NULL);
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        free(c->slots[i].key);
+        free(c->slots[i].value);
+    }
+    pthread_mutex_destroy(&c->lock);
+    free(c->conninfo);
+    free(c);
+}
+
+void tg_tenancy_cache_invalidate(tg_tenancy_cache_t *c)
+{
+    if (c)
+        atomic_fetch_add(&c->generation, 1);
+}
+
+/* The generation to stamp a fresh read with, or 0 when caching is off. */
+static uint64_t cache_generation(tg_tenancy_cache_t *c)
+{
+    return c && atomic_load(&c->listening) ? atomic_load(&c->generation) : 0;
+}
+
+static uint64_t cache_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The cached JSON for key, parsed, or NULL. */
+static json_t *cache_get(tg_tenancy_cache_t *c, const char *key)
+{
+    uint64_t gen = cache_generation(c);
+    if (!gen)
+        return NULL;
+    cache_slot_t *s = &c->slots[cache_hash(key) % CACHE_SLOTS];
+    json_t *out = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (s->key && strcmp(s->key, key) == 0 && s->generation == gen &&
+        s->expires_us > tg_now_mono_us())
+        out = json_loads(s->value, 0, NULL);
+    pthread_mutex_unlock(&c->lock);
+    return out;
+}
+
+static void cache_put(tg_tenancy_cache_t *c, const char *key, uint64_t gen, const json_t *v)
+{
+    if (!gen)
+        return;
+    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!text)
+        return;
+    cache_slot_t *s = &c->slots[cache_hash(key) % CACHE_SLOTS];
+    pthread_mutex_lock(&c->lock);
+    free(s->key);
+    free(s->value);
+    s->key = tg_xstrdup(key);
+    s->value = text;
+    s->generation = gen;
+    s->expires_us = tg_now_mono_us() + c->ttl_us;
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* "<kind>" then each part as "<length>:<bytes>". */
+static char *cache_key(const char *kind, const char *const *parts, int n)
+{
+    size_t len = strlen(kind) + 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(parts[i]) + 24;
+    char *key = tg_xmalloc(len);
+    size_t at = (size_t)snprintf(key, len, "%s", kind);
+    for (int i = 0; i < n; i++)
+        at += (size_t)snprintf(key + at, len - at, "%zu:%s", strlen(parts[i]), parts[i]);
+    return key;
+}
+
+tg_rc_e tg_tenancy_roles(tg_tenancy_cache_t *c, tg_db_conn_t *conn, const char *workspace,
+                         const char *subject, const char *groups, json_t **roles, int *exists)
+{
+    uint64_t gen = cache_generation(c);
+    const char *parts[] = {workspace, subject ? subject : "", groups};
+    char *key = gen ? cache_key("roles", parts, 3) : NULL;
+    json_t *hit = key ? cache_get(c, key) : NULL;
+    tg_rc_e rc = TG_OK;
+    if (hit) {
+        *exists = json_is_true(json_object_get(hit, "exists"));
+        *roles = json_incref(json_object_get(hit, "roles"));
+    } else {
+        rc = tg_store_member_roles(conn, workspace, subject, groups, roles, exists);
+        if (rc == TG_OK && key) {
+            hit = json_pack("{s:b, s:O}", "exists", *exists, "roles", *roles);
+            cache_put(c, key, gen, hit);
+        }
+    }
+    json_decref(hit);
+    free(key);
+    return rc;
+}
+
+tg_rc_e tg_tenancy_context(tg_tenancy_cache_t *c, tg_db_conn_t *conn, const char *workspace,
+                           json_t **out)
+{
+    uint64_t gen = cache_generation(c);
+    char *key = gen ? cache_key("context", &workspace, 1) : NULL;
+    *out = key ? cache_get(c, key) : NULL;
+    tg_rc_e rc = TG_OK;
+    if (!*out) {
+        rc = tg_store_resolve_context(conn, workspace, out);
+        if (rc == TG_OK && key)
+            cache_put(c, key, gen, *out);
+    }
+    free(key);
+    return rc;
+}
