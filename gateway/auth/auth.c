@@ -11,6 +11,7 @@
 #include "auth/jwks_fetch.h"
 #include "auth/keys.h"
 #include "auth/list.h"
+#include "auth/verified.h"
 #include "core/log.h"
 
 #define AUTH_LEEWAY_MAX 600
@@ -40,6 +41,7 @@ struct tg_auth_s {
      * verifications never queue behind a reload. */
     pthread_mutex_t lock;
     tg_auth_keyset_t *current; /* published: file keys, then remote keys */
+    uint64_t generation;       /* of `current`: bumped with every publish */
     uint64_t reloads;
     /* `publish_lock` serialises publishers (reload, JWKS refresh) and guards
      * the two source sets the published one is built from. */
@@ -48,6 +50,7 @@ struct tg_auth_s {
     tg_auth_keyset_t *remote; /* last good JWKS fetch */
     /* Serialises tg_auth_reload calls so two cannot interleave their swaps. */
     pthread_mutex_t reload_lock;
+    tg_auth_verified_t *verified; /* tokens already checked, per generation */
 };
 
 void tg_auth_config_defaults(tg_auth_config_t *cfg)
@@ -70,10 +73,12 @@ static char *dup_or_null(const char *s)
 
 /* ---- snapshots ------------------------------------------------------------ */
 
-static tg_auth_keyset_t *auth_snapshot(tg_auth_t *a)
+static tg_auth_keyset_t *auth_snapshot(tg_auth_t *a, uint64_t *generation)
 {
     pthread_mutex_lock(&a->lock);
     tg_auth_keyset_t *ks = tg_auth_keyset_ref(a->current);
+    if (generation)
+        *generation = a->generation;
     pthread_mutex_unlock(&a->lock);
     return ks;
 }
@@ -102,6 +107,7 @@ static void auth_publish(tg_auth_t *a, tg_auth_keyset_t *local, tg_auth_keyset_t
     pthread_mutex_lock(&a->lock);
     old_current = a->current;
     a->current = next;
+    a->generation++;
     pthread_mutex_unlock(&a->lock);
     pthread_mutex_unlock(&a->publish_lock);
 
@@ -176,6 +182,7 @@ tg_auth_t *tg_auth_new(const tg_auth_config_t *cfg, char *err, size_t errlen)
     pthread_mutex_init(&a->lock, NULL);
     pthread_mutex_init(&a->reload_lock, NULL);
     pthread_mutex_init(&a->publish_lock, NULL);
+    a->verified = tg_auth_verified_new();
     a->jwks_file = dup_or_null(cfg->jwks_file);
     a->pem_file = dup_or_null(cfg->pem_file);
     a->pem_kid = dup_or_null(cfg->pem_kid);
@@ -258,6 +265,7 @@ void tg_auth_free(tg_auth_t *a)
     tg_auth_keyset_unref(a->local);
     tg_auth_keyset_unref(a->remote);
     pthread_mutex_destroy(&a->lock);
+    tg_auth_verified_free(a->verified);
     pthread_mutex_destroy(&a->reload_lock);
     pthread_mutex_destroy(&a->publish_lock);
     free(a->jwks_file);
@@ -305,8 +313,17 @@ tg_rc_e tg_auth_verify(tg_auth_t *a, const char *authorization, time_t now, tg_p
     r = tg_auth_bearer_token(authorization, a->policy.max_token_bytes, &tok, &len);
     if (r != TG_AUTH_OK)
         goto out;
-    ks = auth_snapshot(a);
-    r = tg_auth_jwt_verify(ks, &a->policy, tok, len, now, &claims);
+    uint64_t gen = 0;
+    ks = auth_snapshot(a, &gen);
+    claims = tg_auth_verified_get(a->verified, tok, len, gen);
+    if (claims) {
+        /* the signature is known good; time and audience are not */
+        r = tg_auth_jwt_check_claims(claims, &a->policy, now);
+    } else {
+        r = tg_auth_jwt_verify(ks, &a->policy, tok, len, now, &claims);
+        if (r == TG_AUTH_OK)
+            tg_auth_verified_put(a->verified, tok, len, gen, claims);
+    }
 
     if (r == TG_AUTH_UNKNOWN_KEY && a->jwks) {
         /* The provider may have rotated: refetch (at most once per
@@ -315,7 +332,7 @@ tg_rc_e tg_auth_verify(tg_auth_t *a, const char *authorization, time_t now, tg_p
         char ferr[256] = "";
         (void)tg_auth_jwks_refresh(a->jwks, now, TG_AUTH_JWKS_WAIT, auth_publish_remote, a, ferr,
                                    sizeof(ferr));
-        tg_auth_keyset_t *fresh = auth_snapshot(a);
+        tg_auth_keyset_t *fresh = auth_snapshot(a, NULL);
         if (fresh != ks) {
             tg_auth_keyset_unref(ks);
             ks = fresh;

@@ -308,6 +308,29 @@ static void test_rotation_refetches_exactly_once(void **state)
     free(t2);
 }
 
+/* A token that verified before is remembered (auth/verified.c), yet it is
+ * refused once its key is gone and once it has expired. */
+static void test_remembered_tokens_follow_rotation_and_time(void **state)
+{
+    (void)state;
+    tg_auth_t *a = new_auth(0);
+    assert_non_null(a);
+    time_t base = time(NULL);
+    char *t1 = tok_for(F.rsa1, "RS256", "k1", base);
+    assert_int_equal(check_at(a, t1, base), TG_AUTH_OK);
+    assert_int_equal(check_at(a, t1, base), TG_AUTH_OK); /* remembered */
+    assert_int_equal(check_at(a, t1, base + 3600 + 600), TG_AUTH_EXPIRED);
+    assert_int_equal(check_at(a, t1, base - 600), TG_AUTH_NOT_YET_VALID);
+
+    /* The provider drops k1 for k2; a reload publishes the new set. */
+    srv_set_jwks(F.srv, tu_jwks(tu_jwk(F.rsa2, "k2", "RS256"), NULL), 200);
+    char err[256];
+    assert_int_equal(tg_auth_reload(a, base, err, sizeof(err)), TG_OK);
+    assert_int_equal(check_at(a, t1, base), TG_AUTH_UNKNOWN_KEY);
+    tg_auth_free(a);
+    free(t1);
+}
+
 static void test_unknown_kid_refetch_is_rate_limited(void **state)
 {
     (void)state;
@@ -620,6 +643,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rotation_refetches_exactly_once, test_setup,
+                                        test_teardown),
+        cmocka_unit_test_setup_teardown(test_remembered_tokens_follow_rotation_and_time, test_setup,
                                         test_teardown),
         cmocka_unit_test_setup_teardown(test_unknown_kid_refetch_is_rate_limited, test_setup,
                                         test_teardown),
