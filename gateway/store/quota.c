@@ -35,14 +35,16 @@ static tg_stmt_t stmt_list =
     TG_STMT("SELECT to_jsonb(t) FROM (SELECT " QR_COLS " FROM quota_requests"
             " WHERE ($1::text IS NULL OR workspace = $1) AND ($2::text IS NULL OR state = $2)"
             " AND ($3::uuid IS NULL OR (created_at, id) <"
-            "      (SELECT created_at, id FROM quota_requests WHERE id = $3::uuid))"
+            "      (SELECT created_at, id FROM quota_requests WHERE id = $3::uuid"
+            "       AND ($1::text IS NULL OR workspace = $1)))"
             " ORDER BY created_at DESC, id DESC LIMIT $4::int) t");
 
 static tg_stmt_t stmt_list_asc =
     TG_STMT("SELECT to_jsonb(t) FROM (SELECT " QR_COLS " FROM quota_requests"
             " WHERE ($1::text IS NULL OR workspace = $1) AND ($2::text IS NULL OR state = $2)"
             " AND ($3::uuid IS NULL OR (created_at, id) >"
-            "      (SELECT created_at, id FROM quota_requests WHERE id = $3::uuid))"
+            "      (SELECT created_at, id FROM quota_requests WHERE id = $3::uuid"
+            "       AND ($1::text IS NULL OR workspace = $1)))"
             " ORDER BY created_at, id LIMIT $4::int) t");
 
 static tg_stmt_t stmt_lock =
