@@ -10,17 +10,23 @@
 #include "http/problem.h"
 #include "store/audit_writer.h"
 
+void tg_audit_entry_of(tg_req_t *req, unsigned status, tg_audit_entry_t *e)
+{
+    *e = (tg_audit_entry_t){.subject = req->principal,
+                            .method = req->method_name,
+                            .route = req->route ? req->route->path : "unmatched",
+                            .target = req->path,
+                            .workspace = tg_req_param(req, "ws"),
+                            .request_id = req->request_id,
+                            .status = (int)status};
+}
+
 void tg_audit_after(tg_req_t *req, void *app)
 {
-    if (!(req->method & (TG_M_POST | TG_M_PUT | TG_M_PATCH | TG_M_DELETE)))
+    if (!(req->method & (TG_M_POST | TG_M_PUT | TG_M_PATCH | TG_M_DELETE)) || req->audited)
         return;
-    tg_audit_entry_t e = {.subject = req->principal,
-                          .method = req->method_name,
-                          .route = req->route ? req->route->path : "unmatched",
-                          .target = req->path,
-                          .workspace = tg_req_param(req, "ws"),
-                          .request_id = req->request_id,
-                          .status = (int)req->status};
+    tg_audit_entry_t e;
+    tg_audit_entry_of(req, req->status, &e);
     if (tg_audit_writer_append(((tg_app_t *)app)->audit, &e) != TG_OK)
         tg_log_error("audit", "not recorded: %s %s -> %u, request %s", req->method_name, req->path,
                      req->status, req->request_id);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/app.h"
+#include "api/audit.h"
 #include "api/authz.h"
 #include "api/payload.h"
 #include "core/digest.h"
@@ -176,6 +177,9 @@ void tg_api_runs_submit(tg_req_t *req)
         rec.idempotency_key = key;
         rec.request_hash = submit_request_hash(req, req->body.data, req->body.len);
     }
+    tg_audit_entry_t audit;
+    tg_audit_entry_of(req, 201, &audit);
+    rec.audit = &audit;
     json_t *run = NULL;
     int existed = 0;
     rc = tg_store_run_create(tg_app_db_or_reply(req), &rec, &run, &existed);
@@ -197,6 +201,7 @@ void tg_api_runs_submit(tg_req_t *req)
             tg_resp_header(req, "Idempotency-Replayed", "true");
         else
             tg_engine_kick(((tg_app_t *)tg_req_app(req))->engine);
+        req->audited = !existed;
     }
     json_decref(out);
 }

@@ -53,6 +53,7 @@ typedef struct tg_req_s {
     const char *principal; /* subject once authenticated; for the access log */
     void *auth;            /* the authenticated principal (api/authz.h), or NULL */
     void *db;              /* the request's database lease (api/app.c), or NULL */
+    int audited;           /* its audit row went in with its change (api/audit.h) */
     /* response */
     struct MHD_Response *response;
     unsigned status;

@@ -33,7 +33,10 @@ static tg_stmt_t stmt_insert = TG_STMT(
     "   object_kind) SELECT r.id, 1, 'Accepted', $15, $16, $17 FROM r RETURNING *),"
     " e AS (INSERT INTO run_events (run_id, seq, at, state, reason, message, source, data, hash)"
     "  SELECT r.id, 1, $18::timestamptz, $19, $20, $21, $22, '{}', $23 FROM r),"
-    " o AS (INSERT INTO outbox (run_id, attempt, action) SELECT r.id, 1, 'create' FROM r)"
+    " o AS (INSERT INTO outbox (run_id, attempt, action) SELECT r.id, 1, 'create' FROM r),"
+    " au AS (INSERT INTO audit_log (subject, method, route, target, workspace, status,"
+    "   request_id) SELECT $24, $25, $26, $27, $28, $29::int, $30 FROM r"
+    "   WHERE $30::text IS NOT NULL)"
     " SELECT to_jsonb(r) || jsonb_build_object('queue', a.queue_info,"
     "  'attempts', jsonb_build_array(jsonb_build_object('attempt', a.attempt, 'state', a.state,"
     "   'reason', a.reason, 'retry_reason', a.retry_reason, 'object', a.object_name,"
@@ -125,6 +128,9 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                                            JSON_COMPACT | JSON_SORT_KEYS)
                               : NULL;
     char *files = runs_files_json(in);
+    const tg_audit_entry_t *au = in->audit;
+    char au_status[16];
+    snprintf(au_status, sizeof(au_status), "%d", au ? au->status : 0);
     const char *vals[] = {in->id,
                           in->workspace,
                           in->name,
@@ -148,8 +154,15 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                           ev.reason,
                           ev.message,
                           ev.source,
-                          hash};
-    tg_rc_e rc = resolved && manifests && files ? tg_db_json_one(conn, &stmt_insert, 23, vals, out)
+                          hash,
+                          au ? au->subject : NULL,
+                          au ? au->method : NULL,
+                          au ? au->route : NULL,
+                          au ? au->target : NULL,
+                          au ? au->workspace : NULL,
+                          au_status,
+                          au ? au->request_id : NULL};
+    tg_rc_e rc = resolved && manifests && files ? tg_db_json_one(conn, &stmt_insert, 30, vals, out)
                                                 : TG_EINTERNAL;
     free(resolved);
     free(manifests);

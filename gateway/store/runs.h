@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "store/audit.h"
 #include "store/pool.h"
 
 typedef struct {
@@ -29,6 +30,9 @@ typedef struct {
     const tg_run_file_t *files;
     size_t nfiles;
     const json_t *policy; /* borrowed: policy decisions (policy/eval.h), or NULL */
+    /* the submission's audit row, stored with the run (one commit); NULL
+     * when the request is audited on its own */
+    const tg_audit_entry_t *audit;
 } tg_run_new_t;
 
 /* The Job or RayJob among rendered manifests (borrowed), or NULL. */

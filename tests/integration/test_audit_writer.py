@@ -1,6 +1,7 @@
 """The audit trail under concurrency: requests share commits (group commit
 in store/audit_writer.c), yet each mutating request is on the record, once
-and in full, before it is answered."""
+and in full, before it is answered. A run submission stores its audit row in
+the statement that stores the run."""
 from concurrent.futures import ThreadPoolExecutor
 
 N = 48
@@ -41,3 +42,26 @@ def test_concurrent_requests_are_each_recorded_once(gateway, pg, db_url):
     recorded = audit_rows(pg, dbname, "route = '/v1/admin/flavors' AND request_id <> ''")
     assert {row[0] for row in recorded} >= ids
     assert len([row for row in recorded if row[0] in ids]) == N  # none twice
+
+
+def test_a_submission_is_recorded_with_its_run_and_a_replay_on_its_own(gateway, pg, db_url):
+    from world import kind_cpu_workspace
+    dbname = db_url.rsplit("/", 1)[1]
+    kind_cpu_workspace(gateway)
+    body = {"spec": "name: audited\nengine: job\nentrypoint: train.py\nimage: python:3.12\n",
+            "files": {"train.py": "cHJpbnQoMSkK"}}
+    first = gateway.req("POST", "/v1/workspaces/ray/runs", body=body,
+                        headers={"Idempotency-Key": "audit-1"})
+    assert first.status == 201, first
+    replay = gateway.req("POST", "/v1/workspaces/ray/runs", body=body,
+                         headers={"Idempotency-Key": "audit-1"})
+    assert replay.status == 201 and replay.header("Idempotency-Replayed") == "true"
+    for r in (first, replay):
+        rid = r.header("X-Request-Id")
+        rows = audit_rows(pg, dbname, f"request_id = '{rid}'")
+        assert len(rows) == 1, rows
+        assert rows[0][:4] == [rid, "POST", "/v1/workspaces/{ws}/runs", "201"], rows
+    refused = gateway.req("POST", "/v1/workspaces/ray/runs", body={"spec": "name: [\n"})
+    assert refused.status in (400, 422)
+    rid = refused.header("X-Request-Id")
+    assert audit_rows(pg, dbname, f"request_id = '{rid}'")[0][3] == str(refused.status)
