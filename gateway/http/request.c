@@ -70,7 +70,10 @@ void tg_resp_bytes(tg_req_t *req, unsigned status, const char *content_type, con
 
 void tg_resp_json(tg_req_t *req, unsigned status, json_t *body)
 {
-    char *s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    /* 15 significant digits: 0.1 is answered as 0.1, not 0.10000000000000001
+     * (doubles carry 15 to 17; evidence records keep all 17, store/evidence.h) */
+    char *s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+                                   JSON_REAL_PRECISION(15));
     json_decref(body);
     if (!s) {
         static const char fallback[] = "{\"title\":\"Internal Server Error\",\"status\":500}";
