@@ -114,12 +114,14 @@ void tg_api_run_resume(tg_req_t *req)
         tg_problem(req, rc, NULL, "the run could not be resumed; retry");
         goto out;
     }
-    tg_engine_kick(((tg_app_t *)tg_req_app(req))->engine);
+    /* read back before waking the engine: the answer is the state the
+     * resume made, not whatever the submitter has made of it since */
     json_t *now = NULL;
     if (tg_store_run_get(conn, id, &now) == TG_OK)
         tg_resp_json(req, 202, now);
     else
         tg_problem(req, TG_EINTERNAL, NULL, "the run was resumed but could not be read back");
+    tg_engine_kick(((tg_app_t *)tg_req_app(req))->engine);
 out:
     json_decref(body);
     json_decref(run);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api/app.h"
+#include "store/audit_writer.h"
 #include "api/authn.h"
 #include "api/run_logs.h"
 #include "api/run_logs_stream.h"
@@ -47,8 +48,12 @@ static long probe_env_long(const char *name, long def)
 
 static int probe_migrate(const tg_config_t *cfg)
 {
-    tg_db_pool_config_t pc = {cfg->database_url, 1, (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s, 0, 0};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              1,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              0,
+                              0};
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
     tg_db_conn_t *conn = NULL;
     int status = 1;
@@ -81,10 +86,16 @@ static int probe_serve(const tg_config_t *cfg)
         tg_log_error("probe", "%s", err);
         return 2;
     }
-    tg_db_pool_config_t pc = {cfg->database_url, (int)cfg->db_pool_size,
-                              (int)cfg->db_checkout_timeout_ms, (int)cfg->db_connect_timeout_s,
-                              (int)cfg->db_statement_timeout_ms, 1};
-    tg_app_t app = {.cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc)};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              (int)cfg->db_pool_size,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              (int)cfg->db_statement_timeout_ms,
+                              1};
+    tg_app_t app = {.cfg = cfg,
+                    .authn = authn,
+                    .pool = tg_db_pool_new(&pc),
+                    .audit = tg_audit_writer_start(&pc)};
     tg_spec_limits_default(&app.limits);
     app.schema = tg_spec_schema_load_file(cfg->schema_file, err, sizeof(err));
 
@@ -148,6 +159,7 @@ out:
     tg_run_logs_hub_free();
     tg_logs_collector_stop_and_free(col);
     tg_kube_client_free(app.kube);
+    tg_audit_writer_stop(app.audit);
     tg_db_pool_free(app.pool);
     tg_spec_schema_free(app.schema);
     tg_authn_free(authn);
