@@ -235,14 +235,23 @@ def test_pool_exhaustion_answers_503_not_a_hang(pg, db_url):
         ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d", dbname,
          "-c", "BEGIN; LOCK TABLE workspaces IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def wait_sql(sql):
+        deadline = time.time() + 5
+        while pg.psql(sql, db=dbname) != "t":
+            assert time.time() < deadline, sql
+            time.sleep(0.05)
     try:
-        time.sleep(0.5)
+        # wait for facts, not for time: the lock is held ...
+        wait_sql("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE relation = 'workspaces'::regclass"
+                 " AND mode = 'AccessExclusiveLock' AND granted)")
         import threading
         first = {}
         t = threading.Thread(target=lambda: first.update(
             r=gw.req("GET", "/v1/admin/workspaces", timeout=10)))
         t.start()
-        time.sleep(0.3)
+        # ... and the pool's only connection waits on it
+        wait_sql("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name ="
+                 " 'taugate' AND wait_event_type = 'Lock')")
         started = time.time()
         r = gw.req("GET", "/v1/admin/workspaces", timeout=10)
         assert r.status == 503 and r.header("Retry-After") == "1", r
