@@ -22,7 +22,9 @@ typedef struct rs_s {
     tg_spec_diag_t *d;
     json_t *out;
     json_t *prov;
-    json_t *src[4]; /* shared "spec", "profile", "workspace", "default" values */
+    json_t *src[4];        /* shared "spec", "profile", "workspace", "default" values */
+    const char *last_name; /* the section rs_sect returned last, and its object */
+    json_t *last_sect;
 } rs_t;
 
 /* Provenance values are four words; share one string per word (incref)
@@ -31,23 +33,25 @@ static json_t *rs_src(rs_t *r, const char *src)
 {
     static const char *const words[4] = {"spec", "profile", "workspace", "default"};
     for (int i = 0; i < 4; i++)
-        if (strcmp(src, words[i]) == 0)
+        if (src[0] == words[i][0] && strcmp(src, words[i]) == 0)
             return json_incref(r->src[i]);
     return json_string(src);
 }
 
-/* "sect.key" (or "key") into buf[n]. */
-static const char *rs_path(char *buf, size_t n, const char *sect, const char *key)
+/* "sect.key" (or "key") into buf[n]; returns its length (0 when it does not fit). */
+static size_t rs_path(char *buf, size_t n, const char *sect, const char *key)
 {
     size_t sl = sect ? strlen(sect) : 0, kl = strlen(key);
-    if (sl + kl + 2 > n)
-        return "";
+    if (sl + kl + 2 > n) {
+        buf[0] = '\0';
+        return 0;
+    }
     if (sl) {
         memcpy(buf, sect, sl);
         buf[sl++] = '.';
     }
     memcpy(buf + sl, key, kl + 1);
-    return buf;
+    return sl + kl;
 }
 
 /* --- small helpers -------------------------------------------------------------------------- */
@@ -83,13 +87,19 @@ static void rs_list(const json_t *arr, tg_buf_t *b)
         return;
 }
 
+/* Values are put a section at a time: remember the last one instead of
+ * looking it up for every field. */
 static json_t *rs_sect(rs_t *r, const char *name)
 {
+    if (r->last_name && strcmp(r->last_name, name) == 0)
+        return r->last_sect;
     json_t *s = json_object_get(r->out, name);
     if (!s) {
         s = json_object();
         json_object_set_new(r->out, name, s);
     }
+    r->last_name = name;
+    r->last_sect = s;
     return s;
 }
 
@@ -100,8 +110,8 @@ static void rs_put(rs_t *r, const char *sect, const char *key, json_t *val, cons
     json_object_set_new_nocheck(dst, key, val ? val : json_null());
     if (val && src && !json_is_null(val)) {
         char path[160];
-        json_object_set_new_nocheck(r->prov, rs_path(path, sizeof(path), sect, key),
-                                    rs_src(r, src));
+        size_t n = rs_path(path, sizeof(path), sect, key);
+        json_object_setn_new_nocheck(r->prov, path, n, rs_src(r, src));
     }
 }
 
@@ -113,7 +123,8 @@ static const json_t *rs_spec(rs_t *r, const char *sect, const char *key)
 static const json_t *rs_default(rs_t *r, const char *sect, const char *key)
 {
     char path[160];
-    return tg_spec_schema_default(r->schema, rs_path(path, sizeof(path), sect, key));
+    rs_path(path, sizeof(path), sect, key);
+    return tg_spec_schema_default(r->schema, path);
 }
 
 /* Resolved values share the (immutable) scalar nodes of the spec, context and
@@ -484,10 +495,10 @@ static void rs_role_resource(rs_t *r, const char *prefix, const char *res, const
                              const char *def_lim, int ray, const char *out_prefix)
 {
     char rk[48], lk[48], grk[48], glk[48];
-    snprintf(rk, sizeof(rk), "%s%s_request", prefix, res);
-    snprintf(lk, sizeof(lk), "%s%s_limit", prefix, res);
-    snprintf(grk, sizeof(grk), "%s_request", res);
-    snprintf(glk, sizeof(glk), "%s_limit", res);
+    tg_spec_path_cat(rk, sizeof(rk), prefix, res, "_request");
+    tg_spec_path_cat(lk, sizeof(lk), prefix, res, "_limit");
+    tg_spec_path_cat(grk, sizeof(grk), "", res, "_request");
+    tg_spec_path_cat(glk, sizeof(glk), "", res, "_limit");
     const char *rkeys[2] = {rk, grk}, *lkeys[2] = {lk, glk};
     size_t nk = *prefix ? 2 : 1;
     rs_q_t req = rs_quantity(r, rkeys, nk);
@@ -525,8 +536,8 @@ static void rs_role_resource(rs_t *r, const char *prefix, const char *res, const
         }
     }
     char ok_r[64], ok_l[64];
-    snprintf(ok_r, sizeof(ok_r), "%s%s_request", out_prefix, res);
-    snprintf(ok_l, sizeof(ok_l), "%s%s_limit", out_prefix, res);
+    tg_spec_path_cat(ok_r, sizeof(ok_r), out_prefix, res, "_request");
+    tg_spec_path_cat(ok_l, sizeof(ok_l), out_prefix, res, "_limit");
     rs_put(r, "compute", ok_r, req.val ? json_string(req.val) : NULL, req.src);
     rs_put(r, "compute", ok_l, lim.val ? json_string(lim.val) : NULL, lim.src);
 }
@@ -724,7 +735,7 @@ static void rs_resilience(rs_t *r)
         rs_put(r, "resilience", "checkpoint_path", json_string(cp), "spec");
     } else if (r->f->name) {
         char buf[128];
-        snprintf(buf, sizeof(buf), "/data/checkpoints/finetunes/%s", r->f->name);
+        tg_spec_path_cat(buf, sizeof(buf), "/data/checkpoints/finetunes/", r->f->name, "");
         rs_put(r, "resilience", "checkpoint_path", json_string(buf), "default");
     } else {
         rs_put(r, "resilience", "checkpoint_path", NULL, NULL);

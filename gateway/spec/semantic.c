@@ -266,6 +266,8 @@ static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spe
                 "compute.gpus_per_worker is for engine: rayjob; a Job uses compute.gpus");
         sm_only(root, d, "compute", "cpu_workers", "compute.cpu_workers is for engine: rayjob");
         for (size_t i = 0; i < TG_ARRAY_LEN(ray_quantities); i++) {
+            if (!tg_spec_get(root, "compute", ray_quantities[i]))
+                continue; /* the message is only made for a field that is there */
             char msg[128];
             snprintf(msg, sizeof(msg),
                      "compute.%s is for engine: rayjob; a Job uses compute.cpu_*/memory_*",
@@ -345,8 +347,8 @@ static void sm_request_limit(const json_t *root, tg_spec_diag_t *d, const char *
                              const char *res)
 {
     char rk[64], lk[64];
-    snprintf(rk, sizeof(rk), "%s%s_request", prefix, res);
-    snprintf(lk, sizeof(lk), "%s%s_limit", prefix, res);
+    tg_spec_path_cat(rk, sizeof(rk), prefix, res, "_request");
+    tg_spec_path_cat(lk, sizeof(lk), prefix, res, "_limit");
     const char *r = tg_spec_get_str(root, "compute", rk);
     const char *l = tg_spec_get_str(root, "compute", lk);
     double rv, lv;
