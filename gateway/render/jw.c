@@ -170,10 +170,10 @@ static void jw_string(tg_jw_t *w, const char *s, size_t n)
     *o = '\0';
 }
 
-void tg_jw_key(tg_jw_t *w, const char *k)
+void tg_jw_keyn(tg_jw_t *w, const char *k, size_t n)
 {
     jw_sep(w);
-    jw_string(w, k, strlen(k));
+    jw_string(w, k, n);
     jw_put(w, ":", 1);
     w->after_key = 1;
 }
@@ -184,13 +184,22 @@ void tg_jw_strn(tg_jw_t *w, const char *s, size_t n)
     jw_string(w, s, n);
 }
 
-void tg_jw_str(tg_jw_t *w, const char *s)
+/* The most common pair in a manifest, in one step when it fits. */
+void tg_jw_kstrn(tg_jw_t *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-    if (!s) {
-        tg_jw_null(w);
+    char *o =
+        kn < ((size_t)1 << 26) && vn < ((size_t)1 << 26) ? jw_room(w, 6 * (kn + vn) + 6) : NULL;
+    if (!o) {
+        tg_jw_keyn(w, k, kn);
+        tg_jw_strn(w, v, vn);
         return;
     }
-    tg_jw_strn(w, s, strlen(s));
+    jw_sep(w); /* at most one comma, which the room includes; never grows */
+    o = jw_quote(w->b->data + w->b->len, k, kn);
+    *o++ = ':';
+    o = jw_quote(o, v, vn);
+    w->b->len = (size_t)(o - w->b->data);
+    *o = '\0';
 }
 
 void tg_jw_int(tg_jw_t *w, json_int_t v)
@@ -225,34 +234,4 @@ void tg_jw_json(tg_jw_t *w, const json_t *v)
     jw_sep(w);
     if (w->rc == TG_OK)
         w->rc = tg_render_canon(v, 15, w->b);
-}
-
-void tg_jw_kstr(tg_jw_t *w, const char *k, const char *v)
-{
-    tg_jw_key(w, k);
-    tg_jw_str(w, v);
-}
-
-void tg_jw_kint(tg_jw_t *w, const char *k, json_int_t v)
-{
-    tg_jw_key(w, k);
-    tg_jw_int(w, v);
-}
-
-void tg_jw_kbool(tg_jw_t *w, const char *k, int v)
-{
-    tg_jw_key(w, k);
-    tg_jw_bool(w, v);
-}
-
-void tg_jw_kobj(tg_jw_t *w, const char *k)
-{
-    tg_jw_key(w, k);
-    tg_jw_obj(w);
-}
-
-void tg_jw_karr(tg_jw_t *w, const char *k)
-{
-    tg_jw_key(w, k);
-    tg_jw_arr(w);
 }
