@@ -1,6 +1,7 @@
 /* Canonical JSON text. */
 #include "render/canon.h"
 
+#include <endian.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,26 @@ static inline tg_rc_e canon_put(tg_buf_t *b, const char *s, size_t n)
 static inline int canon_plain(unsigned char c)
 {
     return c >= 0x20 && c != '"' && c != '\\';
+}
+
+size_t tg_render_plain_run(const char *s, size_t n)
+{
+    /* Per 8-byte word: any byte below 0x20, or equal to '"' or '\\'. The
+     * "has less than" and "has zero" bit tricks are exact as yes/no tests. */
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w, q, b;
+        memcpy(&w, s + i, 8);
+        q = w ^ (ones * '"');
+        b = w ^ (ones * '\\');
+        if (((w - ones * 0x20) & ~w & highs) | ((q - ones) & ~q & highs) |
+            ((b - ones) & ~b & highs))
+            break;
+    }
+    while (i < n && canon_plain((unsigned char)s[i]))
+        i++;
+    return i;
 }
 
 /* The escape of a byte that is not plain into esc; returns its length. */
@@ -71,11 +92,12 @@ static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
         char *o = out->data + out->len;
         *o++ = '"';
         for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (canon_plain(c))
-                *o++ = (char)c;
-            else
-                o += canon_escape(c, o);
+            size_t run = tg_render_plain_run(s + i, n - i);
+            memcpy(o, s + i, run);
+            o += run;
+            i += run;
+            if (i < n)
+                o += canon_escape((unsigned char)s[i], o);
         }
         *o++ = '"';
         *o = '\0';
@@ -140,8 +162,12 @@ typedef struct canon_kv_s {
 static uint64_t canon_prefix(const char *k, size_t n)
 {
     uint64_t p = 0;
-    for (size_t i = 0; i < 8; i++)
-        p = p << 8 | (i < n ? (unsigned char)k[i] : 0);
+    if (n >= 8) {
+        memcpy(&p, k, 8);
+        return be64toh(p);
+    }
+    for (size_t i = 0; i < n; i++)
+        p |= (uint64_t)(unsigned char)k[i] << (56 - 8 * i);
     return p;
 }
 

@@ -15,6 +15,10 @@
  * `precision` significant digits (17 round-trips every double). */
 tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out) TG_MUSTCHECK;
 
+/* Length of the leading run of s[n] that JSON writes as is (no control
+ * byte, quote or backslash), eight bytes at a time. */
+size_t tg_render_plain_run(const char *s, size_t n);
+
 /* The canonical text as a new string (free()); 15-digit reals, so decimals
  * users wrote read back as written. */
 char *tg_render_canon_text(const json_t *v);

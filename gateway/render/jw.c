@@ -125,11 +125,12 @@ static char *jw_quote(char *o, const char *s, size_t n)
 {
     *o++ = '"';
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (jw_plain(c))
-            *o++ = (char)c;
-        else
-            o += jw_escape(c, o);
+        size_t run = tg_render_plain_run(s + i, n - i);
+        memcpy(o, s + i, run);
+        o += run;
+        i += run;
+        if (i < n)
+            o += jw_escape((unsigned char)s[i], o);
     }
     *o++ = '"';
     return o;
