@@ -186,6 +186,7 @@ static void sc_keyword(sc_ctx_t *c, tg_snode_t *n, const char *k, const json_t *
             return;
         }
         n->has_re = 1;
+        n->pat = tg_spec_pattern_compile(n->pattern);
     } else if (strcmp(k, "minLength") == 0) {
         n->min_len = sc_uint(c, v, k);
     } else if (strcmp(k, "maxLength") == 0) {
@@ -303,6 +304,7 @@ void tg_spec_schema_free(tg_spec_schema_t *s)
         tg_snode_t *n = s->all[i];
         if (n->has_re)
             regfree(&n->re);
+        tg_spec_pattern_free(n->pat);
         free(n->props);
         free(n->required);
         free(n);
