@@ -25,26 +25,6 @@ static inline int canon_plain(unsigned char c)
     return c >= 0x20 && c != '"' && c != '\\';
 }
 
-size_t tg_render_plain_run(const char *s, size_t n)
-{
-    /* Per 8-byte word: any byte below 0x20, or equal to '"' or '\\'. The
-     * "has less than" and "has zero" bit tricks are exact as yes/no tests. */
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    size_t i = 0;
-    for (; n - i >= 8; i += 8) {
-        uint64_t w, q, b;
-        memcpy(&w, s + i, 8);
-        q = w ^ (ones * '"');
-        b = w ^ (ones * '\\');
-        if (((w - ones * 0x20) & ~w & highs) | ((q - ones) & ~q & highs) |
-            ((b - ones) & ~b & highs))
-            break;
-    }
-    while (i < n && canon_plain((unsigned char)s[i]))
-        i++;
-    return i;
-}
-
 /* The escape of a byte that is not plain into esc; returns its length. */
 static size_t canon_escape(unsigned char c, char *esc)
 {
@@ -91,13 +71,19 @@ static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
         6 * n + 2 <= out->max - out->len) {
         char *o = out->data + out->len;
         *o++ = '"';
-        for (size_t i = 0; i < n; i++) {
-            size_t run = tg_render_plain_run(s + i, n - i);
-            memcpy(o, s + i, run);
-            o += run;
-            i += run;
-            if (i < n)
-                o += canon_escape((unsigned char)s[i], o);
+        size_t i = 0;
+        while (i < n) {
+            if (n - i >= 8 && tg_render_plain8(s + i)) {
+                memcpy(o, s + i, 8);
+                o += 8;
+                i += 8;
+                continue;
+            }
+            unsigned char c = (unsigned char)s[i++];
+            if (canon_plain(c))
+                *o++ = (char)c;
+            else
+                o += canon_escape(c, o);
         }
         *o++ = '"';
         *o = '\0';

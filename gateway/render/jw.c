@@ -124,13 +124,19 @@ static char *jw_room(tg_jw_t *w, size_t need)
 static char *jw_quote(char *o, const char *s, size_t n)
 {
     *o++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        size_t run = tg_render_plain_run(s + i, n - i);
-        memcpy(o, s + i, run);
-        o += run;
-        i += run;
-        if (i < n)
-            o += jw_escape((unsigned char)s[i], o);
+    size_t i = 0;
+    while (i < n) {
+        if (n - i >= 8 && tg_render_plain8(s + i)) {
+            memcpy(o, s + i, 8);
+            o += 8;
+            i += 8;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i++];
+        if (jw_plain(c))
+            *o++ = (char)c;
+        else
+            o += jw_escape(c, o);
     }
     *o++ = '"';
     return o;

@@ -131,8 +131,12 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
         }
     }
     tg_spec_diag_sort(&d);
-    *out = json_pack("{s:o, s:o, s:s, s:O}", "resolved", resolved, "provenance", prov,
-                     "config_hash", hash, "warnings", d.warnings);
+    /* Built directly: json_pack parses its format on every call. */
+    *out = json_object();
+    json_object_set_new_nocheck(*out, "resolved", resolved);
+    json_object_set_new_nocheck(*out, "provenance", prov);
+    json_object_set_new_nocheck(*out, "config_hash", json_string(hash));
+    json_object_set_nocheck(*out, "warnings", d.warnings);
     resolved = prov = NULL;
     if (manifests)
         json_object_set_new(*out, "manifests", manifests);
