@@ -42,6 +42,14 @@ static tg_rc_e buf_reserve(tg_buf_t *b, size_t extra)
     return TG_OK;
 }
 
+tg_rc_e tg_buf_reserve(tg_buf_t *b, size_t extra)
+{
+    tg_rc_e rc = buf_reserve(b, extra);
+    if (rc == TG_OK)
+        b->data[b->len] = '\0';
+    return rc;
+}
+
 tg_rc_e tg_buf_append(tg_buf_t *b, const void *p, size_t n)
 {
     tg_rc_e rc = buf_reserve(b, n);

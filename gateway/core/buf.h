@@ -22,6 +22,10 @@ typedef struct tg_buf_s {
 void tg_buf_init(tg_buf_t *b, size_t max);
 void tg_buf_clean(tg_buf_t *b);
 void tg_buf_reset(tg_buf_t *b);
+/* Make room for `extra` more bytes at once (one allocation instead of a
+ * series of doublings when the size is known roughly); TG_ETOOLARGE past the
+ * ceiling, leaving the buffer unchanged. */
+tg_rc_e tg_buf_reserve(tg_buf_t *b, size_t extra) TG_MUSTCHECK;
 tg_rc_e tg_buf_append(tg_buf_t *b, const void *p, size_t n) TG_MUSTCHECK;
 tg_rc_e tg_buf_puts(tg_buf_t *b, const char *s) TG_MUSTCHECK;
 tg_rc_e tg_buf_printf(tg_buf_t *b, const char *fmt, ...) TG_PRINTF(2, 3) TG_MUSTCHECK;

@@ -1,6 +1,8 @@
 /* Canonical JSON text. */
 #include "render/canon.h"
 
+#include <endian.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,49 +20,86 @@ static inline tg_rc_e canon_put(tg_buf_t *b, const char *s, size_t n)
 }
 #define tg_buf_append canon_put
 
-static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
+static inline int canon_plain(unsigned char c)
+{
+    return c >= 0x20 && c != '"' && c != '\\';
+}
+
+/* The escape of a byte that is not plain into esc; returns its length. */
+static size_t canon_escape(unsigned char c, char *esc)
 {
     static const char hex[] = "0123456789abcdef";
+    esc[0] = '\\';
+    switch (c) {
+    case '"':
+        esc[1] = '"';
+        return 2;
+    case '\\':
+        esc[1] = '\\';
+        return 2;
+    case '\n':
+        esc[1] = 'n';
+        return 2;
+    case '\t':
+        esc[1] = 't';
+        return 2;
+    case '\r':
+        esc[1] = 'r';
+        return 2;
+    case '\b':
+        esc[1] = 'b';
+        return 2;
+    case '\f':
+        esc[1] = 'f';
+        return 2;
+    default:
+        esc[1] = 'u';
+        esc[2] = '0';
+        esc[3] = '0';
+        esc[4] = hex[c >> 4];
+        esc[5] = hex[c & 15];
+        return 6;
+    }
+}
+
+static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
+{
+    /* When even the worst case (every byte as \u00XX) fits without growing
+     * or passing the ceiling, write straight into the buffer. */
+    size_t room = out->cap - out->len;
+    if (out->data && n < ((size_t)1 << 28) && 6 * n + 2 < room &&
+        6 * n + 2 <= out->max - out->len) {
+        char *o = out->data + out->len;
+        *o++ = '"';
+        size_t i = 0;
+        while (i < n) {
+            if (n - i >= 8 && tg_render_plain8(s + i)) {
+                memcpy(o, s + i, 8);
+                o += 8;
+                i += 8;
+                continue;
+            }
+            unsigned char c = (unsigned char)s[i++];
+            if (canon_plain(c))
+                *o++ = (char)c;
+            else
+                o += canon_escape(c, o);
+        }
+        *o++ = '"';
+        *o = '\0';
+        out->len = (size_t)(o - out->data);
+        return TG_OK;
+    }
     tg_rc_e rc = tg_buf_append(out, "\"", 1);
     size_t run = 0;
     for (size_t i = 0; i < n && rc == TG_OK; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (canon_plain(c))
             continue;
         rc = tg_buf_append(out, s + run, i - run);
         run = i + 1;
-        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
-        size_t el = 2;
-        switch (c) {
-        case '"':
-            esc[1] = '"';
-            break;
-        case '\\':
-            esc[1] = '\\';
-            break;
-        case '\n':
-            esc[1] = 'n';
-            break;
-        case '\t':
-            esc[1] = 't';
-            break;
-        case '\r':
-            esc[1] = 'r';
-            break;
-        case '\b':
-            esc[1] = 'b';
-            break;
-        case '\f':
-            esc[1] = 'f';
-            break;
-        default:
-            esc[1] = 'u';
-            esc[2] = '0';
-            esc[3] = '0';
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            el = 6;
-        }
+        char esc[6];
+        size_t el = canon_escape(c, esc);
         if (rc == TG_OK)
             rc = tg_buf_append(out, esc, el);
     }
@@ -100,10 +139,34 @@ static tg_rc_e canon_real(double d, int precision, tg_buf_t *out)
 }
 
 typedef struct canon_kv_s {
+    uint64_t pre; /* the first 8 bytes, big-endian, zero-padded: orders most pairs */
     const char *k;
     size_t n;
     json_t *v;
 } canon_kv_t;
+
+static uint64_t canon_prefix(const char *k, size_t n)
+{
+    uint64_t p = 0;
+    if (n >= 8) {
+        memcpy(&p, k, 8);
+        return be64toh(p);
+    }
+    for (size_t i = 0; i < n; i++)
+        p |= (uint64_t)(unsigned char)k[i] << (56 - 8 * i);
+    return p;
+}
+
+/* Bytewise order of keys (a key sorts before its extensions). Prefixes that
+ * differ decide as the bytes would: padding only meets a longer key's byte. */
+static int canon_before(const canon_kv_t *a, const canon_kv_t *b)
+{
+    if (a->pre != b->pre)
+        return a->pre < b->pre;
+    size_t m = a->n < b->n ? a->n : b->n;
+    int c = memcmp(a->k, b->k, m);
+    return c < 0 || (c == 0 && a->n < b->n);
+}
 
 static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
 {
@@ -116,20 +179,15 @@ static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
     json_object_foreach((json_t *)o, k, v)
     {
         /* Insertion sort: objects are small and often already in order. */
-        size_t len = json_object_iter_key_len(json_object_key_to_iter(k));
+        canon_kv_t e = {.k = k, .v = v};
+        e.n = json_object_iter_key_len(json_object_key_to_iter(k));
+        e.pre = canon_prefix(k, e.n);
         size_t j = i++;
-        while (j > 0) {
-            const canon_kv_t *p = &kv[j - 1];
-            size_t m = p->n < len ? p->n : len;
-            int c = memcmp(p->k, k, m);
-            if (c < 0 || (c == 0 && p->n <= len))
-                break;
+        while (j > 0 && canon_before(&e, &kv[j - 1])) {
             kv[j] = kv[j - 1];
             j--;
         }
-        kv[j].k = k;
-        kv[j].n = len;
-        kv[j].v = v;
+        kv[j] = e;
     }
     tg_rc_e rc = tg_buf_append(out, "{", 1);
     for (i = 0; i < n && rc == TG_OK; i++) {

@@ -8,12 +8,29 @@
 #define TG_RENDER_CANON_H
 
 #include <jansson.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "core/buf.h"
 
 /* Append the canonical text of `v` (borrowed) to `out`; reals use
  * `precision` significant digits (17 round-trips every double). */
 tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out) TG_MUSTCHECK;
+
+/* Whether none of the 8 bytes at s needs a JSON escape (no control byte,
+ * quote or backslash), for writers that copy plain text a word at a time.
+ * The "has a byte below n" and "has a zero byte" bit tricks are exact as
+ * yes/no tests. */
+static inline int tg_render_plain8(const char *s)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t w, q, b;
+    memcpy(&w, s, 8);
+    q = w ^ (ones * '"');
+    b = w ^ (ones * '\\');
+    return !(((w - ones * 0x20) & ~w & highs) | ((q - ones) & ~q & highs) |
+             ((b - ones) & ~b & highs));
+}
 
 /* The canonical text as a new string (free()); 15-digit reals, so decimals
  * users wrote read back as written. */

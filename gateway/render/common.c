@@ -119,30 +119,36 @@ void tg_render_env_init(tg_render_env_t *e)
 {
     e->v = NULL;
     e->n = e->cap = 0;
-}
-
-static void render_env_free_ent(tg_render_env_ent_t *x)
-{
-    free(x->name);
-    free(x->value);
-    free(x->secret);
-    free(x->key);
+    tg_buf_init(&e->pool, 0);
 }
 
 void tg_render_env_clean(tg_render_env_t *e)
 {
-    for (size_t i = 0; i < e->n; i++)
-        render_env_free_ent(&e->v[i]);
     free(e->v);
     e->v = NULL;
     e->n = e->cap = 0;
+    tg_buf_clean(&e->pool);
+}
+
+/* Copy s into the pool; its offset. The pool has no ceiling of its own (as
+ * strdup had none): only an allocation failure stops it, which aborts. */
+static size_t render_env_str(tg_render_env_t *e, const char *s)
+{
+    size_t off = e->pool.len;
+    if (tg_buf_append(&e->pool, s, strlen(s) + 1) != TG_OK)
+        abort();
+    return off;
+}
+
+static const char *render_env_at(const tg_render_env_t *e, size_t off)
+{
+    return e->pool.data + off;
 }
 
 static tg_render_env_ent_t *render_env_slot(tg_render_env_t *e, const char *name)
 {
     for (size_t i = 0; i < e->n; i++) {
-        if (strcmp(e->v[i].name, name) == 0) {
-            render_env_free_ent(&e->v[i]);
+        if (strcmp(render_env_at(e, e->v[i].name), name) == 0) {
             memmove(&e->v[i], &e->v[i + 1], (e->n - i - 1) * sizeof(*e->v));
             e->n--;
             break;
@@ -153,22 +159,23 @@ static tg_render_env_ent_t *render_env_slot(tg_render_env_t *e, const char *name
         e->v = tg_xrealloc(e->v, e->cap * sizeof(*e->v));
     }
     tg_render_env_ent_t *x = &e->v[e->n++];
-    memset(x, 0, sizeof(*x));
-    x->name = tg_xstrdup(name);
+    x->name = render_env_str(e, name);
+    x->value = x->secret = x->key = TG_RENDER_ENV_NONE;
     return x;
 }
 
 void tg_render_env_set(tg_render_env_t *e, const char *name, const char *value)
 {
-    render_env_slot(e, name)->value = tg_xstrdup(value ? value : "");
+    tg_render_env_ent_t *x = render_env_slot(e, name);
+    x->value = render_env_str(e, value ? value : "");
 }
 
 void tg_render_env_set_secret(tg_render_env_t *e, const char *name, const char *secret,
                               const char *key)
 {
     tg_render_env_ent_t *x = render_env_slot(e, name);
-    x->secret = tg_xstrdup(secret);
-    x->key = tg_xstrdup(key);
+    x->secret = render_env_str(e, secret);
+    x->key = render_env_str(e, key);
 }
 
 void tg_render_env_user(tg_render_env_t *e, const json_t *rc)
@@ -242,14 +249,14 @@ void tg_render_k_env(tg_jw_t *w, const tg_render_env_t *e)
     for (size_t i = 0; i < e->n; i++) {
         const tg_render_env_ent_t *x = &e->v[i];
         tg_jw_obj(w);
-        tg_jw_kstr(w, "name", x->name);
-        if (x->value) {
-            tg_jw_kstr(w, "value", x->value);
+        tg_jw_kstr(w, "name", render_env_at(e, x->name));
+        if (x->value != TG_RENDER_ENV_NONE) {
+            tg_jw_kstr(w, "value", render_env_at(e, x->value));
         } else {
             tg_jw_kobj(w, "valueFrom");
             tg_jw_kobj(w, "secretKeyRef");
-            tg_jw_kstr(w, "key", x->key);
-            tg_jw_kstr(w, "name", x->secret);
+            tg_jw_kstr(w, "key", render_env_at(e, x->key));
+            tg_jw_kstr(w, "name", render_env_at(e, x->secret));
             tg_jw_end_obj(w);
             tg_jw_end_obj(w);
         }

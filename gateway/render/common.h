@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "core/buf.h"
 #include "core/status.h"
 #include "render/jw.h"
 #include "spec/files.h"
@@ -64,17 +65,21 @@ const char **tg_render_sorted_keys(const json_t *obj, size_t *n);
 
 /* An ordered env list. Setting a name that is already present removes the
  * earlier entry, so the last writer wins and platform values set last cannot
- * be overridden. Values passed to _set are copied. */
+ * be overridden. Values passed to _set are copied (into one pool, not one
+ * allocation per string). */
+#define TG_RENDER_ENV_NONE ((size_t)-1)
+
 typedef struct tg_render_env_ent_s {
-    char *name;
-    char *value; /* NULL for a secret reference */
-    char *secret;
-    char *key;
+    size_t name;  /* offsets into the pool */
+    size_t value; /* TG_RENDER_ENV_NONE for a secret reference */
+    size_t secret;
+    size_t key;
 } tg_render_env_ent_t;
 
 typedef struct tg_render_env_s {
     tg_render_env_ent_t *v;
     size_t n, cap;
+    tg_buf_t pool; /* the strings, each NUL-terminated */
 } tg_render_env_t;
 
 void tg_render_env_init(tg_render_env_t *e);

@@ -76,48 +76,111 @@ void tg_jw_end_arr(tg_jw_t *w)
     jw_close(w, "]");
 }
 
-static void jw_string(tg_jw_t *w, const char *s, size_t n)
+/* Bytes written as they are; the rest as \" \\ \n \t \r or \u00XX (\b and \f
+ * too, unlike canon.c). */
+static inline int jw_plain(unsigned char c)
 {
-    if (w->rc != TG_OK)
-        return;
-    /* canon's escaping, through a one-off string value is too slow; inline. */
+    return c >= 0x20 && c != '"' && c != '\\';
+}
+
+/* The escape of a byte that is not plain, at o; returns its length. */
+static size_t jw_escape(unsigned char c, char *o)
+{
     static const char hex[] = "0123456789abcdef";
+    o[0] = '\\';
+    switch (c) {
+    case '"':
+    case '\\':
+        o[1] = (char)c;
+        return 2;
+    case '\n':
+        o[1] = 'n';
+        return 2;
+    case '\t':
+        o[1] = 't';
+        return 2;
+    case '\r':
+        o[1] = 'r';
+        return 2;
+    default:
+        memcpy(o + 1, "u00", 3);
+        o[4] = hex[c >> 4];
+        o[5] = hex[c & 15];
+        return 6;
+    }
+}
+
+/* Room for `need` more bytes (and the NUL) without growing and without
+ * passing the ceiling, or NULL. */
+static char *jw_room(tg_jw_t *w, size_t need)
+{
+    tg_buf_t *b = w->b;
+    if (w->rc != TG_OK || need >= b->cap - b->len || need > b->max - b->len)
+        return NULL;
+    return b->data + b->len;
+}
+
+/* The escaped text of s[n] with its quotes, at o (room for 6n + 2 bytes). */
+static char *jw_quote(char *o, const char *s, size_t n)
+{
+    *o++ = '"';
+    size_t i = 0;
+    while (i < n) {
+        if (n - i >= 8 && tg_render_plain8(s + i)) {
+            memcpy(o, s + i, 8);
+            o += 8;
+            i += 8;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i++];
+        if (jw_plain(c))
+            *o++ = (char)c;
+        else
+            o += jw_escape(c, o);
+    }
+    *o++ = '"';
+    return o;
+}
+
+/* The slow path: through tg_buf_append, which grows the buffer and honours
+ * its ceiling byte for byte. */
+static void jw_string_grow(tg_jw_t *w, const char *s, size_t n)
+{
     jw_put(w, "\"", 1);
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (jw_plain(c))
             continue;
         jw_put(w, s + run, i - run);
         run = i + 1;
-        char esc[6] = {'\\', 0, 0, 0, 0, 0};
-        size_t el = 2;
-        if (c == '"' || c == '\\')
-            esc[1] = (char)c;
-        else if (c == '\n')
-            esc[1] = 'n';
-        else if (c == '\t')
-            esc[1] = 't';
-        else if (c == '\r')
-            esc[1] = 'r';
-        else {
-            esc[1] = 'u';
-            esc[2] = '0';
-            esc[3] = '0';
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            el = 6;
-        }
-        jw_put(w, esc, el);
+        char esc[6];
+        jw_put(w, esc, jw_escape(c, esc));
     }
     jw_put(w, s + run, n - run);
     jw_put(w, "\"", 1);
 }
 
-void tg_jw_key(tg_jw_t *w, const char *k)
+/* Most strings are short and the buffer was sized for the whole manifest:
+ * when the worst case (every byte as \u00XX) fits, write straight into it. */
+static void jw_string(tg_jw_t *w, const char *s, size_t n)
+{
+    if (w->rc != TG_OK)
+        return;
+    char *o = n < ((size_t)1 << 28) ? jw_room(w, 6 * n + 2) : NULL;
+    if (!o) {
+        jw_string_grow(w, s, n);
+        return;
+    }
+    o = jw_quote(o, s, n);
+    w->b->len = (size_t)(o - w->b->data);
+    *o = '\0';
+}
+
+void tg_jw_keyn(tg_jw_t *w, const char *k, size_t n)
 {
     jw_sep(w);
-    jw_string(w, k, strlen(k));
+    jw_string(w, k, n);
     jw_put(w, ":", 1);
     w->after_key = 1;
 }
@@ -128,13 +191,22 @@ void tg_jw_strn(tg_jw_t *w, const char *s, size_t n)
     jw_string(w, s, n);
 }
 
-void tg_jw_str(tg_jw_t *w, const char *s)
+/* The most common pair in a manifest, in one step when it fits. */
+void tg_jw_kstrn(tg_jw_t *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-    if (!s) {
-        tg_jw_null(w);
+    char *o =
+        kn < ((size_t)1 << 26) && vn < ((size_t)1 << 26) ? jw_room(w, 6 * (kn + vn) + 6) : NULL;
+    if (!o) {
+        tg_jw_keyn(w, k, kn);
+        tg_jw_strn(w, v, vn);
         return;
     }
-    tg_jw_strn(w, s, strlen(s));
+    jw_sep(w); /* at most one comma, which the room includes; never grows */
+    o = jw_quote(w->b->data + w->b->len, k, kn);
+    *o++ = ':';
+    o = jw_quote(o, v, vn);
+    w->b->len = (size_t)(o - w->b->data);
+    *o = '\0';
 }
 
 void tg_jw_int(tg_jw_t *w, json_int_t v)
@@ -169,34 +241,4 @@ void tg_jw_json(tg_jw_t *w, const json_t *v)
     jw_sep(w);
     if (w->rc == TG_OK)
         w->rc = tg_render_canon(v, 15, w->b);
-}
-
-void tg_jw_kstr(tg_jw_t *w, const char *k, const char *v)
-{
-    tg_jw_key(w, k);
-    tg_jw_str(w, v);
-}
-
-void tg_jw_kint(tg_jw_t *w, const char *k, json_int_t v)
-{
-    tg_jw_key(w, k);
-    tg_jw_int(w, v);
-}
-
-void tg_jw_kbool(tg_jw_t *w, const char *k, int v)
-{
-    tg_jw_key(w, k);
-    tg_jw_bool(w, v);
-}
-
-void tg_jw_kobj(tg_jw_t *w, const char *k)
-{
-    tg_jw_key(w, k);
-    tg_jw_obj(w);
-}
-
-void tg_jw_karr(tg_jw_t *w, const char *k)
-{
-    tg_jw_key(w, k);
-    tg_jw_arr(w);
 }

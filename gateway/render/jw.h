@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/buf.h"
 
@@ -28,20 +29,62 @@ void tg_jw_obj(tg_jw_t *w); /* { as a value */
 void tg_jw_arr(tg_jw_t *w); /* [ as a value */
 void tg_jw_end_obj(tg_jw_t *w);
 void tg_jw_end_arr(tg_jw_t *w);
-void tg_jw_key(tg_jw_t *w, const char *k);
-void tg_jw_str(tg_jw_t *w, const char *s); /* NULL writes null */
+void tg_jw_keyn(tg_jw_t *w, const char *k, size_t n);
 void tg_jw_strn(tg_jw_t *w, const char *s, size_t n);
+void tg_jw_kstrn(tg_jw_t *w, const char *k, size_t kn, const char *v, size_t vn);
 void tg_jw_int(tg_jw_t *w, json_int_t v);
 void tg_jw_bool(tg_jw_t *w, int v);
 void tg_jw_null(tg_jw_t *w);
 /* A jansson value (borrowed), in canonical form (render/canon.h). */
 void tg_jw_json(tg_jw_t *w, const json_t *v);
 
+/* Inline so that the length of a literal key is known at compile time. */
+static inline void tg_jw_key(tg_jw_t *w, const char *k)
+{
+    tg_jw_keyn(w, k, strlen(k));
+}
+
+static inline void tg_jw_str(tg_jw_t *w, const char *s) /* NULL writes null */
+{
+    if (s)
+        tg_jw_strn(w, s, strlen(s));
+    else
+        tg_jw_null(w);
+}
+
 /* key + value shorthands */
-void tg_jw_kstr(tg_jw_t *w, const char *k, const char *v);
-void tg_jw_kint(tg_jw_t *w, const char *k, json_int_t v);
-void tg_jw_kbool(tg_jw_t *w, const char *k, int v);
-void tg_jw_kobj(tg_jw_t *w, const char *k);
-void tg_jw_karr(tg_jw_t *w, const char *k);
+static inline void tg_jw_kstr(tg_jw_t *w, const char *k, const char *v)
+{
+    if (v) {
+        tg_jw_kstrn(w, k, strlen(k), v, strlen(v));
+    } else {
+        tg_jw_key(w, k);
+        tg_jw_null(w);
+    }
+}
+
+static inline void tg_jw_kint(tg_jw_t *w, const char *k, json_int_t v)
+{
+    tg_jw_key(w, k);
+    tg_jw_int(w, v);
+}
+
+static inline void tg_jw_kbool(tg_jw_t *w, const char *k, int v)
+{
+    tg_jw_key(w, k);
+    tg_jw_bool(w, v);
+}
+
+static inline void tg_jw_kobj(tg_jw_t *w, const char *k)
+{
+    tg_jw_key(w, k);
+    tg_jw_obj(w);
+}
+
+static inline void tg_jw_karr(tg_jw_t *w, const char *k)
+{
+    tg_jw_key(w, k);
+    tg_jw_arr(w);
+}
 
 #endif

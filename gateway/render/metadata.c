@@ -14,7 +14,8 @@ void tg_render_config_hash(const json_t *resolved, char out[72])
     tg_buf_t b;
     tg_buf_init(&b, 64u << 20);
     char hex[65];
-    if (tg_render_canon(resolved, 17, &b) != TG_OK)
+    /* A resolved config is a few kilobytes: one allocation, not a series. */
+    if (tg_buf_reserve(&b, 4096) != TG_OK || tg_render_canon(resolved, 17, &b) != TG_OK)
         tg_buf_reset(&b);
     tg_spec_sha256_hex(b.data ? b.data : "", b.len, hex);
     memcpy(out, "sha256:", 7);
@@ -84,7 +85,7 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
     if (c->prov) {
         tg_buf_t b;
         tg_buf_init(&b, 1 << 20);
-        if (tg_render_canon(c->prov, 15, &b) == TG_OK)
+        if (tg_buf_reserve(&b, 4096) == TG_OK && tg_render_canon(c->prov, 15, &b) == TG_OK)
             tg_jw_kstr(w, TG_ANN_PROVENANCE, b.data);
         tg_buf_clean(&b);
     }

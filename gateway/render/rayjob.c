@@ -52,15 +52,36 @@ static const char rj_tune_py[] =
     "best = result.get_best_result()\n"
     "print('tau tune: best config ' + json.dumps(best.config, sort_keys=True, default=str))\n";
 
+/* "<digits>.<digits>[.<digits>]" at p, each at most 9 digits: what sscanf
+ * "%u.%u[.%u]" reads there in the plain case, without its cost (it ran for
+ * every RayJob). 0 when the text is anything else; callers then ask sscanf,
+ * which also takes signs, blanks and overflow its own way. */
+static int rj_plain_version(const char *p, unsigned *v, int parts)
+{
+    for (int i = 0; i < parts; i++) {
+        if (i > 0 && *p++ != '.')
+            return 0;
+        unsigned x = 0;
+        int d = 0;
+        for (; *p >= '0' && *p <= '9'; p++, d++)
+            x = x * 10 + (unsigned)(*p - '0');
+        if (d == 0 || d > 9)
+            return 0;
+        v[i] = x;
+    }
+    return 1;
+}
+
 void tg_render_ray_version(const char *image, char *out, size_t n)
 {
     const char *p = image;
     while ((p = strstr(p, "-ray")) != NULL) {
         p += 4;
-        unsigned a, b, c;
+        unsigned v[3];
         int used = 0;
-        if (sscanf(p, "%u.%u.%u%n", &a, &b, &c, &used) == 3 && used > 0) {
-            snprintf(out, n, "%u.%u.%u", a, b, c);
+        if (rj_plain_version(p, v, 3) ||
+            (sscanf(p, "%u.%u.%u%n", &v[0], &v[1], &v[2], &used) == 3 && used > 0)) {
+            snprintf(out, n, "%u.%u.%u", v[0], v[1], v[2]);
             return;
         }
     }
@@ -79,10 +100,10 @@ void tg_render_ray_version(const char *image, char *out, size_t n)
 
 static int rj_version_below(const char *v, unsigned major, unsigned minor)
 {
-    unsigned a = 0, b = 0;
-    if (sscanf(v, "%u.%u", &a, &b) != 2)
+    unsigned x[2] = {0, 0};
+    if (!rj_plain_version(v, x, 2) && sscanf(v, "%u.%u", &x[0], &x[1]) != 2)
         return 0;
-    return a < major || (a == major && b < minor);
+    return x[0] < major || (x[0] == major && x[1] < minor);
 }
 
 typedef struct rj_payload_s {

@@ -132,6 +132,17 @@ size_t tg_spec_path_parent(const char *path, size_t len)
     return last;
 }
 
+const char *tg_spec_path_cat(char *buf, size_t n, const char *a, const char *b, const char *c)
+{
+    const char *parts[3] = {a, b, c};
+    size_t len = 0;
+    for (size_t i = 0; i < 3; i++)
+        for (const char *q = parts[i]; *q && len + 1 < n; q++)
+            buf[len++] = *q;
+    buf[len] = '\0';
+    return buf;
+}
+
 char *tg_spec_path_join(const char *parent, const char *key)
 {
     tg_spec_path_t p;

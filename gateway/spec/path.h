@@ -28,6 +28,10 @@ const char *tg_spec_path_str(const tg_spec_path_t *p);
 /* Length of the parent path of `path` (first `len` bytes), or 0 for a top-level
  * segment. Understands quoted segments. */
 size_t tg_spec_path_parent(const char *path, size_t len);
+/* a + b + c into buf[n], cut to fit (like snprintf "%s%s%s", without its
+ * cost on the hot path: field names such as "head_" "cpu" "_request").
+ * Returns buf. */
+const char *tg_spec_path_cat(char *buf, size_t n, const char *a, const char *b, const char *c);
 /* Write the path of `key` below `parent` into `out` (a fresh buffer owned by
  * the caller, free()). Convenience for code that has no tg_spec_path_t. */
 char *tg_spec_path_join(const char *parent, const char *key);

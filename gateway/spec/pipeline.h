@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/status.h"
 #include "render/common.h"
@@ -39,6 +40,23 @@
 typedef tg_rc_e (*tg_spec_resolved_hook_fn)(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
                                             json_t **provenance, tg_spec_diag_t *diag);
 
+/* Stages of the pipeline, for tg_spec_timing_t. */
+typedef enum {
+    TG_SPEC_STAGE_PARSE,    /* YAML text -> tree with positions */
+    TG_SPEC_STAGE_VALIDATE, /* managed check, schema, semantic rules, file checks */
+    TG_SPEC_STAGE_RESOLVE,  /* resolution against the context, and the on_resolved hook */
+    TG_SPEC_STAGE_RENDER,   /* config hash, manifests, the result object */
+    TG_SPEC_STAGE_RELEASE,  /* freeing the tree, positions and scratch buffers */
+    TG_SPEC_STAGES
+} tg_spec_stage_e;
+
+/* Nanoseconds spent in each stage, added to by the pipeline when a request
+ * asks for them (benchmarks, profiling): one clock read per stage. A failing
+ * request charges the rest of its work to the stage that failed. */
+typedef struct tg_spec_timing_s {
+    uint64_t ns[TG_SPEC_STAGES];
+} tg_spec_timing_t;
+
 typedef struct tg_spec_request_s {
     const char *yaml; /* the tau.yaml text (need not be NUL-terminated) */
     size_t yaml_len;
@@ -52,6 +70,7 @@ typedef struct tg_spec_request_s {
                                      building a jansson tree of them */
     tg_spec_resolved_hook_fn on_resolved; /* may be NULL (policy/hook.h) */
     void *on_resolved_arg;
+    tg_spec_timing_t *timing; /* may be NULL; when set, stage times are added to it */
 } tg_spec_request_t;
 
 /* Run the pipeline. *out is always set to a new reference:

@@ -22,7 +22,9 @@ typedef struct rs_s {
     tg_spec_diag_t *d;
     json_t *out;
     json_t *prov;
-    json_t *src[4]; /* shared "spec", "profile", "workspace", "default" values */
+    json_t *src[4];        /* shared "spec", "profile", "workspace", "default" values */
+    const char *last_name; /* the section rs_sect returned last, and its object */
+    json_t *last_sect;
 } rs_t;
 
 /* Provenance values are four words; share one string per word (incref)
@@ -31,23 +33,25 @@ static json_t *rs_src(rs_t *r, const char *src)
 {
     static const char *const words[4] = {"spec", "profile", "workspace", "default"};
     for (int i = 0; i < 4; i++)
-        if (strcmp(src, words[i]) == 0)
+        if (src[0] == words[i][0] && strcmp(src, words[i]) == 0)
             return json_incref(r->src[i]);
     return json_string(src);
 }
 
-/* "sect.key" (or "key") into buf[n]. */
-static const char *rs_path(char *buf, size_t n, const char *sect, const char *key)
+/* "sect.key" (or "key") into buf[n]; returns its length (0 when it does not fit). */
+static size_t rs_path(char *buf, size_t n, const char *sect, const char *key)
 {
     size_t sl = sect ? strlen(sect) : 0, kl = strlen(key);
-    if (sl + kl + 2 > n)
-        return "";
+    if (sl + kl + 2 > n) {
+        buf[0] = '\0';
+        return 0;
+    }
     if (sl) {
         memcpy(buf, sect, sl);
         buf[sl++] = '.';
     }
     memcpy(buf + sl, key, kl + 1);
-    return buf;
+    return sl + kl;
 }
 
 /* --- small helpers -------------------------------------------------------------------------- */
@@ -83,13 +87,19 @@ static void rs_list(const json_t *arr, tg_buf_t *b)
         return;
 }
 
+/* Values are put a section at a time: remember the last one instead of
+ * looking it up for every field. */
 static json_t *rs_sect(rs_t *r, const char *name)
 {
+    if (r->last_name && strcmp(r->last_name, name) == 0)
+        return r->last_sect;
     json_t *s = json_object_get(r->out, name);
     if (!s) {
         s = json_object();
         json_object_set_new(r->out, name, s);
     }
+    r->last_name = name;
+    r->last_sect = s;
     return s;
 }
 
@@ -100,8 +110,8 @@ static void rs_put(rs_t *r, const char *sect, const char *key, json_t *val, cons
     json_object_set_new_nocheck(dst, key, val ? val : json_null());
     if (val && src && !json_is_null(val)) {
         char path[160];
-        json_object_set_new_nocheck(r->prov, rs_path(path, sizeof(path), sect, key),
-                                    rs_src(r, src));
+        size_t n = rs_path(path, sizeof(path), sect, key);
+        json_object_setn_new_nocheck(r->prov, path, n, rs_src(r, src));
     }
 }
 
@@ -113,7 +123,8 @@ static const json_t *rs_spec(rs_t *r, const char *sect, const char *key)
 static const json_t *rs_default(rs_t *r, const char *sect, const char *key)
 {
     char path[160];
-    return tg_spec_schema_default(r->schema, rs_path(path, sizeof(path), sect, key));
+    rs_path(path, sizeof(path), sect, key);
+    return tg_spec_schema_default(r->schema, path);
 }
 
 /* Resolved values share the (immutable) scalar nodes of the spec, context and
@@ -129,6 +140,31 @@ static json_t *rs_ref(const json_t *v)
 static json_t *rs_shared(const json_t *v)
 {
     return json_is_object(v) || json_is_array(v) ? json_deep_copy(v) : json_incref((json_t *)v);
+}
+
+/* The string `s` for the resolved config: `holder` itself (shared, as rs_ref)
+ * when s is its value, else a new copy. Callers pass the node they read s
+ * from, so most strings are shared instead of allocated twice. */
+static json_t *rs_text(const json_t *holder, const char *s)
+{
+    if (!s)
+        return NULL;
+    if (json_is_string(holder) && json_string_value(holder) == s &&
+        json_string_length(holder) == strlen(s))
+        return rs_ref(holder);
+    return json_string(s);
+}
+
+/* rs_text for a fact read from the spec at `path` ("key" or "sect.key"). */
+static json_t *rs_spec_text(rs_t *r, const char *path, const char *s)
+{
+    const char *dot = path ? strchr(path, '.') : NULL;
+    char sect[32];
+    if (!dot || (size_t)(dot - path) >= sizeof(sect))
+        return rs_text(path ? tg_spec_get(r->root, NULL, path) : NULL, s);
+    memcpy(sect, path, (size_t)(dot - path));
+    sect[dot - path] = '\0';
+    return rs_text(tg_spec_get(r->root, sect, dot + 1), s);
 }
 
 /* spec -> profile[pkey] -> workspace[wkey] -> schema default. */
@@ -154,9 +190,9 @@ static void rs_identity(rs_t *r)
     const tg_spec_facts_t *f = r->f;
     tg_spec_qv_t q, q2;
     rs_put(r, NULL, "version", json_integer(1), NULL);
-    rs_put(r, NULL, "name", f->name ? json_string(f->name) : NULL, "spec");
+    rs_put(r, NULL, "name", rs_spec_text(r, f->name_path, f->name), "spec");
     rs_put(r, NULL, "engine", f->engine ? json_string(f->engine) : NULL, "spec");
-    rs_put(r, NULL, "entrypoint", f->entrypoint ? json_string(f->entrypoint) : NULL, "spec");
+    rs_put(r, NULL, "entrypoint", rs_spec_text(r, f->entrypoint_path, f->entrypoint), "spec");
 
     const char *sws = tg_spec_get_str(r->root, "policy", "workspace");
     if (sws && strcmp(sws, r->ws_name) != 0)
@@ -165,7 +201,8 @@ static void rs_identity(rs_t *r)
                            "submitted to (\"%s\"); submit it to workspace \"%s\" or remove "
                            "policy.workspace",
                            tg_spec_qv(&q, sws), tg_spec_qv(&q2, r->ws_name), q.s);
-    rs_put(r, "policy", "workspace", json_string(r->ws_name), sws ? "spec" : "workspace");
+    rs_put(r, "policy", "workspace", rs_text(json_object_get(r->ws, "name"), r->ws_name),
+           sws ? "spec" : "workspace");
     const char *wns = rs_str(r->ws, "namespace");
     const char *sns = tg_spec_get_str(r->root, "policy", "namespace");
     if (sns && strcmp(sns, wns) != 0)
@@ -174,21 +211,24 @@ static void rs_identity(rs_t *r)
                            "(\"%s\"); remove policy.namespace or submit to the workspace that "
                            "owns it",
                            tg_spec_qv(&q, sns), tg_spec_qv(&q2, r->ws_name), wns);
-    rs_put(r, "policy", "namespace", json_string(wns), sns ? "spec" : "workspace");
+    rs_put(r, "policy", "namespace", rs_text(json_object_get(r->ws, "namespace"), wns),
+           sns ? "spec" : "workspace");
 }
 
 static void rs_profile(rs_t *r)
 {
     tg_spec_qv_t q, q2;
-    const char *pname = tg_spec_get_str(r->root, "policy", "profile");
+    const json_t *pnode = tg_spec_get(r->root, "policy", "profile");
+    const char *pname = json_string_value(pnode);
     const char *src = "spec";
     const char *where = "policy.profile";
     if (!pname) {
-        pname = rs_str(r->ws, "default_profile");
+        pnode = json_object_get(r->ws, "default_profile");
+        pname = json_string_value(pnode);
         src = "workspace";
         where = "policy";
     }
-    rs_put(r, "policy", "profile", pname ? json_string(pname) : NULL, src);
+    rs_put(r, "policy", "profile", rs_text(pnode, pname), src);
     if (!pname)
         return;
     const json_t *allowed = json_object_get(r->ws, "allowed_profiles");
@@ -253,19 +293,21 @@ static void rs_profile(rs_t *r)
 static void rs_queue(rs_t *r)
 {
     tg_spec_qv_t q, q2;
-    const char *qn = tg_spec_get_str(r->root, "policy", "queue");
+    const json_t *qnode = tg_spec_get(r->root, "policy", "queue");
+    const char *qn = json_string_value(qnode);
     const char *src = "spec";
     if (qn && strcmp(qn, "auto") == 0)
         qn = NULL;
-    if (!qn && r->prof && (qn = rs_str(r->prof, "default_queue")))
+    if (!qn && r->prof &&
+        (qn = json_string_value(qnode = json_object_get(r->prof, "default_queue"))))
         src = "profile";
-    if (!qn && (qn = rs_str(r->ws, "default_queue")))
+    if (!qn && (qn = json_string_value(qnode = json_object_get(r->ws, "default_queue"))))
         src = "workspace";
     if (!qn) {
         qn = TG_SPEC_DEFAULT_QUEUE;
         src = "default";
     }
-    rs_put(r, "policy", "queue", json_string(qn), src);
+    rs_put(r, "policy", "queue", rs_text(qnode, qn), src);
     const json_t *queues = json_object_get(r->ws, "queues");
     if (json_is_array(queues) && !rs_in(queues, qn)) {
         tg_buf_t b;
@@ -436,6 +478,7 @@ static void rs_placement(rs_t *r)
 
 typedef struct rs_q_s {
     const char *val;
+    const json_t *node; /* the string node val was read from (NULL for a default) */
     const char *src;
     const char *from; /* field it came from, for messages */
 } rs_q_t;
@@ -444,10 +487,13 @@ typedef struct rs_q_s {
 static rs_q_t rs_quantity(rs_t *r, const char *const *keys, size_t nkeys)
 {
     rs_q_t q = {0};
+    const json_t *compute = tg_spec_get(r->root, NULL, "compute");
     for (size_t i = 0; i < nkeys; i++) {
-        const char *v = tg_spec_get_str(r->root, "compute", keys[i]);
+        const json_t *n = tg_spec_get(compute, NULL, keys[i]);
+        const char *v = json_string_value(n);
         if (v) {
             q.val = v;
+            q.node = n;
             q.src = "spec";
             q.from = keys[i];
             return q;
@@ -455,13 +501,15 @@ static rs_q_t rs_quantity(rs_t *r, const char *const *keys, size_t nkeys)
     }
     const json_t *res = r->prof ? json_object_get(r->prof, "resources") : NULL;
     for (size_t i = 0; json_is_object(res) && i < nkeys; i++) {
-        const char *v = rs_str(res, keys[i]);
-        if (!v && strcmp(keys[i], "cpu_request") == 0)
-            v = rs_str(res, "cpu");
-        if (!v && strcmp(keys[i], "memory_request") == 0)
-            v = rs_str(res, "memory");
+        const json_t *n = json_object_get(res, keys[i]);
+        if (!json_is_string(n) && strcmp(keys[i], "cpu_request") == 0)
+            n = json_object_get(res, "cpu");
+        if (!json_is_string(n) && strcmp(keys[i], "memory_request") == 0)
+            n = json_object_get(res, "memory");
+        const char *v = json_string_value(n);
         if (v) {
             q.val = v;
+            q.node = n;
             q.src = "profile";
             q.from = keys[i];
             return q;
@@ -484,10 +532,10 @@ static void rs_role_resource(rs_t *r, const char *prefix, const char *res, const
                              const char *def_lim, int ray, const char *out_prefix)
 {
     char rk[48], lk[48], grk[48], glk[48];
-    snprintf(rk, sizeof(rk), "%s%s_request", prefix, res);
-    snprintf(lk, sizeof(lk), "%s%s_limit", prefix, res);
-    snprintf(grk, sizeof(grk), "%s_request", res);
-    snprintf(glk, sizeof(glk), "%s_limit", res);
+    tg_spec_path_cat(rk, sizeof(rk), prefix, res, "_request");
+    tg_spec_path_cat(lk, sizeof(lk), prefix, res, "_limit");
+    tg_spec_path_cat(grk, sizeof(grk), "", res, "_request");
+    tg_spec_path_cat(glk, sizeof(glk), "", res, "_limit");
     const char *rkeys[2] = {rk, grk}, *lkeys[2] = {lk, glk};
     size_t nk = *prefix ? 2 : 1;
     rs_q_t req = rs_quantity(r, rkeys, nk);
@@ -525,10 +573,10 @@ static void rs_role_resource(rs_t *r, const char *prefix, const char *res, const
         }
     }
     char ok_r[64], ok_l[64];
-    snprintf(ok_r, sizeof(ok_r), "%s%s_request", out_prefix, res);
-    snprintf(ok_l, sizeof(ok_l), "%s%s_limit", out_prefix, res);
-    rs_put(r, "compute", ok_r, req.val ? json_string(req.val) : NULL, req.src);
-    rs_put(r, "compute", ok_l, lim.val ? json_string(lim.val) : NULL, lim.src);
+    tg_spec_path_cat(ok_r, sizeof(ok_r), out_prefix, res, "_request");
+    tg_spec_path_cat(ok_l, sizeof(ok_l), out_prefix, res, "_limit");
+    rs_put(r, "compute", ok_r, rs_text(req.node, req.val), req.src);
+    rs_put(r, "compute", ok_l, rs_text(lim.node, lim.val), lim.src);
 }
 
 static void rs_compute(rs_t *r)
@@ -580,9 +628,10 @@ static void rs_runtime(rs_t *r)
     const tg_spec_facts_t *f = r->f;
     tg_spec_qv_t q;
     if (f->image) {
-        rs_put(r, "runtime", "image", json_string(f->image), "spec");
+        rs_put(r, "runtime", "image", rs_spec_text(r, f->image_path, f->image), "spec");
     } else if (r->prof && rs_str(r->prof, "default_image")) {
-        rs_put(r, "runtime", "image", json_string(rs_str(r->prof, "default_image")), "profile");
+        const json_t *di = json_object_get(r->prof, "default_image");
+        rs_put(r, "runtime", "image", rs_text(di, json_string_value(di)), "profile");
     } else if (f->is_ray) {
         rs_put(r, "runtime", "image",
                json_string(f->gpus_per_worker > 0 ? TG_SPEC_RAY_IMAGE_GPU : TG_SPEC_RAY_IMAGE_CPU),
@@ -695,7 +744,8 @@ static void rs_storage(rs_t *r)
 static void rs_execution(rs_t *r)
 {
     const tg_spec_facts_t *f = r->f;
-    rs_put(r, "execution", "launcher", json_string(f->launcher),
+    rs_put(r, "execution", "launcher",
+           rs_text(tg_spec_get(r->root, "execution", "launcher"), f->launcher),
            f->launcher_explicit ? "spec" : "default");
     if (f->is_job) {
         rs_pick(r, "execution", "nodes", NULL, NULL);
@@ -724,7 +774,7 @@ static void rs_resilience(rs_t *r)
         rs_put(r, "resilience", "checkpoint_path", json_string(cp), "spec");
     } else if (r->f->name) {
         char buf[128];
-        snprintf(buf, sizeof(buf), "/data/checkpoints/finetunes/%s", r->f->name);
+        tg_spec_path_cat(buf, sizeof(buf), "/data/checkpoints/finetunes/", r->f->name, "");
         rs_put(r, "resilience", "checkpoint_path", json_string(buf), "default");
     } else {
         rs_put(r, "resilience", "checkpoint_path", NULL, NULL);

@@ -186,6 +186,7 @@ static void sc_keyword(sc_ctx_t *c, tg_snode_t *n, const char *k, const json_t *
             return;
         }
         n->has_re = 1;
+        n->pat = tg_spec_pattern_compile(n->pattern);
     } else if (strcmp(k, "minLength") == 0) {
         n->min_len = sc_uint(c, v, k);
     } else if (strcmp(k, "maxLength") == 0) {
@@ -303,6 +304,7 @@ void tg_spec_schema_free(tg_spec_schema_t *s)
         tg_snode_t *n = s->all[i];
         if (n->has_re)
             regfree(&n->re);
+        tg_spec_pattern_free(n->pat);
         free(n->props);
         free(n->required);
         free(n);
@@ -381,6 +383,28 @@ const char *tg_snode_message(const tg_snode_t *n, const char *keyword)
     return NULL;
 }
 
+/* tg_snode_prop for a name given by length (a segment of a dotted path). */
+static const tg_snode_t *sc_prop_n(const tg_snode_t *n, const char *name, size_t len)
+{
+    for (; n; n = n->ref) {
+        size_t lo = 0, hi = n->nprops;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            const char *pn = n->props[mid].name;
+            int r = strncmp(name, pn, len);
+            if (r == 0 && pn[len] != '\0')
+                r = -1; /* name is a proper prefix of pn: it sorts first */
+            if (r == 0)
+                return n->props[mid].node;
+            if (r < 0)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+    }
+    return NULL;
+}
+
 const json_t *tg_spec_schema_default(const tg_spec_schema_t *s, const char *dotted)
 {
     const tg_snode_t *n = s->root;
@@ -388,12 +412,9 @@ const json_t *tg_spec_schema_default(const tg_spec_schema_t *s, const char *dott
     while (n && *p) {
         const char *dot = strchr(p, '.');
         size_t len = dot ? (size_t)(dot - p) : strlen(p);
-        char seg[128];
-        if (len >= sizeof(seg))
+        if (len >= 128)
             return NULL;
-        memcpy(seg, p, len);
-        seg[len] = '\0';
-        n = tg_snode_prop(n, seg);
+        n = sc_prop_n(n, p, len);
         p += len + (dot ? 1 : 0);
     }
     for (; n; n = n->ref)

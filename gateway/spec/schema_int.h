@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <regex.h>
 
+#include "spec/pattern.h"
 #include "spec/schema.h"
 
 enum {
@@ -48,6 +49,7 @@ struct tg_snode_s {
     long min_len, max_len;
     int has_re;
     regex_t re;
+    tg_spec_pattern_t *pat; /* the same pattern as an automaton; NULL: use re */
     const char *pattern;
     /* number */
     int has_min, has_max, has_xmin, has_xmax;

@@ -153,14 +153,17 @@ static void sm_alias_conflicts(const json_t *root, tg_spec_diag_t *d)
         {"run", "image", "run.image", 3},
         {NULL, "image", "image", 3},
     };
+    const char *val[TG_ARRAY_LEN(al)]; /* each looked up once, not once per pair */
+    for (size_t i = 0; i < TG_ARRAY_LEN(al); i++)
+        val[i] = tg_spec_get_str(root, al[i].sect, al[i].key);
     for (size_t i = 0; i < TG_ARRAY_LEN(al); i++) {
-        const char *vi = tg_spec_get_str(root, al[i].sect, al[i].key);
+        const char *vi = val[i];
         if (!vi)
             continue;
         for (size_t j = 0; j < i; j++) {
             if (al[j].group != al[i].group)
                 continue;
-            const char *vj = tg_spec_get_str(root, al[j].sect, al[j].key);
+            const char *vj = val[j];
             if (!vj)
                 continue;
             int same = strcmp(vi, vj) == 0;
@@ -266,6 +269,8 @@ static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spe
                 "compute.gpus_per_worker is for engine: rayjob; a Job uses compute.gpus");
         sm_only(root, d, "compute", "cpu_workers", "compute.cpu_workers is for engine: rayjob");
         for (size_t i = 0; i < TG_ARRAY_LEN(ray_quantities); i++) {
+            if (!tg_spec_get(root, "compute", ray_quantities[i]))
+                continue; /* the message is only made for a field that is there */
             char msg[128];
             snprintf(msg, sizeof(msg),
                      "compute.%s is for engine: rayjob; a Job uses compute.cpu_*/memory_*",
@@ -341,14 +346,15 @@ static void sm_launcher(const json_t *root, const tg_spec_facts_t *f, tg_spec_di
 
 /* --- compute -------------------------------------------------------------------------------- */
 
-static void sm_request_limit(const json_t *root, tg_spec_diag_t *d, const char *prefix,
+/* `compute` is the spec's compute section (or NULL). */
+static void sm_request_limit(const json_t *compute, tg_spec_diag_t *d, const char *prefix,
                              const char *res)
 {
     char rk[64], lk[64];
-    snprintf(rk, sizeof(rk), "%s%s_request", prefix, res);
-    snprintf(lk, sizeof(lk), "%s%s_limit", prefix, res);
-    const char *r = tg_spec_get_str(root, "compute", rk);
-    const char *l = tg_spec_get_str(root, "compute", lk);
+    tg_spec_path_cat(rk, sizeof(rk), prefix, res, "_request");
+    tg_spec_path_cat(lk, sizeof(lk), prefix, res, "_limit");
+    const char *r = tg_spec_get_str(compute, NULL, rk);
+    const char *l = tg_spec_get_str(compute, NULL, lk);
     double rv, lv;
     if (!r || !l || tg_spec_quantity_parse(r, &rv) != 0 || tg_spec_quantity_parse(l, &lv) != 0)
         return;
@@ -377,9 +383,10 @@ static void sm_compute(const json_t *root, const tg_spec_facts_t *f, tg_spec_dia
         tg_spec_diag_error(d, "compute.mig_profile", TG_AT_KEY,
                            "compute.mig_profile needs compute.gpu_resource_mode: mig");
     static const char *const prefixes[] = {"", "head_", "worker_"};
+    const json_t *compute = tg_spec_get(root, NULL, "compute");
     for (size_t i = 0; i < TG_ARRAY_LEN(prefixes); i++) {
-        sm_request_limit(root, d, prefixes[i], "cpu");
-        sm_request_limit(root, d, prefixes[i], "memory");
+        sm_request_limit(compute, d, prefixes[i], "cpu");
+        sm_request_limit(compute, d, prefixes[i], "memory");
     }
 }
 

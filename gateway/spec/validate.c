@@ -216,7 +216,8 @@ static void v_string(v_ctx_t *c, const tg_snode_t *n, const char *s, tg_spec_at_
             return;
         }
     }
-    if (n->has_re && regexec(&n->re, s, 0, NULL, 0) != 0)
+    if (n->has_re &&
+        !(n->pat ? tg_spec_pattern_match(n->pat, s) : regexec(&n->re, s, 0, NULL, 0) == 0))
         v_report(c, n, "pattern", at, s, n->pattern, 0,
                  "{path} \"{value}\" does not match the pattern {allowed}");
 }

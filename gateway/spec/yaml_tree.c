@@ -33,6 +33,12 @@ size_t tg_spec_utf8_check(const char *str, size_t len)
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
     while (i < len) {
+        /* Mostly ASCII: skip eight bytes at a time while no high bit is set. */
+        uint64_t w;
+        if (len - i >= 8 && (memcpy(&w, s + i, 8), (w & 0x8080808080808080u) == 0)) {
+            i += 8;
+            continue;
+        }
         unsigned char c = s[i];
         if (c < 0x80) {
             i++;
@@ -182,17 +188,22 @@ json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
                                            ".INF",  "+.inf", "+.Inf", "+.INF", "-.inf",
                                            "-.Inf", "-.INF", NULL};
     *nonfinite = 0;
-    if (n == 0 || yt_is_one_of(s, n, nulls))
+    if (n == 0)
         return json_null();
-    if (yt_is_one_of(s, n, trues))
-        return json_true();
-    if (yt_is_one_of(s, n, falses))
-        return json_false();
-    if (yt_is_one_of(s, n, specials)) {
-        *nonfinite = 1;
-        return NULL;
-    }
     char c = s[0];
+    /* Every word below starts with one of these; most scalars do not. */
+    if (memchr("~nNtTfF.+-", c, 10)) {
+        if (yt_is_one_of(s, n, nulls))
+            return json_null();
+        if (yt_is_one_of(s, n, trues))
+            return json_true();
+        if (yt_is_one_of(s, n, falses))
+            return json_false();
+        if (yt_is_one_of(s, n, specials)) {
+            *nonfinite = 1;
+            return NULL;
+        }
+    }
     if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') || n > 400)
         return json_stringn(s, n);
     /* yaml.v3 drops every '_' before trying the numeric forms. */
