@@ -293,9 +293,11 @@ void tg_server_drain_and_stop(tg_server_t *s, long grace_s)
     if (!s || !s->daemon)
         return;
     atomic_store(&s->draining, 1);
+    /* The worker threads take the listening socket out of their epoll sets
+     * on their own time; closing it before they have (that is, before
+     * MHD_stop_daemon) makes libmicrohttpd abort with "Failed to remove
+     * listen FD from epoll set". */
     MHD_socket lsock = MHD_quiesce_daemon(s->daemon);
-    if (lsock != MHD_INVALID_SOCKET)
-        close(lsock);
     uint64_t deadline = tg_now_mono_us() + (uint64_t)grace_s * 1000000u;
     while (atomic_load(&s->inflight) > 0 && tg_now_mono_us() < deadline)
         usleep(10000);
@@ -304,6 +306,8 @@ void tg_server_drain_and_stop(tg_server_t *s, long grace_s)
                     atomic_load(&s->inflight));
     MHD_stop_daemon(s->daemon);
     s->daemon = NULL;
+    if (lsock != MHD_INVALID_SOCKET)
+        close(lsock);
 }
 
 void tg_server_free(tg_server_t *s)
