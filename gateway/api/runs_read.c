@@ -22,6 +22,27 @@ static void runs_query_error(tg_req_t *req, const char *param, const char *msg)
     tg_problem(req, TG_EINVAL, errors, "invalid query parameter %s", param);
 }
 
+/* The caller's role on a run of workspace `ws` (NULL: no such run), or an
+ * answer and -1: another tenant's run is answered exactly like a missing
+ * one, and too small a role is a 403. */
+static int run_role_or_reply(tg_req_t *req, const char *id, const char *ws, tg_role_e need,
+                             tg_role_e *have)
+{
+    *have = TG_ROLE_NONE;
+    if (ws && tg_authz_role_or_reply(req, ws, have) != 0)
+        return -1;
+    if (*have == TG_ROLE_NONE) {
+        tg_problem(req, TG_ENOTFOUND, NULL, "run %s does not exist", id);
+        return -1;
+    }
+    if (*have < need) {
+        tg_problem(req, TG_EFORBIDDEN, NULL, "this needs the %s role in the run's workspace",
+                   tg_role_name(need));
+        return -1;
+    }
+    return 0;
+}
+
 json_t *tg_api_run_load_or_reply(tg_req_t *req, tg_role_e need, tg_role_e *role)
 {
     const char *id = tg_req_param(req, "id");
@@ -34,24 +55,10 @@ json_t *tg_api_run_load_or_reply(tg_req_t *req, tg_role_e need, tg_role_e *role)
         tg_problem(req, rc, NULL, "the run could not be read");
         return NULL;
     }
-    tg_role_e have = TG_ROLE_NONE;
-    if (run) {
-        const char *ws = json_string_value(json_object_get(run, "workspace"));
-        if (tg_authz_role_or_reply(req, ws, &have) != 0) {
-            json_decref(run);
-            return NULL;
-        }
-    }
-    /* another tenant's run is answered exactly like a missing one */
-    if (have == TG_ROLE_NONE) {
+    tg_role_e have;
+    if (run_role_or_reply(req, id, json_string_value(json_object_get(run, "workspace")), need,
+                          &have) != 0) {
         json_decref(run);
-        tg_problem(req, TG_ENOTFOUND, NULL, "run %s does not exist", id);
-        return NULL;
-    }
-    if (have < need) {
-        json_decref(run);
-        tg_problem(req, TG_EFORBIDDEN, NULL, "this needs the %s role in the run's workspace",
-                   tg_role_name(need));
         return NULL;
     }
     if (role)
@@ -122,11 +129,22 @@ void tg_api_runs_list(tg_req_t *req)
     tg_page_reply_fn(req, &page, items, runs_cursor);
 }
 
+/* The hottest read: PostgreSQL's JSON text goes out as it came in. */
 void tg_api_run_get(tg_req_t *req)
 {
-    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_VIEWER, NULL);
-    if (run)
-        tg_resp_json(req, 200, run);
+    const char *id = tg_req_param(req, "id");
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    if (!conn)
+        return;
+    char *ws = NULL, *text = NULL;
+    tg_rc_e rc = tg_uuid_valid(id) ? tg_store_run_get_text(conn, id, &ws, &text) : TG_ENOTFOUND;
+    tg_role_e have;
+    if (rc != TG_OK && rc != TG_ENOTFOUND)
+        tg_problem(req, rc, NULL, "the run could not be read");
+    else if (run_role_or_reply(req, id, ws, TG_ROLE_VIEWER, &have) == 0)
+        tg_resp_bytes(req, 200, "application/json", text, strlen(text));
+    free(ws);
+    free(text);
 }
 
 void tg_api_run_events(tg_req_t *req)

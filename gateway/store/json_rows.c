@@ -12,6 +12,26 @@ static json_t *json_rows_parse(PGresult *r, int row)
     return j;
 }
 
+char *tg_json_text_compact(char *s)
+{
+    char *out = s;
+    int in_string = 0;
+    for (const char *p = s; *p; p++) {
+        if (in_string) {
+            *out++ = *p;
+            if (*p == '\\' && p[1])
+                *out++ = *++p;
+            else if (*p == '"')
+                in_string = 0;
+        } else if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r') {
+            in_string = *p == '"';
+            *out++ = *p;
+        }
+    }
+    *out = '\0';
+    return s;
+}
+
 tg_rc_e tg_db_json_one(tg_db_conn_t *conn, tg_stmt_t *stmt, int n, const char *const *vals,
                        json_t **out)
 {

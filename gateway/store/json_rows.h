@@ -14,4 +14,8 @@ tg_rc_e tg_db_json_one(tg_db_conn_t *conn, tg_stmt_t *stmt, int n, const char *c
 tg_rc_e tg_db_json_all(tg_db_conn_t *conn, tg_stmt_t *stmt, int n, const char *const *vals,
                        json_t **out) TG_MUSTCHECK;
 
+/* Drop the blanks PostgreSQL puts after ',' and ':' in jsonb text (any
+ * whitespace outside strings), in place; returns s. */
+char *tg_json_text_compact(char *s);
+
 #endif

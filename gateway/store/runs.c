@@ -44,16 +44,18 @@ static tg_stmt_t stmt_insert = TG_STMT(
     "   'started_at', a.started_at, 'finished_at', a.finished_at)))"
     " FROM r, a");
 /* One run with its current queue facts and every attempt. */
-static tg_stmt_t stmt_get = TG_STMT(
-    "SELECT to_jsonb(v) || jsonb_build_object("
-    " 'queue', (SELECT a.queue_info FROM run_attempts a WHERE a.run_id = v.id"
-    "           AND a.attempt = v.attempt),"
-    " 'attempts', (SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'state', a.state,"
-    "   'reason', a.reason, 'retry_reason', a.retry_reason, 'object', a.object_name,"
-    "   'node_names', a.node_names, 'exit_code', a.exit_code, 'created_at', a.created_at,"
-    "   'started_at', a.started_at, 'finished_at', a.finished_at) ORDER BY a.attempt)"
+#define RUN_VIEW                                                                                   \
+    "to_jsonb(v) || jsonb_build_object("                                                           \
+    " 'queue', (SELECT a.queue_info FROM run_attempts a WHERE a.run_id = v.id"                     \
+    "           AND a.attempt = v.attempt),"                                                       \
+    " 'attempts', (SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'state', a.state,"    \
+    "   'reason', a.reason, 'retry_reason', a.retry_reason, 'object', a.object_name,"              \
+    "   'node_names', a.node_names, 'exit_code', a.exit_code, 'created_at', a.created_at,"         \
+    "   'started_at', a.started_at, 'finished_at', a.finished_at) ORDER BY a.attempt)"             \
     "   FROM run_attempts a WHERE a.run_id = v.id))"
-    " FROM (SELECT " RUN_COLS " FROM runs WHERE id = $1::uuid) v");
+#define RUN_VIEW_FROM " FROM (SELECT " RUN_COLS " FROM runs WHERE id = $1::uuid) v"
+static tg_stmt_t stmt_get = TG_STMT("SELECT " RUN_VIEW RUN_VIEW_FROM);
+static tg_stmt_t stmt_get_text = TG_STMT("SELECT v.workspace, (" RUN_VIEW ")::text" RUN_VIEW_FROM);
 static tg_stmt_t stmt_list =
     TG_STMT("SELECT to_jsonb(v) FROM (SELECT " RUN_COLS " FROM runs WHERE workspace = $1"
             " AND ($2::text IS NULL OR state = $2) AND ($3::text IS NULL OR owner = $3)"
@@ -238,6 +240,22 @@ tg_rc_e tg_store_run_get(tg_db_conn_t *conn, const char *id, json_t **out)
 {
     const char *vals[] = {id};
     return tg_db_json_one(conn, &stmt_get, 1, vals, out);
+}
+
+tg_rc_e tg_store_run_get_text(tg_db_conn_t *conn, const char *id, char **workspace, char **json)
+{
+    const char *vals[] = {id};
+    tg_rc_e rc;
+    *workspace = *json = NULL;
+    PGresult *r = tg_db_exec(conn, &stmt_get_text, 1, vals, &rc);
+    if (!r)
+        return rc;
+    if (PQntuples(r) == 1) {
+        *workspace = tg_xstrdup(PQgetvalue(r, 0, 0));
+        *json = tg_json_text_compact(tg_xstrdup(PQgetvalue(r, 0, 1)));
+    }
+    PQclear(r);
+    return *json ? TG_OK : TG_ENOTFOUND;
 }
 
 tg_rc_e tg_store_runs_list(tg_db_conn_t *conn, const tg_run_query_t *q, json_t **out)

@@ -57,6 +57,12 @@ tg_rc_e tg_store_runs_create_batch(tg_db_conn_t *conn, const tg_run_new_t *in, s
  * absent. When `workspace` is not NULL the run must belong to it. */
 tg_rc_e tg_store_run_get(tg_db_conn_t *conn, const char *id, json_t **out) TG_MUSTCHECK;
 
+/* The same view as JSON text, straight from PostgreSQL (compact), with the
+ * run's workspace: for answering a read without a parse and a serialise.
+ * Both strings are the caller's to free. */
+tg_rc_e tg_store_run_get_text(tg_db_conn_t *conn, const char *id, char **workspace,
+                              char **json) TG_MUSTCHECK;
+
 typedef struct {
     const char *workspace; /* required */
     const char *state, *owner, *engine, *name;
