@@ -73,10 +73,13 @@ int tg_authz_role_or_reply(tg_req_t *req, const char *ws, tg_role_e *have)
             *have = x;
     }
     json_decref(roles);
-    if (who->is_admin)
+    if (who->is_admin || who->pat_admin)
         *have = TG_ROLE_ADMIN;
     if (who->pat_workspace) {
-        /* a token never reaches past its workspace, nor above its role */
+        /* a token never reaches past its workspace, nor above its role (which
+         * was at most its minter's there); its minter's membership is read
+         * again above, through the groups stored with it, so removing that
+         * membership stops the token */
         if (strcmp(who->pat_workspace, ws) != 0)
             *have = TG_ROLE_NONE;
         else if (who->pat_role < *have)

@@ -21,9 +21,13 @@ typedef struct tg_who_s {
     const char *name;
     const char **groups;
     int ngroups;
-    int is_admin;              /* platform admin */
+    int is_admin;              /* platform admin (never for a personal access token) */
     const char *pat_workspace; /* for a personal access token: its scope */
     tg_role_e pat_role;
+    /* For a personal access token: its minter was a platform admin when it
+     * minted it. Counts as the admin role in pat_workspace only; it opens
+     * no admin route. `groups` are then the minter's at mint time. */
+    int pat_admin;
 } tg_who_t;
 
 /* The request's principal (never NULL past authentication). */
