@@ -106,3 +106,10 @@ tg_role_e tg_authz_workspace_or_reply(tg_req_t *req, const char *ws, tg_role_e n
     }
     return have;
 }
+
+tg_db_conn_t *tg_authz_workspace_db_or_reply(tg_req_t *req, const char *ws, tg_role_e need)
+{
+    if (tg_authz_workspace_or_reply(req, ws, need) == TG_ROLE_NONE)
+        return NULL;
+    return tg_app_db_or_reply(req);
+}

@@ -8,6 +8,7 @@
 #define TG_API_AUTHZ_H
 
 #include "http/request.h"
+#include "store/pool.h"
 
 typedef enum {
     TG_ROLE_NONE = 0,
@@ -45,5 +46,8 @@ int tg_authz_role_or_reply(tg_req_t *req, const char *ws, tg_role_e *have);
  * 404 (no such workspace, or not a member), 403 (a role too low) or 503,
  * and returns TG_ROLE_NONE. */
 tg_role_e tg_authz_workspace_or_reply(tg_req_t *req, const char *ws, tg_role_e need);
+/* For reading `ws`'s things: the database connection once the caller holds
+ * at least `need` there; otherwise answers as above and returns NULL. */
+tg_db_conn_t *tg_authz_workspace_db_or_reply(tg_req_t *req, const char *ws, tg_role_e need);
 
 #endif

@@ -57,10 +57,11 @@ void tg_api_my_workspace(tg_req_t *req)
 void tg_api_workspace_profiles(tg_req_t *req)
 {
     const char *ws = tg_req_param(req, "ws");
-    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_VIEWER) == TG_ROLE_NONE)
+    tg_db_conn_t *conn = tg_authz_workspace_db_or_reply(req, ws, TG_ROLE_VIEWER);
+    if (!conn)
         return;
     json_t *ctx = NULL;
-    tg_rc_e rc = tg_store_resolve_context(tg_app_db_or_reply(req), ws, &ctx);
+    tg_rc_e rc = tg_store_resolve_context(conn, ws, &ctx);
     if (rc != TG_OK) {
         tg_problem(req, rc, NULL, "the profiles could not be read");
         return;
