@@ -36,6 +36,7 @@
 #include "http/server.h"
 #include "kube/client.h"
 #include "spec/schema.h"
+#include "store/audit_writer.h"
 #include "store/migrate.h"
 #include "store/pool.h"
 
@@ -85,6 +86,12 @@ static int probe_serve(const tg_config_t *cfg)
                               (int)cfg->db_checkout_timeout_ms, (int)cfg->db_connect_timeout_s,
                               (int)cfg->db_statement_timeout_ms, 1};
     tg_app_t app = {.cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc)};
+    /* every mutating request waits for its audit row, as in main.c */
+    app.audit = tg_audit_writer_start(&pc);
+    if (!app.audit) {
+        tg_log_error("probe", "cannot start the audit writer");
+        return 1;
+    }
     tg_spec_limits_default(&app.limits);
     app.schema = tg_spec_schema_load_file(cfg->schema_file, err, sizeof(err));
 
@@ -148,6 +155,7 @@ out:
     tg_run_logs_hub_free();
     tg_logs_collector_stop_and_free(col);
     tg_kube_client_free(app.kube);
+    tg_audit_writer_stop(app.audit);
     tg_db_pool_free(app.pool);
     tg_spec_schema_free(app.schema);
     tg_authn_free(authn);
