@@ -6,11 +6,11 @@
  *   create -f F    POST <collection>          (F: JSON or YAML; object or list)
  *   apply -f F     POST when missing, else PATCH with the changed fields
  *   delete NAME    DELETE <collection>/NAME */
-#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "http.h"
+#include "lists.h"
 #include "output.h"
 #include "problem.h"
 #include "yamldoc.h"
@@ -177,35 +177,17 @@ static json_t *admin_load_objects(tau_ctx_t *ctx, const tau_args_t *a)
 static int admin_list(tau_ctx_t *ctx, const tau_args_t *a)
 {
     const admin_res_t *r = admin_res(ctx);
-    char err[256];
-    long limit;
-    if (tau_arg_long(a, "limit", 1, 200, 50, &limit, err, sizeof(err)) != 0)
-        return tau_usage_error(ctx, "%s", err);
-    char lim[24];
-    snprintf(lim, sizeof(lim), "%ld", limit);
-    tau_url_t u;
-    int rc = admin_coll(ctx, a, r, &u);
-    if (rc != TAU_EXIT_OK) {
-        tau_url_clean(&u);
+    char lim[TAU_LIMIT_TEXT];
+    int rc = tau_list_limit(ctx, a, lim);
+    if (rc != TAU_EXIT_OK)
         return rc;
-    }
-    tau_url_query(&u, "limit", lim);
-    json_t *items = NULL;
-    char *next = NULL;
-    rc = tau_api_list(ctx, tau_url_str(&u), tau_flag(a, "all"), &items, &next);
-    tau_url_clean(&u);
+    tau_url_t u;
+    rc = admin_coll(ctx, a, r, &u);
     if (rc == TAU_EXIT_OK) {
-        json_t *res = json_pack("{s:O, s:o}", "items", items, "next_cursor",
-                                next ? json_string(next) : json_null());
-        if (!tau_out_structured(ctx, res)) {
-            tau_out_items(ctx, items, r->cols, r->ncols);
-            if (next)
-                tau_note(ctx, "(more: pass --all)");
-        }
-        json_decref(res);
+        tau_url_query(&u, "limit", lim);
+        rc = tau_list_pages(ctx, a, tau_url_str(&u), r->cols, r->ncols, "(more: pass --all)");
     }
-    free(next);
-    json_decref(items);
+    tau_url_clean(&u);
     return rc;
 }
 
@@ -418,12 +400,10 @@ static int admin_member_update(tau_ctx_t *ctx, const tau_args_t *a)
 
 static int admin_audit(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    char err[256];
-    long limit;
-    if (tau_arg_long(a, "limit", 1, 200, 50, &limit, err, sizeof(err)) != 0)
-        return tau_usage_error(ctx, "%s", err);
-    char lim[24];
-    snprintf(lim, sizeof(lim), "%ld", limit);
+    char lim[TAU_LIMIT_TEXT];
+    int rc = tau_list_limit(ctx, a, lim);
+    if (rc != TAU_EXIT_OK)
+        return rc;
     tau_url_t u;
     tau_url_init(&u);
     tau_url_lit(&u, "/v1/admin/audit");
@@ -432,10 +412,6 @@ static int admin_audit(tau_ctx_t *ctx, const tau_args_t *a)
     tau_url_query(&u, "since", tau_arg(a, "since"));
     tau_url_query(&u, "until", tau_arg(a, "until"));
     tau_url_query(&u, "limit", lim);
-    json_t *items = NULL;
-    char *next = NULL;
-    int rc = tau_api_list(ctx, tau_url_str(&u), tau_flag(a, "all"), &items, &next);
-    tau_url_clean(&u);
     static const tau_col_t cols[] = {
         {"TIME", "at", TAU_COL_TIME},
         {"SUBJECT", "subject", TAU_COL_TEXT},
@@ -445,18 +421,21 @@ static int admin_audit(tau_ctx_t *ctx, const tau_args_t *a)
         {"WORKSPACE", "workspace", TAU_COL_TEXT},
         {"REQUEST-ID", "request_id", TAU_COL_TEXT},
     };
-    if (rc == TAU_EXIT_OK) {
-        json_t *res = json_pack("{s:O, s:o}", "items", items, "next_cursor",
-                                next ? json_string(next) : json_null());
-        if (!tau_out_structured(ctx, res)) {
-            tau_out_items(ctx, items, cols, (int)TG_ARRAY_LEN(cols));
-            if (next)
-                tau_note(ctx, "(more: pass --all)");
-        }
-        json_decref(res);
-    }
-    free(next);
-    json_decref(items);
+    rc = tau_list_pages(ctx, a, tau_url_str(&u), cols, (int)TG_ARRAY_LEN(cols),
+                        "(more: pass --all)");
+    tau_url_clean(&u);
+    return rc;
+}
+
+/* GET the URL (cleaned here) and print whatever comes back. */
+static int admin_show(tau_ctx_t *ctx, tau_url_t *u)
+{
+    json_t *out = NULL;
+    int rc = tau_api(ctx, "GET", tau_url_str(u), NULL, &out);
+    tau_url_clean(u);
+    if (rc == TAU_EXIT_OK)
+        tau_out_generic(ctx, out);
+    json_decref(out);
     return rc;
 }
 
@@ -468,13 +447,16 @@ static int admin_usage(tau_ctx_t *ctx, const tau_args_t *a)
     tau_url_query(&u, "workspace", tau_arg(a, "workspace"));
     tau_url_query(&u, "since", tau_arg(a, "since"));
     tau_url_query(&u, "until", tau_arg(a, "until"));
-    json_t *out = NULL;
-    int rc = tau_api(ctx, "GET", tau_url_str(&u), NULL, &out);
-    tau_url_clean(&u);
-    if (rc == TAU_EXIT_OK)
-        tau_out_generic(ctx, out);
-    json_decref(out);
-    return rc;
+    return admin_show(ctx, &u);
+}
+
+/* "/v1/admin/quota-requests/<id><verb>" */
+static void admin_qr_url(tau_url_t *u, const char *id, const char *verb)
+{
+    tau_url_init(u);
+    tau_url_lit(u, "/v1/admin/quota-requests");
+    tau_url_seg(u, id);
+    tau_url_lit(u, verb);
 }
 
 static int admin_qr_list(tau_ctx_t *ctx, const tau_args_t *a)
@@ -499,26 +481,15 @@ static int admin_qr_list(tau_ctx_t *ctx, const tau_args_t *a)
 static int admin_qr_get(tau_ctx_t *ctx, const tau_args_t *a)
 {
     tau_url_t u;
-    tau_url_init(&u);
-    tau_url_lit(&u, "/v1/admin/quota-requests");
-    tau_url_seg(&u, a->pos[0]);
-    json_t *out = NULL;
-    int rc = tau_api(ctx, "GET", tau_url_str(&u), NULL, &out);
-    tau_url_clean(&u);
-    if (rc == TAU_EXIT_OK)
-        tau_out_generic(ctx, out);
-    json_decref(out);
-    return rc;
+    admin_qr_url(&u, a->pos[0], "");
+    return admin_show(ctx, &u);
 }
 
 /* POST /v1/admin/quota-requests/{id}:approve|:deny {"comment"} */
 static int admin_qr_decide(tau_ctx_t *ctx, const tau_args_t *a, const char *verb, const char *done)
 {
     tau_url_t u;
-    tau_url_init(&u);
-    tau_url_lit(&u, "/v1/admin/quota-requests");
-    tau_url_seg(&u, a->pos[0]);
-    tau_url_lit(&u, verb);
+    admin_qr_url(&u, a->pos[0], verb);
     const char *comment = tau_arg(a, "comment");
     json_t *body = comment ? json_pack("{s:s}", "comment", comment) : json_object();
     json_t *out = NULL;

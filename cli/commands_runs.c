@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "core/ids.h"
 #include "http.h"
+#include "lists.h"
 #include "output.h"
 #include "progress.h"
 
@@ -44,13 +45,10 @@ int tau_cmd_runs(tau_ctx_t *ctx, const tau_args_t *a)
     const char *ws = tau_need_workspace(ctx, a);
     if (!ws)
         return TAU_EXIT_USAGE;
-    char err[256];
-    long limit;
-    if (tau_arg_long(a, "limit", 1, 200, 50, &limit, err, sizeof(err)) != 0)
-        return tau_usage_error(ctx, "%s", err);
-    char lim[24];
-    snprintf(lim, sizeof(lim), "%ld", limit);
-    int all = tau_flag(a, "all");
+    char lim[TAU_LIMIT_TEXT];
+    int rc = tau_list_limit(ctx, a, lim);
+    if (rc != TAU_EXIT_OK)
+        return rc;
     tau_url_t u;
     tau_url_init(&u);
     tau_url_lit(&u, "/v1/workspaces");
@@ -62,22 +60,9 @@ int tau_cmd_runs(tau_ctx_t *ctx, const tau_args_t *a)
     tau_url_query(&u, "name", tau_arg(a, "name"));
     tau_url_query(&u, "since", tau_arg(a, "since"));
     tau_url_query(&u, "limit", lim);
-    json_t *items = NULL;
-    char *next = NULL;
-    int rc = tau_api_list(ctx, tau_url_str(&u), all, &items, &next);
+    rc = tau_list_pages(ctx, a, tau_url_str(&u), runs_cols, (int)TG_ARRAY_LEN(runs_cols),
+                        "(more runs: pass --all, or --limit up to 200)");
     tau_url_clean(&u);
-    if (rc == TAU_EXIT_OK) {
-        json_t *res = json_pack("{s:O, s:o}", "items", items, "next_cursor",
-                                next ? json_string(next) : json_null());
-        if (!tau_out_structured(ctx, res)) {
-            tau_out_items(ctx, items, runs_cols, (int)TG_ARRAY_LEN(runs_cols));
-            if (next)
-                tau_note(ctx, "(more runs: pass --all, or --limit up to 200)");
-        }
-        json_decref(res);
-    }
-    free(next);
-    json_decref(items);
     return rc;
 }
 
@@ -449,19 +434,13 @@ int tau_cmd_events(tau_ctx_t *ctx, const tau_args_t *a)
     tau_url_t u;
     runs_url(&u, a->pos[0], "/events");
     tau_url_query(&u, "after", tau_arg(a, "after"));
-    json_t *out = NULL;
-    int rc = tau_api(ctx, "GET", tau_url_str(&u), NULL, &out);
-    tau_url_clean(&u);
-    if (rc != TAU_EXIT_OK)
-        return rc;
     static const tau_col_t cols[] = {
         {"SEQ", "seq", TAU_COL_TEXT},       {"TIME", "at", TAU_COL_TIME},
         {"STATE", "state", TAU_COL_STATE},  {"REASON", "reason", TAU_COL_TEXT},
         {"SOURCE", "source", TAU_COL_TEXT}, {"MESSAGE", "message", TAU_COL_LONG},
     };
-    if (!tau_out_structured(ctx, out))
-        tau_out_items(ctx, json_object_get(out, "items"), cols, (int)TG_ARRAY_LEN(cols));
-    json_decref(out);
+    int rc = tau_list_get(ctx, tau_url_str(&u), cols, (int)TG_ARRAY_LEN(cols));
+    tau_url_clean(&u);
     return rc;
 }
 

@@ -3,49 +3,32 @@
 
 #include "commands.h"
 #include "http.h"
+#include "lists.h"
 #include "output.h"
 
 int tau_cmd_workspaces(tau_ctx_t *ctx, const tau_args_t *a)
 {
     (void)a;
-    json_t *out = NULL;
-    int rc = tau_api(ctx, "GET", "/v1/workspaces", NULL, &out);
-    if (rc != TAU_EXIT_OK)
-        return rc;
     static const tau_col_t cols[] = {
         {"NAME", "name", TAU_COL_TEXT},
         {"NAMESPACE", "namespace", TAU_COL_TEXT},
         {"ROLE", "role", TAU_COL_TEXT},
     };
-    if (!tau_out_structured(ctx, out))
-        tau_out_items(ctx, json_object_get(out, "items"), cols, 3);
-    json_decref(out);
-    return rc;
+    return tau_list_get(ctx, "/v1/workspaces", cols, (int)TG_ARRAY_LEN(cols));
 }
 
-/* GET /v1/workspaces/{ws}/<what> and print it. */
-static int ws_get(tau_ctx_t *ctx, const tau_args_t *a, const char *what, const tau_col_t *cols,
-                  int ncols)
+/* "/v1/workspaces/<ws><what>" for the command's workspace; TAU_EXIT_USAGE
+ * (printed, `u` untouched) when it names none. */
+static int ws_url(tau_ctx_t *ctx, const tau_args_t *a, const char *what, tau_url_t *u)
 {
     const char *ws = tau_need_workspace(ctx, a);
     if (!ws)
         return TAU_EXIT_USAGE;
-    tau_url_t u;
-    tau_url_init(&u);
-    tau_url_lit(&u, "/v1/workspaces");
-    tau_url_seg(&u, ws);
-    tau_url_lit(&u, what);
-    json_t *out = NULL;
-    int rc = tau_api(ctx, "GET", tau_url_str(&u), NULL, &out);
-    tau_url_clean(&u);
-    if (rc != TAU_EXIT_OK)
-        return rc;
-    if (cols && !tau_out_structured(ctx, out))
-        tau_out_items(ctx, json_object_get(out, "items"), cols, ncols);
-    else if (!cols)
-        tau_out_generic(ctx, out);
-    json_decref(out);
-    return rc;
+    tau_url_init(u);
+    tau_url_lit(u, "/v1/workspaces");
+    tau_url_seg(u, ws);
+    tau_url_lit(u, what);
+    return TAU_EXIT_OK;
 }
 
 /* The quota view: one row per queue and resource (summed over flavors). */
@@ -98,14 +81,9 @@ static void quota_print(const tau_ctx_t *ctx, const json_t *v)
 
 int tau_cmd_quota(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    const char *ws = tau_need_workspace(ctx, a);
-    if (!ws)
-        return TAU_EXIT_USAGE;
     tau_url_t u;
-    tau_url_init(&u);
-    tau_url_lit(&u, "/v1/workspaces");
-    tau_url_seg(&u, ws);
-    tau_url_lit(&u, "/quota");
+    if (ws_url(ctx, a, "/quota", &u) != TAU_EXIT_OK)
+        return TAU_EXIT_USAGE;
     json_t *out = NULL;
     int rc = tau_api(ctx, "GET", tau_url_str(&u), NULL, &out);
     tau_url_clean(&u);
@@ -123,7 +101,12 @@ int tau_cmd_profiles(tau_ctx_t *ctx, const tau_args_t *a)
         {"GPU-CLASS", "settings.gpu_class", TAU_COL_TEXT},
         {"DESCRIPTION", "description", TAU_COL_LONG},
     };
-    return ws_get(ctx, a, "/profiles", cols, 4);
+    tau_url_t u;
+    if (ws_url(ctx, a, "/profiles", &u) != TAU_EXIT_OK)
+        return TAU_EXIT_USAGE;
+    int rc = tau_list_get(ctx, tau_url_str(&u), cols, (int)TG_ARRAY_LEN(cols));
+    tau_url_clean(&u);
+    return rc;
 }
 
 /* ---- personal access tokens --------------------------------------------------- */
@@ -181,10 +164,6 @@ static int token_create(tau_ctx_t *ctx, const tau_args_t *a)
 static int token_list(tau_ctx_t *ctx, const tau_args_t *a)
 {
     (void)a;
-    json_t *out = NULL;
-    int rc = tau_api(ctx, "GET", "/v1/tokens", NULL, &out);
-    if (rc != TAU_EXIT_OK)
-        return rc;
     static const tau_col_t cols[] = {
         {"ID", "id", TAU_COL_TEXT},
         {"NAME", "name", TAU_COL_TEXT},
@@ -195,10 +174,7 @@ static int token_list(tau_ctx_t *ctx, const tau_args_t *a)
         {"LAST-USED", "last_used_at", TAU_COL_AGE},
         {"REVOKED", "revoked_at", TAU_COL_TIME},
     };
-    if (!tau_out_structured(ctx, out))
-        tau_out_items(ctx, json_object_get(out, "items"), cols, 8);
-    json_decref(out);
-    return rc;
+    return tau_list_get(ctx, "/v1/tokens", cols, (int)TG_ARRAY_LEN(cols));
 }
 
 static int token_revoke(tau_ctx_t *ctx, const tau_args_t *a)

@@ -54,7 +54,10 @@ static void main_usage(FILE *out)
     tg_config_print_help(out);
 }
 
-static int main_migrate(const tg_config_t *cfg)
+/* A pool of one connection for a one-shot command, that connection checked
+ * out into *conn (NULL when the database cannot be reached). The caller
+ * releases it and frees the pool either way. */
+static tg_db_pool_t *main_single_conn(const tg_config_t *cfg, tg_db_conn_t **conn)
 {
     tg_db_pool_config_t pc = {cfg->database_url,
                               1,
@@ -63,9 +66,17 @@ static int main_migrate(const tg_config_t *cfg)
                               0,
                               0};
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
-    tg_db_conn_t *conn = NULL;
+    if (tg_db_checkout(pool, conn) != TG_OK)
+        *conn = NULL;
+    return pool;
+}
+
+static int main_migrate(const tg_config_t *cfg)
+{
+    tg_db_conn_t *conn;
+    tg_db_pool_t *pool = main_single_conn(cfg, &conn);
     int status = 1;
-    if (tg_db_checkout(pool, &conn) != TG_OK) {
+    if (!conn) {
         tg_log_error("migrate", "cannot reach the database");
         goto out;
     }
@@ -339,16 +350,10 @@ static int main_verify(const tg_config_t *cfg, const char *run_id, int allow_pru
         fprintf(stderr, "taugate verify: evidence_signing_key: %s\n", err);
         return 3;
     }
-    tg_db_pool_config_t pc = {cfg->database_url,
-                              1,
-                              (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s,
-                              0,
-                              0};
-    tg_db_pool_t *pool = tg_db_pool_new(&pc);
-    tg_db_conn_t *conn = NULL;
+    tg_db_conn_t *conn;
+    tg_db_pool_t *pool = main_single_conn(cfg, &conn);
     int status = 3;
-    if (tg_db_checkout(pool, &conn) != TG_OK) {
+    if (!conn) {
         fprintf(stderr, "taugate verify: cannot reach the database\n");
         goto out;
     }

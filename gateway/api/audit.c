@@ -1,7 +1,6 @@
 /* The audit trail. */
 #include "api/audit.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "api/app.h"
@@ -32,11 +31,6 @@ void tg_audit_after(tg_req_t *req, void *app)
                      req->status, req->request_id);
 }
 
-static const char *audit_cursor(tg_req_t *req, const json_t *row)
-{
-    return tg_arena_printf(req->arena, "%lld", json_integer_value(json_object_get(row, "id")));
-}
-
 void tg_api_admin_audit(tg_req_t *req)
 {
     tg_page_t page;
@@ -47,17 +41,8 @@ void tg_api_admin_audit(tg_req_t *req)
                           .since = tg_req_query(req, "since"),
                           .until = tg_req_query(req, "until"),
                           .limit = page.limit + 1};
-    if (page.after) {
-        char *end = NULL;
-        q.before_id = strtol(page.after, &end, 10);
-        if (*end || q.before_id <= 0) {
-            json_t *errors = json_array();
-            json_array_append_new(
-                errors, tg_problem_error("cursor", 0, 0, "is not a cursor this server issued"));
-            tg_problem(req, TG_EINVAL, errors, "invalid query parameter cursor");
-            return;
-        }
-    }
+    if (tg_page_after_id_or_reply(req, &page, &q.before_id) != 0)
+        return;
     tg_db_conn_t *conn = tg_app_db_or_reply(req);
     if (!conn)
         return;
@@ -74,5 +59,5 @@ void tg_api_admin_audit(tg_req_t *req)
         tg_problem(req, rc, NULL, "the audit log could not be read");
         return;
     }
-    tg_page_reply_fn(req, &page, items, audit_cursor);
+    tg_page_reply_fn(req, &page, items, tg_page_id_key);
 }

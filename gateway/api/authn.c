@@ -127,7 +127,9 @@ static int authn_refuse(tg_req_t *req, tg_authn_t *a, tg_auth_reason_e why)
     return -1;
 }
 
-/* A personal access token: looked up by digest; scoped to one workspace. */
+/* A personal access token: looked up by digest; scoped to one workspace.
+ * It acts with its minter's subject and, as of mint time, the minter's
+ * groups and platform-admin standing (see tg_who_t.pat_admin). */
 static int authn_pat(tg_req_t *req, tg_authn_t *a, const char *tok, size_t len, tg_who_t *who)
 {
     char digest[65];
@@ -149,6 +151,13 @@ static int authn_pat(tg_req_t *req, tg_authn_t *a, const char *tok, size_t len, 
     who->pat_workspace =
         tg_arena_strdup(req->arena, json_string_value(json_object_get(row, "workspace")));
     who->pat_role = tg_role_parse(json_string_value(json_object_get(row, "role")));
+    who->pat_admin = json_is_true(json_object_get(row, "admin"));
+    json_t *groups = json_object_get(row, "groups");
+    who->ngroups = (int)json_array_size(groups);
+    who->groups = tg_arena_alloc(req->arena, sizeof(char *) * ((size_t)who->ngroups + 1));
+    for (int i = 0; i < who->ngroups; i++)
+        who->groups[i] =
+            tg_arena_strdup(req->arena, json_string_value(json_array_get(groups, (size_t)i)));
     json_decref(row);
     return 0;
 }

@@ -73,10 +73,13 @@ int tg_authz_role_or_reply(tg_req_t *req, const char *ws, tg_role_e *have)
             *have = x;
     }
     json_decref(roles);
-    if (who->is_admin)
+    if (who->is_admin || who->pat_admin)
         *have = TG_ROLE_ADMIN;
     if (who->pat_workspace) {
-        /* a token never reaches past its workspace, nor above its role */
+        /* a token never reaches past its workspace, nor above its role (which
+         * was at most its minter's there); its minter's membership is read
+         * again above, through the groups stored with it, so removing that
+         * membership stops the token */
         if (strcmp(who->pat_workspace, ws) != 0)
             *have = TG_ROLE_NONE;
         else if (who->pat_role < *have)
@@ -102,4 +105,11 @@ tg_role_e tg_authz_workspace_or_reply(tg_req_t *req, const char *ws, tg_role_e n
         return TG_ROLE_NONE;
     }
     return have;
+}
+
+tg_db_conn_t *tg_authz_workspace_db_or_reply(tg_req_t *req, const char *ws, tg_role_e need)
+{
+    if (tg_authz_workspace_or_reply(req, ws, need) == TG_ROLE_NONE)
+        return NULL;
+    return tg_app_db_or_reply(req);
 }

@@ -8,6 +8,7 @@
 #define TG_API_AUTHZ_H
 
 #include "http/request.h"
+#include "store/pool.h"
 
 typedef enum {
     TG_ROLE_NONE = 0,
@@ -21,9 +22,13 @@ typedef struct tg_who_s {
     const char *name;
     const char **groups;
     int ngroups;
-    int is_admin;              /* platform admin */
+    int is_admin;              /* platform admin (never for a personal access token) */
     const char *pat_workspace; /* for a personal access token: its scope */
     tg_role_e pat_role;
+    /* For a personal access token: its minter was a platform admin when it
+     * minted it. Counts as the admin role in pat_workspace only; it opens
+     * no admin route. `groups` are then the minter's at mint time. */
+    int pat_admin;
 } tg_who_t;
 
 /* The request's principal (never NULL past authentication). */
@@ -41,5 +46,8 @@ int tg_authz_role_or_reply(tg_req_t *req, const char *ws, tg_role_e *have);
  * 404 (no such workspace, or not a member), 403 (a role too low) or 503,
  * and returns TG_ROLE_NONE. */
 tg_role_e tg_authz_workspace_or_reply(tg_req_t *req, const char *ws, tg_role_e need);
+/* For reading `ws`'s things: the database connection once the caller holds
+ * at least `need` there; otherwise answers as above and returns NULL. */
+tg_db_conn_t *tg_authz_workspace_db_or_reply(tg_req_t *req, const char *ws, tg_role_e need);
 
 #endif

@@ -1,20 +1,13 @@
 /* Kueue drift, as the reconciler recorded it. */
 #include "api/drift.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "api/app.h"
 #include "api/paging.h"
-#include "auth/b64url.h"
 #include "engine/reconcile.h"
 #include "http/problem.h"
 #include "store/kueue_sync.h"
-
-static const char *drift_cursor(tg_req_t *req, const json_t *row)
-{
-    return tg_arena_printf(req->arena, "%lld", json_integer_value(json_object_get(row, "id")));
-}
 
 static void drift_bad(tg_req_t *req, const char *param, const char *msg)
 {
@@ -42,14 +35,8 @@ void tg_api_admin_drift(tg_req_t *req)
         q.kind = NULL;
     if (q.name && !*q.name)
         q.name = NULL;
-    if (page.after) {
-        char *end = NULL;
-        q.before_id = strtol(page.after, &end, 10);
-        if (*end || q.before_id <= 0) {
-            drift_bad(req, "cursor", "is not a cursor this server issued");
-            return;
-        }
-    }
+    if (tg_page_after_id_or_reply(req, &page, &q.before_id) != 0)
+        return;
     tg_db_conn_t *conn = tg_app_db_or_reply(req);
     if (!conn)
         return;
@@ -65,15 +52,7 @@ void tg_api_admin_drift(tg_req_t *req)
         tg_problem(req, rc, NULL, "the drift report could not be read");
         return;
     }
-    json_t *next = json_null();
-    if (json_array_size(items) > (size_t)page.limit) {
-        json_array_remove(items, (size_t)page.limit);
-        const char *k = drift_cursor(req, json_array_get(items, (size_t)page.limit - 1));
-        char *enc = tg_auth_b64url_encode((const unsigned char *)k, strlen(k));
-        json_decref(next);
-        next = json_string(enc);
-        free(enc);
-    }
+    json_t *next = tg_page_next(req, &page, items, tg_page_id_key);
     tg_resp_json(req, 200,
                  json_pack("{s:o, s:o, s:o, s:b}", "items", items, "next_cursor", next, "sync",
                            sync ? sync : json_null(), "leader", tg_reconcile_is_leader()));

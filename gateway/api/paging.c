@@ -7,6 +7,15 @@
 #include "auth/b64url.h"
 #include "http/problem.h"
 
+static int paging_bad_cursor(tg_req_t *req)
+{
+    json_t *errors = json_array();
+    json_array_append_new(errors,
+                          tg_problem_error("cursor", 0, 0, "is not a cursor this server issued"));
+    tg_problem(req, TG_EINVAL, errors, "invalid query parameter cursor");
+    return -1;
+}
+
 int tg_page_or_reply(tg_req_t *req, tg_page_t *page)
 {
     page->limit = TG_PAGE_DEFAULT;
@@ -31,11 +40,7 @@ int tg_page_or_reply(tg_req_t *req, tg_page_t *page)
         if (tg_auth_b64url_decode(cur, strlen(cur), &raw, &rawlen) != 0 ||
             memchr(raw, '\0', rawlen)) {
             free(raw);
-            json_t *errors = json_array();
-            json_array_append_new(
-                errors, tg_problem_error("cursor", 0, 0, "is not a cursor this server issued"));
-            tg_problem(req, TG_EINVAL, errors, "invalid query parameter cursor");
-            return -1;
+            return paging_bad_cursor(req);
         }
         page->after = tg_arena_strndup(req->arena, (const char *)raw, rawlen);
         free(raw);
@@ -43,7 +48,17 @@ int tg_page_or_reply(tg_req_t *req, tg_page_t *page)
     return 0;
 }
 
-void tg_page_reply_fn(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key)
+int tg_page_after_id_or_reply(tg_req_t *req, const tg_page_t *page, long *id)
+{
+    *id = 0;
+    if (!page->after)
+        return 0;
+    char *end = NULL;
+    *id = strtol(page->after, &end, 10);
+    return *end || *id <= 0 ? paging_bad_cursor(req) : 0;
+}
+
+json_t *tg_page_next(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key)
 {
     json_t *next = json_null();
     if (json_array_size(items) > (size_t)page->limit) {
@@ -55,6 +70,17 @@ void tg_page_reply_fn(tg_req_t *req, const tg_page_t *page, json_t *items, tg_pa
             free(enc);
         }
     }
+    return next;
+}
+
+const char *tg_page_id_key(tg_req_t *req, const json_t *row)
+{
+    return tg_arena_printf(req->arena, "%lld", json_integer_value(json_object_get(row, "id")));
+}
+
+void tg_page_reply_fn(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key)
+{
+    json_t *next = tg_page_next(req, page, items, key);
     tg_resp_json(req, 200, json_pack("{s:o, s:o}", "items", items, "next_cursor", next));
 }
 

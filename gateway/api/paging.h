@@ -17,9 +17,21 @@ typedef struct {
 
 /* Read limit and cursor; on a bad value answers 400 and returns -1. */
 int tg_page_or_reply(tg_req_t *req, tg_page_t *page);
+/* For lists ordered by a numeric id: the page's cursor as the positive id
+ * of the last row shown (0 on the first page). On a cursor that holds
+ * anything else answers 400 and returns -1. */
+int tg_page_after_id_or_reply(tg_req_t *req, const tg_page_t *page, long *id);
 /* The cursor text for a row (arena memory), e.g. its name. */
 typedef const char *(*tg_page_key_fn)(tg_req_t *req, const json_t *row);
 
+/* The key of rows ordered by their integer "id" (with
+ * tg_page_after_id_or_reply). */
+const char *tg_page_id_key(tg_req_t *req, const json_t *row);
+
+/* The next_cursor of a page (new reference): the store is asked for
+ * limit+1 rows, and an extra row, removed here from `items`, means there is
+ * a next page, whose cursor encodes key(last row shown); null otherwise. */
+json_t *tg_page_next(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key);
 /* Answer 200 with {items, next_cursor}; `items` is stolen. The store is
  * asked for limit+1 rows: an extra row means there is a next page, whose
  * cursor encodes key(last row shown). */

@@ -2,7 +2,6 @@
 #include "api/policies.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "api/app.h"
@@ -420,18 +419,9 @@ void tg_api_policy_versions(tg_req_t *req)
     tg_page_t page;
     if (tg_page_or_reply(req, &page) != 0)
         return;
-    long before = 0;
-    if (page.after) {
-        char *end = NULL;
-        before = strtol(page.after, &end, 10);
-        if (*end || before <= 0) {
-            json_t *errors = json_array();
-            json_array_append_new(
-                errors, tg_problem_error("cursor", 0, 0, "is not a cursor this server issued"));
-            tg_problem(req, TG_EINVAL, errors, "invalid query parameter cursor");
-            return;
-        }
-    }
+    long before;
+    if (tg_page_after_id_or_reply(req, &page, &before) != 0)
+        return;
     tg_db_conn_t *conn = tg_app_db_or_reply(req);
     if (!conn)
         return;

@@ -33,24 +33,14 @@ static json_t *qv_get(qv_live_t *lv, const tg_kube_ref_t *ref)
     if (!lv->kube)
         return NULL;
     lv->asked++;
-    char *path = tg_kube_path(ref);
-    if (!path) {
-        lv->failed++;
-        return NULL;
-    }
-    tg_kube_req_t req = {.verb = TG_KUBE_VERB_GET,
-                         .path = path,
-                         .retry = TG_KUBE_RETRY_NONE,
-                         .timeout_ms = QV_TIMEOUT_MS};
     tg_kube_result_t res;
     tg_kube_result_init(&res);
     json_t *body = NULL;
-    if (tg_kube_request(lv->kube, &req, &res) == TG_OK)
+    if (tg_kube_get_once(lv->kube, ref, QV_TIMEOUT_MS, &res) == TG_OK)
         body = tg_kube_result_take_body(&res);
     else if (res.reason != TG_KUBE_R_NOT_FOUND)
         lv->failed++;
     tg_kube_result_clean(&res);
-    free(path);
     return body;
 }
 
@@ -246,9 +236,7 @@ static json_t *qv_item(const json_t *run, const json_t *wl, const json_t *vis_it
 void tg_api_workspace_queue(tg_req_t *req)
 {
     const char *ws = tg_req_param(req, "ws");
-    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_VIEWER) == TG_ROLE_NONE)
-        return;
-    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    tg_db_conn_t *conn = tg_authz_workspace_db_or_reply(req, ws, TG_ROLE_VIEWER);
     if (!conn)
         return;
     json_t *view = NULL;

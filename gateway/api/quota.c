@@ -168,11 +168,9 @@ void tg_api_quota_request_create(tg_req_t *req)
     const char *ws = tg_req_param(req, "ws");
     if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_RESEARCHER) == TG_ROLE_NONE)
         return;
-    const char *key = tg_req_header(req, "Idempotency-Key");
-    if (key && (!*key || strlen(key) > 255)) {
-        tg_problem(req, TG_EINVAL, NULL, "Idempotency-Key must be 1 to 255 characters");
+    const char *key;
+    if (tg_req_idempotency_key_or_reply(req, &key) != 0)
         return;
-    }
     json_t *body = tg_req_json_body_or_reply(req);
     if (!body)
         return;

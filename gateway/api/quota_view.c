@@ -2,7 +2,6 @@
 #include "api/quota_view.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "api/app.h"
@@ -44,22 +43,14 @@ static json_t *qv_get(qv_ctx_t *c, const tg_kube_gvr_t *gvr, const char *ns, con
     if (!c->kube)
         return NULL;
     tg_kube_ref_t ref = {.gvr = gvr, .ns = ns, .name = name};
-    char *path = tg_kube_path(&ref);
-    if (!path)
-        return NULL;
-    tg_kube_req_t kr = {.verb = TG_KUBE_VERB_GET,
-                        .path = path,
-                        .retry = TG_KUBE_RETRY_NONE,
-                        .timeout_ms = QV_TIMEOUT_MS};
     tg_kube_result_t res;
     tg_kube_result_init(&res);
     json_t *out = NULL;
-    if (tg_kube_request(c->kube, &kr, &res) == TG_OK)
+    if (tg_kube_get_once(c->kube, &ref, QV_TIMEOUT_MS, &res) == TG_OK)
         out = tg_kube_result_take_body(&res);
     else if (res.reason != TG_KUBE_R_NOT_FOUND)
         qv_fail(c, &res);
     tg_kube_result_clean(&res);
-    free(path);
     return out;
 }
 
@@ -440,9 +431,7 @@ static json_t *qv_queue(qv_ctx_t *c, tg_db_conn_t *conn, const char *ws, const j
 void tg_api_quota_view(tg_req_t *req)
 {
     const char *ws = tg_req_param(req, "ws");
-    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_VIEWER) == TG_ROLE_NONE)
-        return;
-    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    tg_db_conn_t *conn = tg_authz_workspace_db_or_reply(req, ws, TG_ROLE_VIEWER);
     if (!conn)
         return;
     tg_app_t *app = tg_req_app(req);

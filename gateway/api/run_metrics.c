@@ -100,11 +100,7 @@ void tg_api_run_metrics(tg_req_t *req)
     metrics_query_t q;
     if (metrics_query_or_reply(req, &q) != 0)
         return;
-    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_VIEWER, NULL);
-    if (!run)
-        return;
-    json_decref(run);
-    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    tg_db_conn_t *conn = tg_api_run_readable_or_reply(req);
     if (!conn)
         return;
     const char *id = tg_req_param(req, "id");
@@ -129,11 +125,7 @@ void tg_api_run_metrics(tg_req_t *req)
 
 void tg_api_run_checkpoints(tg_req_t *req)
 {
-    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_VIEWER, NULL);
-    if (!run)
-        return;
-    json_decref(run);
-    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    tg_db_conn_t *conn = tg_api_run_readable_or_reply(req);
     if (!conn)
         return;
     const char *id = tg_req_param(req, "id");

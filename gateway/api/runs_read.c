@@ -74,6 +74,15 @@ static const char *runs_cursor(tg_req_t *req, const json_t *run)
     return tg_arena_printf(req->arena, "%s|%s", at ? at : "", id ? id : "");
 }
 
+tg_db_conn_t *tg_api_run_readable_or_reply(tg_req_t *req)
+{
+    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_VIEWER, NULL);
+    if (!run)
+        return NULL;
+    json_decref(run);
+    return tg_app_db_or_reply(req);
+}
+
 void tg_api_runs_list(tg_req_t *req)
 {
     tg_page_t page;
@@ -159,11 +168,9 @@ void tg_api_run_events(tg_req_t *req)
             return;
         }
     }
-    json_t *run = tg_api_run_load_or_reply(req, TG_ROLE_VIEWER, NULL);
-    if (!run)
+    tg_db_conn_t *conn = tg_api_run_readable_or_reply(req);
+    if (!conn)
         return;
-    json_decref(run);
-    tg_db_conn_t *conn = tg_app_db_or_reply(req);
     json_t *events = NULL;
     tg_rc_e rc = tg_store_events_list(conn, tg_req_param(req, "id"), after, 1000, &events);
     if (rc != TG_OK)

@@ -55,6 +55,22 @@ static json_t *submit_context_or_reply(tg_req_t *req, const char *ws)
     return ctx;
 }
 
+/* What a submission and a dry run start from: the caller a researcher in
+ * `ws`, a valid Idempotency-Key in *key when `key` is not NULL, the payload
+ * parsed into *p; returns the workspace's resolution context (new
+ * reference). Otherwise answers and returns NULL. */
+static json_t *submit_begin_or_reply(tg_req_t *req, const char *ws, const char **key,
+                                     tg_payload_t *p)
+{
+    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_RESEARCHER) == TG_ROLE_NONE)
+        return NULL;
+    if (key && tg_req_idempotency_key_or_reply(req, key) != 0)
+        return NULL;
+    if (tg_payload_parse_or_reply(req, p) != 0)
+        return NULL;
+    return submit_context_or_reply(req, ws);
+}
+
 static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_t *ctx,
                                const char *run_id, json_t **out)
 {
@@ -87,12 +103,8 @@ static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_
 void tg_api_runs_validate(tg_req_t *req)
 {
     const char *ws = tg_req_param(req, "ws");
-    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_RESEARCHER) == TG_ROLE_NONE)
-        return;
     tg_payload_t p;
-    if (tg_payload_parse_or_reply(req, &p) != 0)
-        return;
-    json_t *ctx = submit_context_or_reply(req, ws);
+    json_t *ctx = submit_begin_or_reply(req, ws, NULL, &p);
     if (!ctx)
         return;
     json_t *out = NULL;
@@ -148,17 +160,9 @@ static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, 
 void tg_api_runs_submit(tg_req_t *req)
 {
     const char *ws = tg_req_param(req, "ws");
-    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_RESEARCHER) == TG_ROLE_NONE)
-        return;
-    const char *key = tg_req_header(req, "Idempotency-Key");
-    if (key && (!*key || strlen(key) > 255)) {
-        tg_problem(req, TG_EINVAL, NULL, "Idempotency-Key must be 1 to 255 characters");
-        return;
-    }
+    const char *key = NULL;
     tg_payload_t p;
-    if (tg_payload_parse_or_reply(req, &p) != 0)
-        return;
-    json_t *ctx = submit_context_or_reply(req, ws);
+    json_t *ctx = submit_begin_or_reply(req, ws, &key, &p);
     if (!ctx)
         return;
     char id[TG_UUID_LEN + 1];

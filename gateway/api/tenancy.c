@@ -20,16 +20,19 @@ void tg_api_my_workspaces(tg_req_t *req)
         return;
     json_t *items = NULL;
     tg_rc_e rc = tg_store_member_workspaces(conn, who->subject, tg_who_groups_literal(req),
-                                            who->is_admin && !who->pat_workspace, &items);
+                                            who->is_admin || who->pat_admin, &items);
     if (rc != TG_OK) {
         tg_problem(req, rc, NULL, "the workspaces could not be listed");
         return;
     }
-    if (who->pat_workspace) { /* a token sees only its own workspace */
+    if (who->pat_workspace) { /* a token sees only its own workspace, at most at its role */
         for (size_t i = json_array_size(items); i-- > 0;) {
-            const char *n = json_string_value(json_object_get(json_array_get(items, i), "name"));
-            if (strcmp(n, who->pat_workspace) != 0)
+            json_t *w = json_array_get(items, i);
+            tg_role_e role = tg_role_parse(json_string_value(json_object_get(w, "role")));
+            if (strcmp(json_string_value(json_object_get(w, "name")), who->pat_workspace) != 0)
                 json_array_remove(items, i);
+            else if (who->pat_role < role)
+                json_object_set_new(w, "role", json_string(tg_role_name(who->pat_role)));
         }
     }
     tg_resp_json(req, 200, json_pack("{s:o, s:n}", "items", items, "next_cursor"));
@@ -54,10 +57,11 @@ void tg_api_my_workspace(tg_req_t *req)
 void tg_api_workspace_profiles(tg_req_t *req)
 {
     const char *ws = tg_req_param(req, "ws");
-    if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_VIEWER) == TG_ROLE_NONE)
+    tg_db_conn_t *conn = tg_authz_workspace_db_or_reply(req, ws, TG_ROLE_VIEWER);
+    if (!conn)
         return;
     json_t *ctx = NULL;
-    tg_rc_e rc = tg_store_resolve_context(tg_app_db_or_reply(req), ws, &ctx);
+    tg_rc_e rc = tg_store_resolve_context(conn, ws, &ctx);
     if (rc != TG_OK) {
         tg_problem(req, rc, NULL, "the profiles could not be read");
         return;
@@ -106,11 +110,21 @@ void tg_api_tokens_create(tg_req_t *req)
         rc = tg_auth_pat_hash(secret, strlen(secret), digest, sizeof(digest));
     tg_uuid_v4(id);
     json_t *days = json_object_get(body, "expires_in_days");
+    /* what made the minter a member goes with the token, so that its use is
+     * checked against the same membership (authz.c) */
+    const tg_store_token_t t = {
+        .id = id,
+        .sha256 = digest,
+        .subject = who->subject,
+        .name = json_string_value(json_object_get(body, "name")),
+        .workspace = ws,
+        .role = tg_role_name(want),
+        .minter_groups = tg_who_groups_literal(req),
+        .minter_admin = who->is_admin,
+        .days = days ? (int)json_integer_value(days) : 90,
+    };
     if (rc == TG_OK)
-        rc = tg_store_token_insert(tg_app_db_or_reply(req), id, digest, who->subject,
-                                   json_string_value(json_object_get(body, "name")), ws,
-                                   tg_role_name(want), days ? (int)json_integer_value(days) : 90,
-                                   &view);
+        rc = tg_store_token_insert(tg_app_db_or_reply(req), &t, &view);
     json_decref(body);
     if (rc != TG_OK) {
         tg_problem(req, rc, NULL, "the token could not be created");

@@ -166,26 +166,6 @@ tg_auth_reason_e tg_auth_jwt_parse(const char *tok, size_t len, tg_auth_jwt_t *o
     return TG_AUTH_OK;
 }
 
-static jwt_alg_t alg_to_libjwt(tg_auth_alg_e alg)
-{
-    switch (alg) {
-    case TG_AUTH_ALG_RS256:
-        return JWT_ALG_RS256;
-    case TG_AUTH_ALG_RS384:
-        return JWT_ALG_RS384;
-    case TG_AUTH_ALG_RS512:
-        return JWT_ALG_RS512;
-    case TG_AUTH_ALG_ES256:
-        return JWT_ALG_ES256;
-    case TG_AUTH_ALG_ES384:
-        return JWT_ALG_ES384;
-    case TG_AUTH_ALG_HS256:
-        return JWT_ALG_HS256;
-    default:
-        return JWT_ALG_INVAL;
-    }
-}
-
 tg_auth_reason_e tg_auth_jwt_check_signature(const tg_auth_jwt_t *j, const char *tok,
                                              const tg_auth_key_t *key)
 {
@@ -214,7 +194,7 @@ tg_auth_reason_e tg_auth_jwt_check_signature(const tg_auth_jwt_t *j, const char 
     if (jwt_decode(&jwt, copy, key->material, (int)key->material_len) != 0 || !jwt)
         goto out;
     /* Belt and braces: libjwt must have verified with the pinned alg. */
-    if (jwt_get_alg(jwt) != alg_to_libjwt(key->alg)) {
+    if (jwt_get_alg(jwt) != tg_auth_alg_libjwt(key->alg)) {
         r = TG_AUTH_ALG_NOT_ALLOWED;
         goto out;
     }

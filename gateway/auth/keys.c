@@ -39,6 +39,13 @@ static const char *const alg_names[TG_AUTH_ALG_COUNT] = {
     [TG_AUTH_ALG_HS256] = "HS256",
 };
 
+static const jwt_alg_t alg_libjwt[TG_AUTH_ALG_COUNT] = {
+    [TG_AUTH_ALG_INVALID] = JWT_ALG_INVAL, [TG_AUTH_ALG_RS256] = JWT_ALG_RS256,
+    [TG_AUTH_ALG_RS384] = JWT_ALG_RS384,   [TG_AUTH_ALG_RS512] = JWT_ALG_RS512,
+    [TG_AUTH_ALG_ES256] = JWT_ALG_ES256,   [TG_AUTH_ALG_ES384] = JWT_ALG_ES384,
+    [TG_AUTH_ALG_HS256] = JWT_ALG_HS256,
+};
+
 const char *tg_auth_alg_name(tg_auth_alg_e alg)
 {
     return (unsigned)alg < TG_AUTH_ALG_COUNT ? alg_names[alg] : "invalid";
@@ -53,6 +60,11 @@ tg_auth_alg_e tg_auth_alg_parse(const char *name)
         if (strcmp(name, alg_names[i]) == 0)
             return (tg_auth_alg_e)i;
     return TG_AUTH_ALG_INVALID;
+}
+
+jwt_alg_t tg_auth_alg_libjwt(tg_auth_alg_e alg)
+{
+    return (unsigned)alg < TG_AUTH_ALG_COUNT ? alg_libjwt[alg] : JWT_ALG_INVAL;
 }
 
 size_t tg_auth_alg_es_sig_len(tg_auth_alg_e alg)

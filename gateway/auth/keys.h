@@ -13,6 +13,7 @@
 #ifndef TG_AUTH_KEYS_H
 #define TG_AUTH_KEYS_H
 
+#include <jwt.h>
 #include <stddef.h>
 
 #include "core/mem.h"
@@ -34,6 +35,9 @@ const char *tg_auth_alg_name(tg_auth_alg_e alg);
 /* Exact, case-sensitive JOSE name → alg; TG_AUTH_ALG_INVALID otherwise
  * (including "none", "None", "HS384", "PS256", "EdDSA"). */
 tg_auth_alg_e tg_auth_alg_parse(const char *name);
+/* libjwt's constant for the algorithm (JWT_ALG_INVAL for INVALID): verifying
+ * and minting must name an algorithm to libjwt the same way. */
+jwt_alg_t tg_auth_alg_libjwt(tg_auth_alg_e alg);
 /* Raw R||S signature length for ES algorithms (64, 96); 0 for the others. */
 size_t tg_auth_alg_es_sig_len(tg_auth_alg_e alg);
 

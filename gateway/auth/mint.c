@@ -15,26 +15,6 @@
 
 #define MINT_KEY_FILE_MAX (64 * 1024)
 
-static jwt_alg_t mint_alg(tg_auth_alg_e a)
-{
-    switch (a) {
-    case TG_AUTH_ALG_RS256:
-        return JWT_ALG_RS256;
-    case TG_AUTH_ALG_RS384:
-        return JWT_ALG_RS384;
-    case TG_AUTH_ALG_RS512:
-        return JWT_ALG_RS512;
-    case TG_AUTH_ALG_ES256:
-        return JWT_ALG_ES256;
-    case TG_AUTH_ALG_ES384:
-        return JWT_ALG_ES384;
-    case TG_AUTH_ALG_HS256:
-        return JWT_ALG_HS256;
-    default:
-        return JWT_ALG_INVAL;
-    }
-}
-
 /* The claims object (new reference). */
 static json_t *mint_claims(const tg_auth_mint_t *m, time_t iat, long ttl)
 {
@@ -126,7 +106,7 @@ tg_rc_e tg_auth_mint(const tg_auth_mint_t *m, char **token, char *err, size_t er
         rc = TG_EINTERNAL;
         goto out;
     }
-    if (jwt_set_alg(jwt, mint_alg(alg), (const unsigned char *)key, (int)key_len) != 0) {
+    if (jwt_set_alg(jwt, tg_auth_alg_libjwt(alg), (const unsigned char *)key, (int)key_len) != 0) {
         snprintf(err, errlen, "cannot use the key for %s", tg_auth_alg_name(alg));
         goto out;
     }

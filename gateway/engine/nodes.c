@@ -545,6 +545,20 @@ int tg_nodes_config_check(const tg_nodes_config_t *cfg, char *err, size_t errlen
         cfg->class_labels ? cfg->class_labels : TG_NODES_DEFAULT_CLASS_LABELS, err, errlen);
 }
 
+/* What start set up for the loop's thread, once it is gone (or never ran). */
+static void nodes_release(void)
+{
+    pthread_cond_destroy(&nl.cond);
+    TG_FREE_NULL(nl.conninfo);
+    json_decref(nl.nodes);
+    json_decref(nl.alloc);
+    json_decref(nl.pods);
+    json_decref(nl.dirty);
+    json_decref(nl.force);
+    json_decref(nl.written);
+    nl.nodes = nl.alloc = nl.pods = nl.dirty = nl.force = nl.written = NULL;
+}
+
 int tg_nodes_start(const tg_nodes_config_t *cfg, tg_db_pool_t *pool, tg_kube_client_t *kube,
                    char *err, size_t errlen)
 {
@@ -592,14 +606,7 @@ int tg_nodes_start(const tg_nodes_config_t *cfg, tg_db_pool_t *pool, tg_kube_cli
     pthread_condattr_destroy(&ca);
     if (pthread_create(&nl.thread, NULL, nodes_main, NULL) != 0) {
         snprintf(err, errlen, "cannot start the nodes thread");
-        pthread_cond_destroy(&nl.cond);
-        TG_FREE_NULL(nl.conninfo);
-        json_decref(nl.nodes);
-        json_decref(nl.alloc);
-        json_decref(nl.pods);
-        json_decref(nl.dirty);
-        json_decref(nl.force);
-        json_decref(nl.written);
+        nodes_release();
         return -1;
     }
     nl.started = 1;
@@ -623,15 +630,7 @@ void tg_nodes_stop(void)
     PQfinish(nl.lockconn);
     nl.lockconn = NULL;
     nl.pool = NULL;
-    TG_FREE_NULL(nl.conninfo);
-    pthread_cond_destroy(&nl.cond);
-    json_decref(nl.nodes);
-    json_decref(nl.alloc);
-    json_decref(nl.pods);
-    json_decref(nl.dirty);
-    json_decref(nl.force);
-    json_decref(nl.written);
-    nl.nodes = nl.alloc = nl.pods = nl.dirty = nl.force = nl.written = NULL;
+    nodes_release();
     nl.started = 0;
 }
 

@@ -53,13 +53,19 @@ static tg_rc_e recovery_next(tg_db_conn_t *conn, const char *run_id, const json_
         json_string_value(json_object_get(facts, "object_kind")), reason, delay_ms);
 }
 
+/* Open the transaction a recovery decision is taken in, and read the run's
+ * facts in it (*facts: new reference). */
+static tg_rc_e recovery_begin(tg_db_conn_t *conn, const char *run_id, json_t **facts)
+{
+    tg_rc_e rc = tg_db_begin(conn);
+    return rc == TG_OK ? tg_store_recovery_facts(conn, run_id, facts) : rc;
+}
+
 tg_rc_e tg_recovery_on_failure(tg_db_conn_t *conn, const char *run_id, int attempt,
                                const char *reason, const char *message, const char *source)
 {
     json_t *facts = NULL;
-    tg_rc_e rc = tg_db_begin(conn);
-    if (rc == TG_OK)
-        rc = tg_store_recovery_facts(conn, run_id, &facts);
+    tg_rc_e rc = recovery_begin(conn, run_id, &facts);
     if (rc != TG_OK)
         goto out;
     const char *state = json_string_value(json_object_get(facts, "state"));
@@ -118,9 +124,7 @@ tg_rc_e tg_recovery_resume(tg_db_conn_t *conn, const char *run_id, const char *w
 {
     json_t *facts = NULL;
     const char *oom = NULL;
-    tg_rc_e rc = tg_db_begin(conn);
-    if (rc == TG_OK)
-        rc = tg_store_recovery_facts(conn, run_id, &facts);
+    tg_rc_e rc = recovery_begin(conn, run_id, &facts);
     if (rc != TG_OK)
         goto out;
     const char *state = json_string_value(json_object_get(facts, "state"));

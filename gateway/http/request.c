@@ -48,6 +48,16 @@ json_t *tg_req_json_body_or_reply(tg_req_t *req)
     return j;
 }
 
+int tg_req_idempotency_key_or_reply(tg_req_t *req, const char **key)
+{
+    *key = tg_req_header(req, "Idempotency-Key");
+    if (*key && (!**key || strlen(*key) > 255)) {
+        tg_problem(req, TG_EINVAL, NULL, "Idempotency-Key must be 1 to 255 characters");
+        return -1;
+    }
+    return 0;
+}
+
 static void resp_set(tg_req_t *req, unsigned status, struct MHD_Response *resp,
                      const char *content_type, size_t len)
 {

@@ -69,6 +69,10 @@ const char *tg_req_header(const tg_req_t *req, const char *name);
 /* Parse the body as a JSON object or array. On failure answers 400 naming the
  * line, column and position, and returns NULL. Returns a new reference. */
 json_t *tg_req_json_body_or_reply(tg_req_t *req);
+/* The Idempotency-Key header of a creating POST into *key (NULL when
+ * absent). On one that is empty or over 255 characters answers 400 and
+ * returns -1. */
+int tg_req_idempotency_key_or_reply(tg_req_t *req, const char **key);
 
 /* Answer with JSON (serialised compactly). Steals `body`. */
 void tg_resp_json(tg_req_t *req, unsigned status, json_t *body);

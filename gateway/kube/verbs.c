@@ -90,17 +90,29 @@ static tg_rc_e verbs_send(tg_kube_client_t *c, verbs_call_t *v, tg_kube_req_t *r
     return tg_kube_request(c, req, res);
 }
 
-tg_rc_e tg_kube_get(tg_kube_client_t *c, const tg_kube_ref_t *ref, tg_kube_result_t *res)
+static tg_rc_e verbs_get(tg_kube_client_t *c, const tg_kube_ref_t *ref, tg_kube_retry_e retry,
+                         long timeout_ms, tg_kube_result_t *res)
 {
     verbs_call_t v;
     verbs_call_init(&v);
     tg_rc_e rc = verbs_path(&v, ref, 1, res);
     if (rc == TG_OK) {
-        tg_kube_req_t req = {.verb = TG_KUBE_VERB_GET, .retry = TG_KUBE_RETRY_SAFE};
-        rc = verbs_send(c, &v, &req, NULL, 0, res);
+        tg_kube_req_t req = {.verb = TG_KUBE_VERB_GET, .retry = retry};
+        rc = verbs_send(c, &v, &req, NULL, timeout_ms, res);
     }
     verbs_call_clean(&v);
     return rc;
+}
+
+tg_rc_e tg_kube_get(tg_kube_client_t *c, const tg_kube_ref_t *ref, tg_kube_result_t *res)
+{
+    return verbs_get(c, ref, TG_KUBE_RETRY_SAFE, 0, res);
+}
+
+tg_rc_e tg_kube_get_once(tg_kube_client_t *c, const tg_kube_ref_t *ref, long timeout_ms,
+                         tg_kube_result_t *res)
+{
+    return verbs_get(c, ref, TG_KUBE_RETRY_NONE, timeout_ms, res);
 }
 
 tg_rc_e tg_kube_list(tg_kube_client_t *c, const tg_kube_ref_t *ref, const tg_kube_list_opts_t *o,

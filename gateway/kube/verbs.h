@@ -47,6 +47,10 @@ typedef enum {
 
 /* GET one object (ref->name set; ref->sub optional, e.g. "status"). */
 tg_rc_e tg_kube_get(tg_kube_client_t *c, const tg_kube_ref_t *ref, tg_kube_result_t *res);
+/* tg_kube_get in one attempt within timeout_ms, for a caller that must not
+ * wait on the cluster (the request path): it shows what it has without. */
+tg_rc_e tg_kube_get_once(tg_kube_client_t *c, const tg_kube_ref_t *ref, long timeout_ms,
+                         tg_kube_result_t *res);
 
 /* GET one page of a collection (ref->name NULL). res->body is the List;
  * its metadata.continue (if any) fetches the next page. */

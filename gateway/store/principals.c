@@ -8,10 +8,12 @@
 static tg_stmt_t stmt_token_lookup = TG_STMT(
     "UPDATE api_tokens SET last_used_at = now()"
     " WHERE token_sha256 = $1 AND revoked_at IS NULL AND expires_at > now()"
-    " RETURNING jsonb_build_object('subject', subject, 'workspace', workspace, 'role', role)");
+    " RETURNING jsonb_build_object('subject', subject, 'workspace', workspace, 'role', role,"
+    " 'groups', to_jsonb(minter_groups), 'admin', minter_admin)");
 static tg_stmt_t stmt_token_insert = TG_STMT(
-    "INSERT INTO api_tokens (id, token_sha256, subject, name, workspace, role, expires_at)"
-    " VALUES ($1::uuid, $2, $3, $4, $5, $6, now() + make_interval(days => $7::int))"
+    "INSERT INTO api_tokens (id, token_sha256, subject, name, workspace, role, expires_at,"
+    " minter_groups, minter_admin) VALUES ($1::uuid, $2, $3, $4, $5, $6,"
+    " now() + make_interval(days => $7::int), $8::text[], $9::bool)"
     " RETURNING jsonb_build_object('id', id, 'name', name, 'workspace', workspace, 'role', role,"
     " 'created_at', created_at, 'expires_at', expires_at)");
 static tg_stmt_t stmt_tokens_list = TG_STMT(
@@ -45,14 +47,14 @@ tg_rc_e tg_store_token_lookup(tg_db_conn_t *conn, const char *sha256, json_t **o
     return tg_db_json_one(conn, &stmt_token_lookup, 1, vals, out);
 }
 
-tg_rc_e tg_store_token_insert(tg_db_conn_t *conn, const char *id, const char *sha256,
-                              const char *subject, const char *name, const char *workspace,
-                              const char *role, int days, json_t **out)
+tg_rc_e tg_store_token_insert(tg_db_conn_t *conn, const tg_store_token_t *t, json_t **out)
 {
     char d[16];
-    snprintf(d, sizeof(d), "%d", days);
-    const char *vals[] = {id, sha256, subject, name, workspace, role, d};
-    return tg_db_json_one(conn, &stmt_token_insert, 7, vals, out);
+    snprintf(d, sizeof(d), "%d", t->days);
+    const char *vals[] = {t->id,   t->sha256,        t->subject,
+                          t->name, t->workspace,     t->role,
+                          d,       t->minter_groups, t->minter_admin ? "true" : "false"};
+    return tg_db_json_one(conn, &stmt_token_insert, 9, vals, out);
 }
 
 tg_rc_e tg_store_tokens_list(tg_db_conn_t *conn, const char *subject, json_t **out)

@@ -6,14 +6,24 @@
 
 #include "store/pool.h"
 
+/* A new personal access token. The minter's groups and platform-admin
+ * standing are kept with it because a token carries no identity claims of
+ * its own: at use its role is re-derived from them (api/authz.c). */
+typedef struct {
+    const char *id, *sha256, *subject, *name, *workspace, *role;
+    const char *minter_groups; /* PostgreSQL array literal */
+    int minter_admin;
+    int days; /* lifetime */
+} tg_store_token_t;
+
 /* A live token by the sha256 of its secret (marks it used). *out gets
- * {subject, workspace, role}; TG_ENOTFOUND when unknown, revoked or expired. */
+ * {subject, workspace, role, groups: [..], admin: bool} (groups and admin
+ * as of mint time); TG_ENOTFOUND when unknown, revoked or expired. */
 tg_rc_e tg_store_token_lookup(tg_db_conn_t *conn, const char *sha256, json_t **out) TG_MUSTCHECK;
 /* Store a new token; *out gets its public view {id, name, workspace, role,
  * created_at, expires_at}. */
-tg_rc_e tg_store_token_insert(tg_db_conn_t *conn, const char *id, const char *sha256,
-                              const char *subject, const char *name, const char *workspace,
-                              const char *role, int days, json_t **out) TG_MUSTCHECK;
+tg_rc_e tg_store_token_insert(tg_db_conn_t *conn, const tg_store_token_t *t,
+                              json_t **out) TG_MUSTCHECK;
 /* A subject's tokens, newest first (never the secret). */
 tg_rc_e tg_store_tokens_list(tg_db_conn_t *conn, const char *subject, json_t **out) TG_MUSTCHECK;
 /* Revoke one of the subject's tokens; TG_ENOTFOUND when it is not theirs. */

@@ -835,18 +835,11 @@ def test_owner_reads_what_others_must_not(world, op_id):
 # only (api/authz.c, tg_authz_role_or_reply: a token carries no groups and no
 # platform-admin flag), so a token minted (201) by a platform admin or by a
 # member through a group finds its own workspace "does not exist" (404).
-PAT_ROLE_BUG = ("api/authz.c tg_authz_role_or_reply: a personal access token's role comes "
-                "from direct user membership only; a token minted by a platform admin or a "
-                "group member is 404 in its own workspace")
-
-
-@pytest.mark.xfail(strict=True, reason=PAT_ROLE_BUG)
 def test_token_of_a_platform_admin_reaches_its_workspace(world):
     r = world.req("padmin_pat", "GET", f"/v1/workspaces/{A}", check="token role")
     assert r.status == 200 and r.json()["role"] == "admin", r
 
 
-@pytest.mark.xfail(strict=True, reason=PAT_ROLE_BUG)
 def test_token_of_a_group_member_reaches_its_workspace(world):
     assert world.req("gina", "GET", f"/v1/workspaces/{A}").json()["role"] == "viewer"
     r = world.req("gina_pat", "GET", f"/v1/workspaces/{A}", check="token role")

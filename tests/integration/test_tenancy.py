@@ -117,6 +117,62 @@ def test_personal_access_tokens(gateway, tenants):
     assert gateway.req("GET", "/v1/workspaces/alpha/runs", token=pat).status == 401
 
 
+def mint_pat(gw, minter, ws, role):
+    r = gw.req("POST", "/v1/tokens", token=minter,
+               body={"name": f"{ws}-{role}", "workspace": ws, "role": role})
+    assert r.status == 201, r
+    return r.json()["token"]
+
+
+def my_workspaces(gw, tok):
+    return [(w["name"], w["role"]) for w in gw.req("GET", "/v1/workspaces",
+                                                   token=tok).json()["items"]]
+
+
+def test_a_group_members_token_works_in_its_workspace_at_most_at_its_role(gateway, tenants):
+    r = gateway.req("POST", "/v1/admin/workspaces/alpha/members",
+                    body={"kind": "group", "subject": "ml-leads", "role": "researcher"})
+    assert r.status == 201, r
+    membership = r.json()["id"]
+    dana = tokens.mint("dana", groups=["ml-leads"])  # a member only through the group
+    viewer, researcher = (mint_pat(gateway, dana, "alpha", role)
+                          for role in ("viewer", "researcher"))
+    assert gateway.req("POST", "/v1/tokens", token=dana,
+                       body={"name": "x", "workspace": "alpha", "role": "admin"}).status == 403
+
+    assert gateway.req("GET", "/v1/workspaces/alpha", token=researcher).json()["role"] == "researcher"
+    assert gateway.req("GET", "/v1/workspaces/alpha", token=viewer).json()["role"] == "viewer"
+    assert my_workspaces(gateway, viewer) == [("alpha", "viewer")]
+    # a researcher's action: the researcher token is answered as alice (a
+    # researcher) is, past the role check (alpha has no queue to ask quota of)
+    ask = lambda tok: gateway.req("POST", "/v1/workspaces/alpha/quota-requests", token=tok,
+                                  body={"resource": "cpu", "amount": "1", "reason": "more"})
+    assert ask(viewer).status == 403
+    assert ask(researcher).status == ask(tenants["alice"]).status == 422
+    assert gateway.req("GET", "/v1/workspaces/beta", token=researcher).status == 404
+
+    # the group's membership is what the token stood on: removing it stops the token
+    assert gateway.req("DELETE", f"/v1/admin/workspaces/alpha/members/{membership}").status == 204
+    for tok in (viewer, researcher):
+        r = gateway.req("GET", "/v1/workspaces/alpha", token=tok)
+        assert r.status == 404 and r.json()["detail"] == "workspace alpha does not exist", r
+        assert my_workspaces(gateway, tok) == []
+
+
+def test_a_platform_admins_token_works_only_in_its_workspace_at_its_role(gateway, tenants):
+    admin = tokens.admin_token()  # a platform admin, member of no workspace
+    researcher = mint_pat(gateway, admin, "beta", "researcher")
+    owner = mint_pat(gateway, admin, "beta", "admin")
+
+    assert gateway.req("GET", "/v1/workspaces/beta", token=owner).json()["role"] == "admin"
+    mine = gateway.req("GET", "/v1/workspaces/beta", token=researcher)
+    assert mine.status == 200 and mine.json()["role"] == "researcher", mine
+    assert my_workspaces(gateway, researcher) == [("beta", "researcher")]
+    for tok in (researcher, owner):
+        assert gateway.req("GET", "/v1/workspaces/alpha", token=tok).status == 404
+        assert gateway.req("GET", "/v1/admin/workspaces", token=tok).status == 403
+
+
 def test_every_change_is_audited(gateway, tenants):
     r = gateway.req("POST", "/v1/admin/workspaces", body={"name": "audited", "namespace": "audited"},
                     headers={"X-Request-Id": "audit-probe-1"})

@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "api/app.h"
-#include "store/audit_writer.h"
 #include "api/authn.h"
 #include "api/run_logs.h"
 #include "api/run_logs_stream.h"
@@ -37,6 +36,7 @@
 #include "http/server.h"
 #include "kube/client.h"
 #include "spec/schema.h"
+#include "store/audit_writer.h"
 #include "store/migrate.h"
 #include "store/pool.h"
 
@@ -48,12 +48,8 @@ static long probe_env_long(const char *name, long def)
 
 static int probe_migrate(const tg_config_t *cfg)
 {
-    tg_db_pool_config_t pc = {cfg->database_url,
-                              1,
-                              (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s,
-                              0,
-                              0};
+    tg_db_pool_config_t pc = {cfg->database_url, 1, (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s, 0, 0};
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
     tg_db_conn_t *conn = NULL;
     int status = 1;
@@ -86,16 +82,16 @@ static int probe_serve(const tg_config_t *cfg)
         tg_log_error("probe", "%s", err);
         return 2;
     }
-    tg_db_pool_config_t pc = {cfg->database_url,
-                              (int)cfg->db_pool_size,
-                              (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s,
-                              (int)cfg->db_statement_timeout_ms,
-                              1};
-    tg_app_t app = {.cfg = cfg,
-                    .authn = authn,
-                    .pool = tg_db_pool_new(&pc),
-                    .audit = tg_audit_writer_start(&pc)};
+    tg_db_pool_config_t pc = {cfg->database_url, (int)cfg->db_pool_size,
+                              (int)cfg->db_checkout_timeout_ms, (int)cfg->db_connect_timeout_s,
+                              (int)cfg->db_statement_timeout_ms, 1};
+    tg_app_t app = {.cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc)};
+    /* every mutating request waits for its audit row, as in main.c */
+    app.audit = tg_audit_writer_start(&pc);
+    if (!app.audit) {
+        tg_log_error("probe", "cannot start the audit writer");
+        return 1;
+    }
     tg_spec_limits_default(&app.limits);
     app.schema = tg_spec_schema_load_file(cfg->schema_file, err, sizeof(err));
 
