@@ -1,10 +1,12 @@
 /* The watch event ring. */
 #include "evring.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store.h"
 #include "util.h"
@@ -16,11 +18,14 @@ struct ks_evline_s {
     char text[];
 };
 
+static pthread_mutex_t g_rlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_rcond;
 static ks_event_t *g_ring;
 static size_t g_cap;
 static size_t g_start; /* index of the oldest event */
 static size_t g_len;
 static uint64_t g_floor; /* events with rv <= floor were dropped */
+static uint64_t g_last;  /* rv of the newest event */
 static char *g_buf;      /* serialisation scratch, reused under the store lock */
 static size_t g_bufcap;
 
@@ -28,6 +33,11 @@ static const char *type_names[] = {"ADDED", "MODIFIED", "DELETED"};
 
 void ks_ring_init(size_t cap)
 {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&g_rcond, &ca);
+    pthread_condattr_destroy(&ca);
     g_cap = cap ? cap : 1;
     g_ring = tg_xcalloc(g_cap, sizeof(*g_ring));
 }
@@ -64,10 +74,12 @@ static ks_evline_t *line_new(int type, json_t *obj)
 
 void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj)
 {
+    ks_evline_t *line = line_new(type, obj);
+    ks_event_t dropped = {0, 0, 0, NULL};
+    pthread_mutex_lock(&g_rlock);
     if (g_len == g_cap) {
-        ks_event_t *old = &g_ring[g_start];
-        g_floor = old->rv;
-        ks_event_clean(old);
+        dropped = g_ring[g_start];
+        g_floor = dropped.rv;
         g_start = (g_start + 1) % g_cap;
         g_len--;
     }
@@ -75,14 +87,50 @@ void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj)
     ev->rv = rv;
     ev->type = type;
     ev->rt = rt;
-    ev->line = line_new(type, obj);
+    ev->line = line;
     g_len++;
+    g_last = rv;
+    pthread_mutex_unlock(&g_rlock);
+    ks_event_clean(&dropped);
+}
+
+void ks_ring_notify(void)
+{
+    pthread_mutex_lock(&g_rlock);
+    pthread_cond_broadcast(&g_rcond);
+    pthread_mutex_unlock(&g_rlock);
+}
+
+int ks_ring_wait(uint64_t rv, double secs)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long long ns = (long long)(secs * 1e9) + ts.tv_nsec;
+    ts.tv_sec += (time_t)(ns / 1000000000LL);
+    ts.tv_nsec = (long)(ns % 1000000000LL);
+    pthread_mutex_lock(&g_rlock);
+    if (g_last <= rv)
+        pthread_cond_timedwait(&g_rcond, &g_rlock, &ts);
+    int newer = g_last > rv;
+    pthread_mutex_unlock(&g_rlock);
+    return newer;
+}
+
+uint64_t ks_ring_last_rv(void)
+{
+    pthread_mutex_lock(&g_rlock);
+    uint64_t rv = g_last;
+    pthread_mutex_unlock(&g_rlock);
+    return rv;
 }
 
 size_t ks_events_since(uint64_t since, ks_event_t *out, size_t max)
 {
-    if (since < g_floor)
+    pthread_mutex_lock(&g_rlock);
+    if (since < g_floor) {
+        pthread_mutex_unlock(&g_rlock);
         return (size_t)-1;
+    }
     /* Binary search for the first event with rv > since. */
     size_t lo = 0, hi = g_len;
     while (lo < hi) {
@@ -97,6 +145,7 @@ size_t ks_events_since(uint64_t since, ks_event_t *out, size_t max)
         out[n] = g_ring[(g_start + i) % g_cap];
         atomic_fetch_add(&out[n].line->refs, 1);
     }
+    pthread_mutex_unlock(&g_rlock);
     return n;
 }
 

@@ -566,8 +566,10 @@ void ks_pods_observe(int rt, json_t *old, json_t *obj)
     }
     ks_prun_t *run = run_find(ks_meta_uid(old));
     if (run) {
+        /* Freed in the next pass (free_gone), which this queued name brings. */
         run->gone = 1;
         g_gone = 1;
+        ks_work_add_obj(KS_WQ_KUBELET, rt, old);
     }
 }
 

@@ -104,6 +104,7 @@ void ks_unlock(void)
         g_dirty = 1;
         pthread_cond_broadcast(&g_watch_cond);
         pthread_cond_signal(&g_ctl_cond);
+        ks_ring_notify();
     }
     pthread_mutex_unlock(&g_lock);
 }
@@ -127,6 +128,7 @@ void ks_store_kick(void)
 {
     pthread_cond_broadcast(&g_watch_cond);
     pthread_cond_signal(&g_ctl_cond);
+    ks_ring_notify();
 }
 
 int ks_store_wait_dirty(double secs)

@@ -58,7 +58,8 @@ void ks_lock(void);
 /* Releases the lock; wakes watchers and the controller when something was
  * published while it was held. */
 void ks_unlock(void);
-/* With the lock held: wait until a new event is published or `secs` pass. */
+/* With the lock held: wait until a new event is published or `secs` pass.
+ * (Watch streams wait in ks_ring_wait instead, without the lock.) */
 void ks_store_wait(double secs);
 /* Wake every waiter (used at shutdown and by watch faults). */
 void ks_store_kick(void);
@@ -106,7 +107,8 @@ size_t ks_store_count(int rt);
 
 /* Events with rv > since, oldest first, up to max. Each copied event holds
  * its own reference to the line (release with ks_event_clean). Returns the
- * count, or (size_t)-1 when `since` is older than the ring holds (410 Gone). */
+ * count, or (size_t)-1 when `since` is older than the ring holds (410 Gone).
+ * Needs no store lock (evring.h). */
 size_t ks_events_since(uint64_t since, ks_event_t *out, size_t max);
 void ks_event_clean(ks_event_t *ev);
 /* The watch line ("{\"type\":...,\"object\":...}\n") and its length. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "evring.h"
 #include "store.h"
 #include "table.h"
 #include "util.h"
@@ -15,6 +16,8 @@
 /* Events taken per fill: enough to batch, small enough that 100 watchers'
  * output buffers stay small. */
 #define KS_WATCH_BATCH 64
+/* After a wakeup, wait this long for more events before sending. */
+#define KS_WATCH_COALESCE_US 2000
 /* An emptied output buffer larger than this is freed, not kept. */
 #define KS_WATCH_KEEP (256 * 1024)
 
@@ -109,7 +112,7 @@ static void emit_gone(ks_watch_t *w, uint64_t asked)
              "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
              "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: "
              "%llu (%llu)\",\"reason\":\"Expired\",\"code\":410}}\n",
-             (unsigned long long)asked, (unsigned long long)ks_store_rv());
+             (unsigned long long)asked, (unsigned long long)ks_ring_last_rv());
     if (tg_buf_puts(&w->out, line) != TG_OK)
         w->done = 1;
     w->done = 1;
@@ -129,7 +132,7 @@ static void fill(ks_watch_t *w)
         usleep(100000);
         return;
     }
-    ks_lock();
+    /* The ring has its own lock: watchers never wait for the store's. */
     size_t n = ks_events_since(w->rv, evs, KS_WATCH_BATCH);
     if (n == 0) {
         double wait = 1.0;
@@ -137,12 +140,11 @@ static void fill(ks_watch_t *w)
             wait = w->next_bookmark - now;
         if (w->deadline - now < wait)
             wait = w->deadline - now;
-        if (wait > 0)
-            ks_store_wait(wait);
+        if (wait > 0 && ks_ring_wait(w->rv, wait))
+            usleep(KS_WATCH_COALESCE_US); /* let a burst gather: fewer wakeups and sends */
         n = ks_events_since(w->rv, evs, KS_WATCH_BATCH);
     }
     uint64_t asked = w->rv;
-    ks_unlock();
     if (n == (size_t)-1) {
         emit_gone(w, asked);
         return;
