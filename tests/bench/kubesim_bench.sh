@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # kubesim scale benchmark: 10,000 simulated Jobs through Kueue with 100
-# watchers; prints objects/s and peak memory. Not part of `make test`.
+# watchers; prints objects/s, the time until all are admitted and complete,
+# and peak memory, and fails unless every Job completed. Not part of
+# `make test`.
 #   tests/bench/kubesim_bench.sh [JOBS] [WATCHERS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -66,6 +66,13 @@ RESOURCES = {
     ("kueue.x-k8s.io/v1beta1", "LocalQueue"): ("localqueues", True),
     ("kueue.x-k8s.io/v1beta1", "Workload"): ("workloads", True),
     ("kueue.x-k8s.io/v1beta1", "WorkloadPriorityClass"): ("workloadpriorityclasses", False),
+    ("v1", "ServiceAccount"): ("serviceaccounts", True),
+    ("apps/v1", "Deployment"): ("deployments", True),
+    ("policy/v1", "PodDisruptionBudget"): ("poddisruptionbudgets", True),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): ("clusterroles", False),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): ("clusterrolebindings", False),
+    ("rbac.authorization.k8s.io/v1", "Role"): ("roles", True),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"): ("rolebindings", True),
 }
 NAMESPACED = {plural: ns for (_, _), (plural, ns) in RESOURCES.items()}
 

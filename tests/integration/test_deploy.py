@@ -3,11 +3,11 @@ against the real Kubernetes, Kueue and KubeRay schemas, apply to kubesim
 with real kubectl 1.32, and agree with the gateway they deploy (its config
 keys, the Kubernetes resources it uses, the files the image holds)."""
 import glob
+import json
 import os
 import re
 import shutil
 import subprocess
-import warnings
 
 import pytest
 import yaml
@@ -18,12 +18,6 @@ from paths import BUILD, REPO
 DEPLOY = os.path.join(REPO, "deploy")
 VALIDATOR = os.path.join(REPO, "tests", "tools", "validate-k8s.js")
 NODE_MODULES = os.path.join(REPO, "tests", "node_modules")
-
-# Kinds of deploy/base that kubesim does not serve (yet): applied where a real
-# apiserver serves them, schema-checked here only.
-NOT_IN_KUBESIM = {"Deployment", "ServiceAccount", "ClusterRole", "ClusterRoleBinding",
-                  "PodDisruptionBudget"}
-
 
 def kubectl():
     k = kubectl_binary()
@@ -205,25 +199,53 @@ def served_kinds(ks):
     return {(line.split()[-3], line.split()[-1]) for line in out.splitlines() if line.strip()}
 
 
-def test_kubectl_applies_the_manifests_to_kubesim(rendered, tmp_path):
+def contains(have, want, path="."):
+    """Every field of `want` is in `have` with the same value (the server may add more)."""
+    if isinstance(want, dict):
+        assert isinstance(have, dict), path
+        for k, v in want.items():
+            assert k in have, f"{path}{k} is missing"
+            contains(have[k], v, f"{path}{k}.")
+    elif isinstance(want, list):
+        assert isinstance(have, list) and len(have) == len(want), path
+        for i, (h, w) in enumerate(zip(have, want)):
+            contains(h, w, f"{path}[{i}].")
+    else:
+        assert have == want, (path, have, want)
+
+
+def test_kubectl_applies_the_manifests_to_kubesim(rendered):
     kubectl()
     with KubeSim(simulated=True) as ks:
-        served = served_kinds(ks)
         base = objects(rendered, "base")
-        ok = [o for o in base if (o["apiVersion"], o["kind"]) in served]
-        missing = sorted({o["kind"] for o in base if (o["apiVersion"], o["kind"]) not in served})
-        assert set(missing) <= NOT_IN_KUBESIM, missing
-        if missing:
-            warnings.warn(f"kubesim does not serve {', '.join(missing)}; applied the rest",
-                          stacklevel=1)
-        f = tmp_path / "served.yaml"
-        f.write_text(yaml.safe_dump_all(ok))
-        out = ks.kubectl("apply", "-f", str(f)).stdout
-        assert out.count("created") == len(ok), out
-        again = ks.kubectl("apply", "-f", str(f)).stdout
-        assert again.count("unchanged") == len(ok), again
-        names = ks.kubectl("get", "-f", str(f), "-o", "name").stdout.split()
-        assert len(names) == len(ok), names
+        unserved = {(o["apiVersion"], o["kind"]) for o in base} - served_kinds(ks)
+        assert not unserved
+        path = rendered["base"][0]
+        out = ks.kubectl("apply", "-f", path).stdout
+        assert out.count(" created") == len(base), out
+        first = json.loads(ks.kubectl("get", "-f", path, "-o", "json").stdout)["items"]
+        again = ks.kubectl("apply", "-f", path).stdout
+        # A PodDisruptionBudget's selector has patchStrategy "replace", so kubectl
+        # always sends it and says "configured"; the server finds nothing changed.
+        assert "poddisruptionbudget.policy/taugate configured" in again, again
+        assert again.count(" unchanged") == len(base) - 1, again
+        got = json.loads(ks.kubectl("get", "-f", path, "-o", "json").stdout)["items"]
+        # nothing was written again (the Job's status moves on as its pod runs)
+        assert [o["metadata"]["resourceVersion"] for o in got if o["kind"] != "Job"] == \
+            [o["metadata"]["resourceVersion"] for o in first if o["kind"] != "Job"]
+        assert [(o["kind"], o["metadata"]["name"]) for o in got] == \
+            [(o["kind"], o["metadata"]["name"]) for o in base]
+        for have, want in zip(got, base):
+            contains(have, want)
+        by_kind = {o["kind"]: o for o in got}
+        assert by_kind["Deployment"]["spec"]["replicas"] == 2
+        assert by_kind["ClusterRole"]["rules"] == one(rendered, "ClusterRole")["rules"]
+        assert by_kind["ClusterRoleBinding"]["roleRef"]["name"] == "taugate"
+        assert by_kind["PodDisruptionBudget"]["spec"]["minAvailable"] == 1
+        out = ks.kubectl("get", "deployment,pdb,serviceaccount", "-n", "taugate-system").stdout
+        assert re.search(r"deployment.apps/taugate\s+0/2\s+0\s+0\s", out), out
+        assert re.search(r"poddisruptionbudget.policy/taugate\s+1\s+N/A\s+0\s", out), out
+        assert re.search(r"serviceaccount/taugate\s+0\s", out), out
         out = ks.kubectl("apply", "-f", rendered["kueue"][0]).stdout
         assert out.count("created") == len(objects(rendered, "kueue")), out
         cqs = ks.kubectl("get", "clusterqueues", "-o", "name").stdout.split()

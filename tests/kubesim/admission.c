@@ -138,17 +138,3 @@ int ks_admission(ks_req_t *r, int rt, json_t *obj, json_t *old)
         ks_jset(obj, "spec.suspend", json_true());
     return 0;
 }
-
-void ks_after_create(int rt, json_t *stored)
-{
-    (void)rt;
-    (void)stored;
-    ks_store_mark_dirty();
-}
-
-void ks_after_update(int rt, json_t *stored)
-{
-    (void)rt;
-    (void)stored;
-    ks_store_mark_dirty();
-}

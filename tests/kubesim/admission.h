@@ -13,8 +13,5 @@ int ks_admission(ks_req_t *r, int rt, json_t *obj, json_t *old);
 /* fieldValidation for CRs: unknown fields give 400 under Strict, a Warning
  * under Warn, and are pruned otherwise. Run before defaulting. */
 int ks_admission_fields(ks_req_t *r, int rt, json_t *obj);
-/* Hooks after an API create or update stored an object (lock held). */
-void ks_after_create(int rt, json_t *stored);
-void ks_after_update(int rt, json_t *stored);
 
 #endif

@@ -331,7 +331,6 @@ static void do_create(ks_req_t *r, ks_target_t *t, json_t *o)
             reply_exists(r, t->rt, name);
             goto out;
         }
-        ks_after_create(t->rt, stored);
         json_incref(stored);
     }
     ks_unlock();
@@ -388,8 +387,6 @@ static void finish_update(ks_req_t *r, ks_target_t *t, json_t *old, json_t *o)
     }
     json_t *stored = NULL;
     ks_store_update(t->rt, o, &stored);
-    if (stored)
-        ks_after_update(t->rt, stored);
     json_t *reply = stored ? json_incref(stored) : NULL;
     ks_unlock();
     if (reply)

@@ -12,34 +12,66 @@
 #include "scheduler.h"
 #include "store.h"
 #include "util.h"
+#include "work.h"
+
+/* KubeRay's controller still polls (few objects, driver state and TTLs). */
+#define RAY_POLL_SECS 0.1
 
 static pthread_t g_thread;
 static volatile int g_stop;
 static int g_started;
 static unsigned long g_passes;
 
+/* Every published change, turned into each controller's work. */
+static void on_change(int rt, json_t *old, json_t *obj)
+{
+    ks_gc_observe(rt, old, obj);
+    ks_kueue_observe(rt, old, obj);
+    ks_jobs_observe(rt, old, obj);
+    ks_sched_observe(rt, old, obj);
+    ks_pods_observe(rt, old, obj);
+}
+
+void ks_controller_init(void)
+{
+    ks_work_init();
+    ks_store_set_observer(on_change);
+}
+
 static void *ctl_main(void *arg)
 {
     (void)arg;
+    double last_ray = 0;
     ks_lock();
     while (!g_stop) {
-        ks_store_wait_dirty(0.1);
-        if (g_stop)
-            break;
+        double now = ks_now();
+        double next = ks_work_timers(now);
+        int ray = ks_rayjob_active();
+        if (!ks_work_pending() && !(ray && now - last_ray >= RAY_POLL_SECS)) {
+            double wait = ray ? RAY_POLL_SECS - (now - last_ray) : 1.0;
+            if (next >= 0 && next < wait)
+                wait = next;
+            ks_store_wait_dirty(wait > 0.0005 ? wait : 0.0005);
+            continue;
+        }
         double t0 = ks_now();
         /* Order mirrors the cause/effect chain of one reconcile round. */
         ks_gc_pass();
-        ks_rayjob_pass();
+        if (ray) {
+            ks_rayjob_pass();
+            last_ray = t0;
+        }
         ks_kueue_pass();
         ks_jobs_pass();
         ks_sched_pass();
         ks_pods_pass();
         g_passes++;
-        /* Let API requests in: rest at least as long as the pass took, so
-         * a large store never starves clients of the lock. */
+        /* Let API requests in: rounds are bounded (KS_WORK_ROUND), and a
+         * rest of half a round's time keeps the lock for clients at least a
+         * third of the time when the controller is busy. */
         double took = ks_now() - t0;
         ks_unlock();
-        usleep((useconds_t)(2000 + (took < 1.0 ? took : 1.0) * 1e6));
+        usleep((useconds_t)(1000 + (took < 0.5 ? took : 0.5) * 0.5e6));
         ks_lock();
     }
     ks_unlock();
@@ -64,6 +96,15 @@ void ks_controller_stop(void)
     ks_unlock();
     pthread_join(g_thread, NULL);
     g_started = 0;
+}
+
+void ks_controller_shutdown(void)
+{
+    ks_gc_shutdown();
+    ks_kueue_shutdown();
+    ks_sched_shutdown();
+    ks_jobs_shutdown();
+    ks_work_free();
 }
 
 unsigned long ks_controller_passes(void)

@@ -26,8 +26,12 @@ void ks_disc_api(ks_req_t *r)
                             "serverAddress", addr));
 }
 
+/* In the order a real apiserver lists them: built-in groups, then CRDs. */
 static const char *groups[][2] = {
+    {"apps", "v1"},
     {"batch", "v1"},
+    {"policy", "v1"},
+    {"rbac.authorization.k8s.io", "v1"},
     {"ray.io", "v1"},
     {"kueue.x-k8s.io", "v1beta1"},
     {"visibility.kueue.x-k8s.io", "v1beta1"},

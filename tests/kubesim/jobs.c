@@ -9,16 +9,21 @@
 #include "config.h"
 #include "events.h"
 #include "gc.h"
+#include "index.h"
 #include "map.h"
 #include "rtypes.h"
 #include "store.h"
 #include "util.h"
 #include "validate.h"
+#include "work.h"
 
 #define TRACKING "batch.kubernetes.io/job-tracking"
+#define CONTROLLER_UID "batch.kubernetes.io/controller-uid"
 
 /* Job uid -> earliest time a replacement pod may be created. */
 static ks_map_t *g_backoff;
+/* Job uid -> references of its pods (their controller-uid label). */
+static ks_index_t *g_pods;
 
 static int free_val(const char *key, void *val, void *arg)
 {
@@ -30,11 +35,46 @@ static int free_val(const char *key, void *val, void *arg)
 
 void ks_jobs_shutdown(void)
 {
+    ks_index_free(g_pods);
+    g_pods = NULL;
     if (!g_backoff)
         return;
     ks_map_each(g_backoff, free_val, NULL);
     ks_map_free(g_backoff);
     g_backoff = NULL;
+}
+
+void ks_jobs_observe(int rt, json_t *old, json_t *obj)
+{
+    if (rt == KS_RT_JOBS) {
+        if (obj)
+            ks_work_add_obj(KS_WQ_JOBS, rt, obj);
+        return;
+    }
+    if (rt != KS_RT_PODS)
+        return;
+    if (!g_pods)
+        g_pods = ks_index_new();
+    const char *was = ks_label(old, CONTROLLER_UID), *is = ks_label(obj, CONTROLLER_UID);
+    char ref[KS_REF_MAX];
+    ks_ref_of(rt, obj ? obj : old, ref, sizeof(ref));
+    if (was && !ks_streq(was, is))
+        ks_index_del(g_pods, was, ref);
+    if (is)
+        ks_index_add(g_pods, is, ref);
+    /* Every pod change may change its job's counts. */
+    int jrt;
+    json_t *job = ks_store_get_uid(is ? is : was, &jrt);
+    if (job && jrt == KS_RT_JOBS)
+        ks_work_add_obj(KS_WQ_JOBS, jrt, job);
+}
+
+/* Sync the job again at time t (back-off end, deadline, TTL). */
+static void sync_at(json_t *job, double t)
+{
+    char ref[KS_REF_MAX];
+    ks_ref_of(KS_RT_JOBS, job, ref, sizeof(ref));
+    ks_work_at(t, KS_WQ_JOBS, ref);
 }
 
 static double backoff_get(const char *uid)
@@ -43,8 +83,10 @@ static double backoff_get(const char *uid)
     return d ? *d : 0;
 }
 
-static void backoff_set(const char *uid, double t)
+static void backoff_set(json_t *job, double t)
 {
+    const char *uid = ks_meta_uid(job);
+    sync_at(job, t);
     if (!g_backoff)
         g_backoff = ks_map_new();
     double *d = ks_map_get(g_backoff, uid);
@@ -186,7 +228,7 @@ static void sync_job(json_t *job, json_t *pods)
         if (!busy)
             return;
     }
-    json_t *c = json_deep_copy(job);
+    json_t *c = ks_copy_for_status(job);
     json_t *st = ks_jobj(c, "status");
     const char *uid = ks_meta_uid(job);
     int suspended = ks_jbool(job, "spec.suspend", 0);
@@ -211,7 +253,7 @@ static void sync_job(json_t *job, json_t *pods)
                                 NULL, 10);
         if (pod_terminal(p)) {
             if (ks_finalizer_has(p, TRACKING)) {
-                json_t *pc = json_deep_copy(p);
+                json_t *pc = ks_copy_for_status(p);
                 ks_finalizer_remove(pc, TRACKING);
                 if (ks_streq(ks_jstr(p, "status.phase"), "Succeeded")) {
                     succeeded++;
@@ -225,7 +267,7 @@ static void sync_job(json_t *job, json_t *pods)
                     if (verdict != 1) {
                         failed++;
                         double base = ks_cfg.backoff_base * pow(2.0, (double)(failed - 1));
-                        backoff_set(uid, ks_now() + (base > 600 ? 600 : base));
+                        backoff_set(job, ks_now() + (base > 600 ? 600 : base));
                     }
                 }
                 ks_store_update(KS_RT_PODS, pc, NULL);
@@ -273,6 +315,7 @@ static void sync_job(json_t *job, json_t *pods)
             } else if (ads > 0 && start > 0 && ks_now() - start >= (double)ads) {
                 ks_cond_set(st, "FailureTarget", "True", "DeadlineExceeded",
                             "Job was active longer than specified deadline", 1);
+
             } else if ((comp > 0 && succeeded >= comp) || (comp < 0 && succeeded > 0 &&
                                                            active == 0)) {
                 ks_cond_set(st, "SuccessCriteriaMet", "True", "CompletionsReached",
@@ -280,6 +323,8 @@ static void sync_job(json_t *job, json_t *pods)
             }
         }
         stop_pods = ks_cond_true(st, "FailureTarget") || ks_cond_true(st, "SuccessCriteriaMet");
+        if (!stop_pods && ads > 0 && start > 0)
+            sync_at(job, start + (double)ads); /* activeDeadlineSeconds */
     }
     if (stop_pods) {
         json_array_foreach(pods, i, p)
@@ -370,54 +415,41 @@ static void sync_job(json_t *job, json_t *pods)
         double t = ks_parse_time(ks_jstr(fc, "lastTransitionTime"));
         if (t > 0 && ks_now() >= t + (double)json_integer_value(ttl))
             ks_delete(KS_RT_JOBS, ks_meta_ns(job), ks_meta_name(job), "Background", -1, NULL);
+        else if (t > 0)
+            sync_at(cur, t + (double)json_integer_value(ttl));
     }
+}
+
+/* The job's pods: those whose controller-uid label names it. */
+static json_t *job_pods(json_t *job)
+{
+    json_t *pods = json_array();
+    char **refs = NULL;
+    size_t n = ks_index_members(g_pods, ks_meta_uid(job), &refs);
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = ks_store_get_ref(refs[i], NULL);
+        if (p && ks_streq(ks_label(p, CONTROLLER_UID), ks_meta_uid(job)))
+            json_array_append(pods, p);
+    }
+    ks_index_release(refs, n);
+    return pods;
 }
 
 void ks_jobs_pass(void)
 {
-    json_t **jobs = NULL, **pods = NULL;
-    size_t nj = ks_store_list(KS_RT_JOBS, NULL, &jobs);
-    if (!nj) {
-        free(jobs);
-        return;
-    }
-    size_t np = ks_store_list(KS_RT_PODS, NULL, &pods);
-    for (size_t i = 0; i < np; i++)
-        json_incref(pods[i]);
-    ks_map_t *by_uid = ks_map_new();
-    for (size_t i = 0; i < np; i++) {
-        const char *cu = ks_label(pods[i], "batch.kubernetes.io/controller-uid");
-        if (!cu)
+    char **refs = NULL;
+    size_t n = ks_work_take(KS_WQ_JOBS, KS_WORK_ROUND, &refs);
+    for (size_t i = 0; i < n; i++) {
+        json_t *job = json_incref(ks_store_get_ref(refs[i], NULL));
+        if (!job)
             continue;
-        json_t *arr = ks_map_get(by_uid, cu);
-        if (!arr) {
-            arr = json_array();
-            ks_map_put(by_uid, cu, arr);
+        if (!ks_jget(job, "metadata.deletionTimestamp") ||
+            !ks_finalizer_has(job, "foregroundDeletion")) {
+            json_t *pods = job_pods(job);
+            sync_job(job, pods);
+            json_decref(pods);
         }
-        json_array_append(arr, pods[i]);
+        json_decref(job);
     }
-    for (size_t i = 0; i < nj; i++)
-        json_incref(jobs[i]);
-    for (size_t i = 0; i < nj; i++) {
-        json_t *arr = ks_map_get(by_uid, ks_meta_uid(jobs[i]));
-        json_t *empty = json_array();
-        if (!ks_jget(jobs[i], "metadata.deletionTimestamp") ||
-            ks_finalizer_has(jobs[i], "foregroundDeletion") == 0)
-            sync_job(jobs[i], arr ? arr : empty);
-        json_decref(empty);
-    }
-    for (size_t i = 0; i < nj; i++) {
-        json_decref(ks_map_del(by_uid, ks_meta_uid(jobs[i])));
-        json_decref(jobs[i]);
-    }
-    /* Pods whose job uid was not in the job list. */
-    for (size_t i = 0; i < np; i++) {
-        const char *cu = ks_label(pods[i], "batch.kubernetes.io/controller-uid");
-        if (cu)
-            json_decref(ks_map_del(by_uid, cu));
-        json_decref(pods[i]);
-    }
-    ks_map_free(by_uid);
-    free(jobs);
-    free(pods);
+    ks_work_release(refs, n);
 }

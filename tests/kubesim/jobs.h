@@ -4,7 +4,11 @@
 #ifndef KS_JOBS_H
 #define KS_JOBS_H
 
-/* One pass over every Job (lock held). */
+#include <jansson.h>
+
+/* Queue the Jobs a store change affects (store.h observer); sync the
+ * queued ones (lock held). */
+void ks_jobs_observe(int rt, json_t *old, json_t *obj);
 void ks_jobs_pass(void);
 void ks_jobs_shutdown(void);
 

@@ -14,6 +14,10 @@
 #include "rtypes.h"
 #include "store.h"
 #include "util.h"
+#include "work.h"
+
+/* Job uid -> reference of its Workload (the job-uid label). */
+static ks_map_t *g_wl_by_job;
 
 int kq_wl_finished(json_t *wl)
 {
@@ -342,7 +346,7 @@ static void sync_workload(json_t *wl)
         if (owner && !ks_jget(owner, "metadata.deletionTimestamp") && rt >= 0 &&
             !ks_jbool(owner, "spec.suspend", 0))
             stop_job(rt, owner, wl, "Workload is deleted");
-        json_t *c = json_deep_copy(wl);
+        json_t *c = ks_copy_for_status(wl);
         if (ks_finalizer_remove(c, KQ_FINALIZER))
             kq_wl_update(c);
         else
@@ -353,7 +357,7 @@ static void sync_workload(json_t *wl)
         return; /* the garbage collector removes orphans */
     if (kq_wl_finished(wl) && !ks_finalizer_has(wl, KQ_FINALIZER))
         return; /* done; skip the copy */
-    json_t *c = json_deep_copy(wl);
+    json_t *c = ks_copy_for_status(wl);
     json_t *st = ks_jobj(c, "status");
     int ok = 0;
     const char *msg = NULL;
@@ -415,250 +419,167 @@ static void sync_workload(json_t *wl)
     kq_wl_update(c);
 }
 
-/* Workloads for every queued job that has none yet. */
-static void ensure_workloads(int rt, ks_map_t *by_job)
+/* A Workload for a queued job that has none yet. */
+static void ensure_workload(int rt, json_t *job)
 {
-    json_t **jobs = NULL;
-    size_t n = ks_store_list(rt, NULL, &jobs);
-    for (size_t i = 0; i < n; i++) {
-        json_t *job = jobs[i];
-        if (!ks_label(job, KQ_QUEUE_LABEL) || managed_by_parent(job) ||
-            ks_jget(job, "metadata.deletionTimestamp") || ks_map_get(by_job, ks_meta_uid(job)))
-            continue;
-        int ok;
-        const char *msg;
-        if (job_finished(rt, job, &ok, &msg))
-            continue;
-        char name[320];
-        wl_name(rt == KS_RT_JOBS ? "Job" : "RayJob", rt == KS_RT_JOBS ? "batch" : "ray.io", job,
-                name, sizeof(name));
-        if (ks_store_get(KS_RT_WORKLOADS, ks_meta_ns(job), name))
-            continue;
-        create_workload(rt, job, name);
-    }
-    free(jobs);
+    if (!ks_label(job, KQ_QUEUE_LABEL) || managed_by_parent(job) ||
+        ks_jget(job, "metadata.deletionTimestamp") || ks_map_get(g_wl_by_job, ks_meta_uid(job)))
+        return;
+    int ok;
+    const char *msg;
+    if (job_finished(rt, job, &ok, &msg))
+        return;
+    char name[320];
+    wl_name(rt == KS_RT_JOBS ? "Job" : "RayJob", rt == KS_RT_JOBS ? "batch" : "ray.io", job, name,
+            sizeof(name));
+    if (ks_store_get(KS_RT_WORKLOADS, ks_meta_ns(job), name))
+        return;
+    create_workload(rt, job, name);
 }
 
-static void queue_status(void);
+/* ---- what each store change asks of Kueue ---- */
 
-void ks_kueue_pass(void)
+static int queue_all(json_t *o, void *arg)
 {
-    json_t **wls = NULL;
-    size_t n = ks_store_list(KS_RT_WORKLOADS, NULL, &wls);
-    ks_map_t *by_job = ks_map_new();
-    for (size_t i = 0; i < n; i++) {
-        json_incref(wls[i]);
-        const char *ju = ks_label(wls[i], KQ_JOBUID_LABEL);
-        if (ju)
-            ks_map_put(by_job, ju, wls[i]);
-    }
-    ensure_workloads(KS_RT_JOBS, by_job);
-    ensure_workloads(KS_RT_RAYJOBS, by_job);
-    ks_map_free(by_job);
-    for (size_t i = 0; i < n; i++) {
-        sync_workload(wls[i]);
-        json_decref(wls[i]);
-    }
-    free(wls);
-    kq_admit_pass();
-    queue_status();
-}
-
-/* ---- ClusterQueue and LocalQueue status ---- */
-
-typedef struct {
-    long long pending, reserving, admitted;
-    json_t *usage; /* flavor -> {res -> milli} */
-} qcount_t;
-
-static qcount_t *qc_get(ks_map_t *m, const char *key)
-{
-    qcount_t *q = ks_map_get(m, key);
-    if (!q) {
-        q = tg_xcalloc(1, sizeof(*q));
-        q->usage = json_object();
-        ks_map_put(m, key, q);
-    }
-    return q;
-}
-
-static int qc_free(const char *key, void *val, void *arg)
-{
-    (void)key;
-    (void)arg;
-    qcount_t *q = val;
-    json_decref(q->usage);
-    free(q);
+    int *qrt = arg;
+    ks_work_add_obj(qrt[0], qrt[1], o);
     return 0;
 }
 
-static void add_usage(qcount_t *q, json_t *wl)
+static void queue_every(int q, int rt)
 {
-    size_t i;
-    json_t *a;
-    json_array_foreach(ks_jget(wl, "status.admission.podSetAssignments"), i, a)
-    {
-        const char *res;
-        json_t *fl;
-        json_object_foreach(json_object_get(a, "flavors"), res, fl)
-        {
-            json_t *f = json_object_get(q->usage, json_string_value(fl));
-            if (!f) {
-                f = json_object();
-                json_object_set_new(q->usage, json_string_value(fl), f);
-            }
-            long long v = ks_qty_json(ks_jget(a, "resourceUsage") ? json_object_get(
-                                                                        ks_jget(a, "resourceUsage"),
-                                                                        res)
-                                                                  : NULL);
-            json_object_set_new(f, res, json_integer(json_integer_value(json_object_get(f, res)) + v));
+    int qrt[2] = {q, rt};
+    ks_store_each(rt, queue_all, qrt);
+}
+
+static void observe_workload(json_t *old, json_t *obj)
+{
+    json_t *w = obj ? obj : old;
+    const char *ju = ks_label(w, KQ_JOBUID_LABEL);
+    char ref[KS_REF_MAX];
+    ks_ref_of(KS_RT_WORKLOADS, w, ref, sizeof(ref));
+    if (obj) {
+        if (ju && !old)
+            free(ks_map_put(g_wl_by_job, ju, tg_xstrdup(ref)));
+        ks_work_add(KS_WQ_WORKLOADS, ref);
+    } else if (ju) {
+        const char *cur = ks_map_get(g_wl_by_job, ju);
+        if (cur && !strcmp(cur, ref))
+            free(ks_map_del(g_wl_by_job, ju));
+        /* The job may need a new one. */
+        int jrt;
+        json_t *job = ks_store_get_uid(ju, &jrt);
+        if (job)
+            ks_work_add_obj(KS_WQ_QUEUED, jrt, job);
+    }
+    kq_admit_observe(old, obj);
+    kq_status_observe(old, obj);
+}
+
+/* Did anything admission depends on change (not just status)? */
+static int spec_moved(json_t *old, json_t *obj)
+{
+    return !old || !obj || ks_jint(old, "metadata.generation", 0) !=
+                               ks_jint(obj, "metadata.generation", 0) ||
+           !ks_jget(old, "metadata.deletionTimestamp") != !ks_jget(obj, "metadata.deletionTimestamp");
+}
+
+void ks_kueue_observe(int rt, json_t *old, json_t *obj)
+{
+    if (!g_wl_by_job)
+        g_wl_by_job = ks_map_new();
+    json_t *o = obj ? obj : old;
+    switch (rt) {
+    case KS_RT_WORKLOADS:
+        observe_workload(old, obj);
+        break;
+    case KS_RT_JOBS:
+    case KS_RT_RAYJOBS: {
+        if (obj && ks_label(obj, KQ_QUEUE_LABEL))
+            ks_work_add_obj(KS_WQ_QUEUED, rt, obj);
+        const char *wref = ks_map_get(g_wl_by_job, ks_meta_uid(o));
+        if (wref)
+            ks_work_add(KS_WQ_WORKLOADS, wref);
+        break;
+    }
+    case KS_RT_WPCS:
+        /* Priorities flow to every workload; a missing class may exist now. */
+        queue_every(KS_WQ_QUEUED, KS_RT_JOBS);
+        queue_every(KS_WQ_QUEUED, KS_RT_RAYJOBS);
+        queue_every(KS_WQ_WORKLOADS, KS_RT_WORKLOADS);
+        kq_admit_all();
+        break;
+    case KS_RT_CLUSTERQUEUES:
+        if (spec_moved(old, obj))
+            kq_admit_all();
+        if (!old || !obj)
+            kq_status_recount();
+        else if (spec_moved(old, obj))
+            ks_work_add_obj(KS_WQ_QSTATUS, rt, obj);
+        /* LocalQueues report whether their ClusterQueue is active. */
+        kq_status_mark_lqs(ks_meta_name(o));
+        break;
+    case KS_RT_LOCALQUEUES:
+        if (spec_moved(old, obj)) {
+            kq_admit_all();
+            kq_status_recount();
         }
+        break;
+    case KS_RT_RESOURCEFLAVORS:
+        if (spec_moved(old, obj)) {
+            kq_admit_all();
+            kq_status_mark_cqs();
+        }
+        break;
+    case KS_RT_NAMESPACES: {
+        json_t *ol = ks_jget(old, "metadata.labels"), *nl = ks_jget(obj, "metadata.labels");
+        if (!old || !obj || !json_equal(ol, nl))
+            kq_admit_all();
+        break;
+    }
+    default:
+        break;
     }
 }
 
-/* flavorsUsage-style array for the flavors/resources a CQ lists. */
-static json_t *flavor_usage(json_t *cq, json_t *usage, int lq)
+static int free_str(const char *key, void *val, void *arg)
 {
-    json_t *out = json_array();
-    size_t g;
-    json_t *grp;
-    json_array_foreach(ks_jget(cq, "spec.resourceGroups"), g, grp)
-    {
-        size_t f;
-        json_t *fl;
-        json_array_foreach(json_object_get(grp, "flavors"), f, fl)
-        {
-            const char *fname = ks_jstr(fl, "name");
-            json_t *res = json_array();
-            size_t r;
-            json_t *rq;
-            json_array_foreach(json_object_get(fl, "resources"), r, rq)
-            {
-                const char *rn = ks_jstr(rq, "name");
-                long long used = json_integer_value(json_object_get(
-                    json_object_get(usage, fname ? fname : ""), rn ? rn : ""));
-                long long nom = ks_qty_json(json_object_get(rq, "nominalQuota"));
-                char t[64], b[64];
-                ks_qty_fmt(used, t, sizeof(t));
-                ks_qty_fmt(used > nom ? used - nom : 0, b, sizeof(b));
-                if (lq)
-                    json_array_append_new(res, json_pack("{s:s?,s:s}", "name", rn, "total", t));
-                else
-                    json_array_append_new(res, json_pack("{s:s?,s:s,s:s}", "name", rn, "total", t,
-                                                         "borrowed", b));
-            }
-            json_array_append_new(out, json_pack("{s:s?,s:o}", "name", fname, "resources", res));
-        }
-    }
-    return out;
+    (void)key;
+    (void)arg;
+    free(val);
+    return 0;
 }
 
-static void queue_status(void)
+void ks_kueue_shutdown(void)
 {
-    ks_map_t *cqc = ks_map_new(), *lqc = ks_map_new();
-    json_t **wls = NULL;
-    size_t n = ks_store_list(KS_RT_WORKLOADS, NULL, &wls);
+    if (g_wl_by_job) {
+        ks_map_each(g_wl_by_job, free_str, NULL);
+        ks_map_free(g_wl_by_job);
+        g_wl_by_job = NULL;
+    }
+    kq_admit_free();
+    kq_status_free();
+}
+
+void ks_kueue_pass(void)
+{
+    char **refs = NULL;
+    size_t n = ks_work_take(KS_WQ_QUEUED, KS_WORK_ROUND, &refs);
     for (size_t i = 0; i < n; i++) {
-        json_t *wl = wls[i];
-        char lkey[600];
-        ks_fmt(lkey, sizeof(lkey), "%s/%s", ks_meta_ns(wl), ks_jstr(wl, "spec.queueName"));
-        json_t *lqo = ks_store_get(KS_RT_LOCALQUEUES, ks_meta_ns(wl), ks_jstr(wl, "spec.queueName"));
-        const char *cqn = ks_jstr(wl, "status.admission.clusterQueue");
-        if (!cqn)
-            cqn = ks_jstr(lqo, "spec.clusterQueue");
-        if (kq_wl_finished(wl))
-            continue;
-        qcount_t *lq = qc_get(lqc, lkey);
-        qcount_t *cq = cqn ? qc_get(cqc, cqn) : NULL;
-        if (kq_wl_reserved(wl)) {
-            lq->reserving++;
-            if (cq)
-                cq->reserving++;
-            if (ks_cond_true(json_object_get(wl, "status"), "Admitted")) {
-                lq->admitted++;
-                if (cq)
-                    cq->admitted++;
-            }
-            add_usage(lq, wl);
-            if (cq)
-                add_usage(cq, wl);
-        } else if (kq_wl_pending(wl)) {
-            lq->pending++;
-            if (cq)
-                cq->pending++;
-        }
+        int rt;
+        json_t *job = ks_store_get_ref(refs[i], &rt);
+        if (job && (rt == KS_RT_JOBS || rt == KS_RT_RAYJOBS))
+            ensure_workload(rt, job);
     }
-    free(wls);
-    json_t **cqs = NULL;
-    size_t ncq = ks_store_list(KS_RT_CLUSTERQUEUES, NULL, &cqs);
-    for (size_t i = 0; i < ncq; i++) {
-        qcount_t *q = qc_get(cqc, ks_meta_name(cqs[i]));
-        json_t *c = json_deep_copy(cqs[i]);
-        json_t *st = ks_jobj(c, "status");
-        json_object_set_new(st, "pendingWorkloads", json_integer(q->pending));
-        json_object_set_new(st, "reservingWorkloads", json_integer(q->reserving));
-        json_object_set_new(st, "admittedWorkloads", json_integer(q->admitted));
-        json_object_set_new(st, "flavorsReservation", flavor_usage(cqs[i], q->usage, 0));
-        json_object_set_new(st, "flavorsUsage", flavor_usage(cqs[i], q->usage, 0));
-        /* Active unless a flavor is missing or the queue is held. */
-        char missing[512] = "";
-        size_t g;
-        json_t *grp;
-        json_array_foreach(ks_jget(cqs[i], "spec.resourceGroups"), g, grp)
-        {
-            size_t f;
-            json_t *fl;
-            json_array_foreach(json_object_get(grp, "flavors"), f, fl)
-            {
-                const char *fn = ks_jstr(fl, "name");
-                if (fn && !ks_store_get(KS_RT_RESOURCEFLAVORS, NULL, fn)) {
-                    size_t l = strlen(missing);
-                    ks_fmt(missing + l, sizeof(missing) - l, "%s%s", l ? ", " : "", fn);
-                }
-            }
-        }
-        const char *sp = ks_jstr(cqs[i], "spec.stopPolicy");
-        if (missing[0]) {
-            char msg[700];
-            ks_fmt(msg, sizeof(msg), "Can't admit new workloads: references missing "
-                   "ResourceFlavor(s): %s.", missing);
-            ks_cond_set(st, "Active", "False", "FlavorNotFound", msg, 0);
-        } else if (sp && strcmp(sp, "None")) {
-            ks_cond_set(st, "Active", "False", "Stopped", "Can't admit new workloads: is stopped.",
-                        0);
-        } else {
-            ks_cond_set(st, "Active", "True", "Ready", "Can admit new workloads", 0);
-        }
-        ks_store_update(KS_RT_CLUSTERQUEUES, c, NULL);
+    ks_work_release(refs, n);
+    n = ks_work_take(KS_WQ_WORKLOADS, KS_WORK_ROUND, &refs);
+    for (size_t i = 0; i < n; i++) {
+        json_t *wl = json_incref(ks_store_get_ref(refs[i], NULL));
+        if (wl)
+            sync_workload(wl);
+        json_decref(wl);
     }
-    json_t **lqs = NULL;
-    size_t nlq = ks_store_list(KS_RT_LOCALQUEUES, NULL, &lqs);
-    for (size_t i = 0; i < nlq; i++) {
-        char lkey[600];
-        ks_fmt(lkey, sizeof(lkey), "%s/%s", ks_meta_ns(lqs[i]), ks_meta_name(lqs[i]));
-        qcount_t *q = qc_get(lqc, lkey);
-        json_t *c = json_deep_copy(lqs[i]);
-        json_t *st = ks_jobj(c, "status");
-        json_t *cq = ks_store_get(KS_RT_CLUSTERQUEUES, NULL, ks_jstr(lqs[i], "spec.clusterQueue"));
-        json_object_set_new(st, "pendingWorkloads", json_integer(q->pending));
-        json_object_set_new(st, "reservingWorkloads", json_integer(q->reserving));
-        json_object_set_new(st, "admittedWorkloads", json_integer(q->admitted));
-        json_object_set_new(st, "flavorsReservation", flavor_usage(cq, q->usage, 1));
-        json_object_set_new(st, "flavorUsage", flavor_usage(cq, q->usage, 1));
-        if (!cq)
-            ks_cond_set(st, "Active", "False", "ClusterQueueDoesNotExist",
-                        "Can't submit new workloads to clusterQueue", 0);
-        else if (!ks_cond_true(json_object_get(cq, "status"), "Active"))
-            ks_cond_set(st, "Active", "False", "ClusterQueueIsInactive",
-                        "Can't submit new workloads to clusterQueue", 0);
-        else
-            ks_cond_set(st, "Active", "True", "Ready", "Can submit new workloads to localQueue", 0);
-        ks_store_update(KS_RT_LOCALQUEUES, c, NULL);
-    }
-    free(cqs);
-    free(lqs);
-    ks_map_each(cqc, qc_free, NULL);
-    ks_map_each(lqc, qc_free, NULL);
-    ks_map_free(cqc);
-    ks_map_free(lqc);
+    ks_work_release(refs, n);
+    kq_admit_pass();
+    kq_status_pass();
 }

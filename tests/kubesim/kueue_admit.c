@@ -9,14 +9,18 @@
 #include "events.h"
 #include "kueue.h"
 #include "kueue_int.h"
+#include "map.h"
 #include "quantity.h"
 #include "rtypes.h"
 #include "scheduler.h"
 #include "selectors.h"
 #include "store.h"
 #include "util.h"
+#include "work.h"
 
 #define KQ_INF LLONG_MAX
+/* Admissions per cycle; a cycle that reaches it runs again next round. */
+#define KQ_ADMIT_PER_CYCLE 256
 
 typedef struct {
     char flavor[128], res[128];
@@ -153,6 +157,7 @@ static void snap_build(kq_snap_t *s)
                     x->borrow = ks_qty_json(json_object_get(rq, "borrowingLimit"));
                     x->has_lend = json_object_get(rq, "lendingLimit") != NULL;
                     x->lend = ks_qty_json(json_object_get(rq, "lendingLimit"));
+                    x->usage = kq_usage_of(cq->name, x->flavor, x->res);
                 }
             }
         }
@@ -563,7 +568,7 @@ static void evict(json_t *target, json_t *preemptor, int same_cq)
     ks_fmt(msg, sizeof(msg), "Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s",
            ks_meta_uid(preemptor), ks_jstr(owner_ref, "uid") ? ks_jstr(owner_ref, "uid") : "",
            same_cq ? "prioritization in the ClusterQueue" : "reclamation within the cohort");
-    json_t *c = json_deep_copy(target);
+    json_t *c = ks_copy_for_status(target);
     json_t *st = ks_jobj(c, "status");
     ks_cond_set(st, "Evicted", "True", "Preempted", msg, 0);
     ks_cond_set(st, "Preempted", "True", same_cq ? "InClusterQueue" : "InCohortReclamation", msg, 0);
@@ -575,7 +580,13 @@ static void evict(json_t *target, json_t *preemptor, int same_cq)
 
 static void set_pending(json_t *wl, const char *reason, const char *msg)
 {
-    json_t *c = json_deep_copy(wl);
+    /* Most cycles repeat the last verdict: skip the copy then. */
+    json_t *st0 = json_object_get(wl, "status");
+    json_t *qr = ks_cond_get(st0, "QuotaReserved");
+    if (qr && ks_streq(ks_jstr(qr, "status"), "False") && ks_streq(ks_jstr(qr, "reason"), reason) &&
+        ks_streq(ks_jstr(qr, "message"), msg) && ks_cond_get(st0, "Admitted"))
+        return;
+    json_t *c = ks_copy_for_status(wl);
     json_t *st = ks_jobj(c, "status");
     int changed = ks_cond_set(st, "QuotaReserved", "False", reason, msg, 0);
     if (!ks_cond_get(st, "Admitted"))
@@ -587,7 +598,7 @@ static void set_pending(json_t *wl, const char *reason, const char *msg)
 
 static void admit(kq_snap_t *s, kq_cq_t *cq, json_t *wl, kq_assign_t *as)
 {
-    json_t *c = json_deep_copy(wl);
+    json_t *c = ks_copy_for_status(wl);
     json_t *st = ks_jobj(c, "status");
     json_t *psa = json_array();
     size_t p;
@@ -701,29 +712,57 @@ json_t *ks_kueue_pending(const char *cqname)
 
 void kq_admit_pass(void)
 {
+    char **refs = NULL;
+    size_t nrefs = ks_work_take(KS_WQ_ADMIT, KS_WORK_ALL, &refs);
+    if (!nrefs) {
+        ks_work_release(refs, nrefs);
+        return;
+    }
+    /* Which queues to run a cycle for: those whose quota or pending set
+     * changed (every one after a queue, flavor or namespace change). */
+    int all = 0;
+    ks_map_t *dirty = ks_map_new(), *alone = ks_map_new();
+    char why[700];
+    for (size_t i = 0; i < nrefs; i++) {
+        int rt;
+        json_t *o = strcmp(refs[i], KQ_ADMIT_ALL_REF) ? ks_store_get_ref(refs[i], &rt) : NULL;
+        if (!strcmp(refs[i], KQ_ADMIT_ALL_REF)) {
+            all = 1;
+        } else if (o && rt == KS_RT_CLUSTERQUEUES) {
+            ks_map_put(dirty, ks_meta_name(o), (void *)1);
+        } else if (o && rt == KS_RT_WORKLOADS) {
+            const char *cqn = route(o, why, sizeof(why));
+            if (cqn)
+                ks_map_put(dirty, cqn, (void *)1);
+            else
+                ks_map_put(alone, refs[i], (void *)1);
+        }
+    }
+    ks_work_release(refs, nrefs);
     kq_snap_t s;
     memset(&s, 0, sizeof(s));
     snap_build(&s);
-    json_t **wls = NULL;
-    size_t n = ks_store_list(KS_RT_WORKLOADS, NULL, &wls);
-    json_t **admitted = tg_xcalloc(n ? n : 1, sizeof(*admitted));
-    json_t **pending = tg_xcalloc(n ? n : 1, sizeof(*pending));
-    size_t na = 0, np = 0;
-    for (size_t i = 0; i < n; i++) {
-        json_incref(wls[i]);
-        if (kq_wl_reserved(wls[i])) {
-            admitted[na++] = wls[i];
-            apply_usage(&s, wls[i], +1);
-        } else if (kq_wl_pending(wls[i])) {
-            pending[np++] = wls[i];
-        }
+    kq_list_t all_pending = kq_pending_list();
+    json_t **pending = tg_xcalloc(all_pending.n + 1, sizeof(*pending));
+    size_t np = 0;
+    for (size_t i = 0; i < all_pending.n; i++) {
+        json_t *wl = all_pending.items[i];
+        char ref[KS_REF_MAX];
+        ks_ref_of(KS_RT_WORKLOADS, wl, ref, sizeof(ref));
+        const char *cqn = route(wl, why, sizeof(why));
+        if (all || ks_map_get(alone, ref) || (cqn && ks_map_get(dirty, cqn)))
+            pending[np++] = wl;
     }
+    ks_map_free(dirty);
+    ks_map_free(alone);
     qsort(pending, np, sizeof(*pending), wl_order);
+    /* Preemption candidates, gathered the first time a cycle needs them. */
+    kq_list_t admitted = {NULL, 0};
+    int have_admitted = 0;
     char *blocked = tg_xcalloc((size_t)(s.ncq ? s.ncq : 1), 1);
-    json_t *ns_cache = json_object();
+    size_t admitted_now = 0;
     for (size_t i = 0; i < np; i++) {
         json_t *wl = pending[i];
-        char why[700];
         const char *cqn = route(wl, why, sizeof(why));
         if (!cqn) {
             set_pending(wl, "Inadmissible", why);
@@ -752,10 +791,22 @@ void kq_admit_pass(void)
         int mode = assign_flavors(&s, cq, wl, &as, &msg, frs);
         if (mode == M_FIT) {
             admit(&s, cq, wl, &as);
+            if (++admitted_now == KQ_ADMIT_PER_CYCLE) {
+                /* Bounded rounds: the rest in the next one. */
+                kq_admit_all();
+                tg_buf_clean(&msg);
+                json_decref(frs);
+                break;
+            }
         } else {
             json_t *targets = NULL;
-            if (mode == M_PREEMPT)
-                targets = find_targets(&s, cq, wl, frs, admitted, na);
+            if (mode == M_PREEMPT) {
+                if (!have_admitted) {
+                    admitted = kq_reserved_list();
+                    have_admitted = 1;
+                }
+                targets = find_targets(&s, cq, wl, frs, admitted.items, admitted.n);
+            }
             if (targets && json_array_size(targets)) {
                 size_t t;
                 json_t *tw;
@@ -778,12 +829,10 @@ void kq_admit_pass(void)
         json_decref(frs);
         tg_buf_clean(&msg);
     }
-    json_decref(ns_cache);
     free(blocked);
-    for (size_t i = 0; i < n; i++)
-        json_decref(wls[i]);
-    free(wls);
-    free(admitted);
     free(pending);
+    kq_list_free(&all_pending);
+    if (have_admitted)
+        kq_list_free(&admitted);
     snap_free(&s);
 }

@@ -14,7 +14,6 @@
 
 #include "config.h"
 #include "controller.h"
-#include "jobs.h"
 #include "nodes.h"
 #include "openapi.h"
 #include "persist.h"
@@ -204,6 +203,7 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     ks_store_init(ks_cfg.ring_cap);
+    ks_controller_init();
     ks_pods_init();
     ks_lock();
     int lrc = ks_persist_load(ks_cfg.state_file);
@@ -256,7 +256,7 @@ out:
     ks_pods_shutdown();
     if (preloaded)
         pthread_join(preload, NULL);
-    ks_jobs_shutdown();
+    ks_controller_shutdown();
     ks_openapi_free();
     ks_store_shutdown();
     free(cert);

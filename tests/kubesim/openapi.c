@@ -11,15 +11,28 @@
 #include "util.h"
 #include "yamljson.h"
 
-static pthread_mutex_t g_olock = PTHREAD_MUTEX_INITIALIZER;
-static json_t *g_crd[KS_RT_COUNT];     /* whole CRD documents */
-static int g_crd_tried[KS_RT_COUNT];
-static char *g_builtin[2];             /* api/v1, apis/batch/v1 raw text */
-static size_t g_builtin_len[2];
-static char *g_gen[4];                 /* generated CRD group docs */
-static size_t g_gen_len[4];
+/* Every group/version kubesim serves. The saved 1.32 documents are served
+ * verbatim; /work/shared has none for apps, policy and rbac, so those are
+ * generated from the type table like the CRD groups. */
+static const struct {
+    const char *path; /* under /openapi/v3/ */
+    const char *file; /* saved document relative to the schema dir, or NULL */
+} docs[] = {
+    {"api/v1", "kubernetes-v1.32/api__v1_openapi.json"},
+    {"apis/apps/v1", NULL},
+    {"apis/batch/v1", "kubernetes-v1.32/apis__batch__v1_openapi.json"},
+    {"apis/policy/v1", NULL},
+    {"apis/rbac.authorization.k8s.io/v1", NULL},
+    {"apis/ray.io/v1", NULL},
+    {"apis/kueue.x-k8s.io/v1beta1", NULL},
+};
+#define KS_NDOCS (sizeof(docs) / sizeof(docs[0]))
 
-static const char *crd_groups[][2] = {{"ray.io", "v1"}, {"kueue.x-k8s.io", "v1beta1"}};
+static pthread_mutex_t g_olock = PTHREAD_MUTEX_INITIALIZER;
+static json_t *g_crd[KS_RT_COUNT]; /* whole CRD documents */
+static int g_crd_tried[KS_RT_COUNT];
+static char *g_doc[KS_NDOCS]; /* loaded or generated text, built on first use */
+static size_t g_doc_len[KS_NDOCS];
 
 /* Load a CRD (lock held). */
 static json_t *crd_load(int rt)
@@ -98,6 +111,34 @@ static void reverse_group(const char *g, char *out, size_t n)
     }
 }
 
+/* The component name Kubernetes gives a kind's schema:
+ * io.k8s.api.apps.v1.Deployment, io.x-k8s.kueue.v1beta1.Workload. */
+static void schema_name(const ks_rtype_t *rt, char *out, size_t n)
+{
+    char rg[128], first[64];
+    if (rt->crd_file) {
+        reverse_group(rt->group, rg, sizeof(rg));
+        snprintf(out, n, "%s.%s.%s", rg, rt->version, rt->kind);
+        return;
+    }
+    ks_strlcpy(first, rt->group, sizeof(first));
+    char *dot = strchr(first, '.');
+    if (dot)
+        *dot = '\0';
+    snprintf(out, n, "io.k8s.api.%s.%s.%s", first, rt->version, rt->kind);
+}
+
+/* A built-in kind without a saved schema: only the envelope is described.
+ * Nothing reads more: validation is server-side and kubectl computes
+ * strategic merge patches from its compiled-in types. */
+static json_t *loose_schema(const ks_rtype_t *rt)
+{
+    return json_pack("{s:s,s:s,s:{s:{s:s},s:{s:s},s:{s:s}},s:b}", "description", rt->kind, "type",
+                     "object", "properties", "apiVersion", "type", "string", "kind", "type",
+                     "string", "metadata", "type", "object", "x-kubernetes-preserve-unknown-fields",
+                     1);
+}
+
 static json_t *param(const char *name, const char *desc)
 {
     return json_pack("{s:s,s:s,s:s,s:{s:s},s:b}", "name", name, "in", "query", "description",
@@ -119,6 +160,9 @@ static json_t *op(const char *verb, const ks_rtype_t *rt, const char *ref, int p
                                                 "uniqueItems", 1));
     json_t *body_schema = json_pack("{s:s}", "$ref", ref);
     json_t *content = json_object();
+    /* No strategic-merge-patch+json: CRs do not take it, and for generated
+     * built-in documents it makes kubectl use its compiled-in patch
+     * metadata instead of the loose schema. */
     if (patch) {
         json_object_set_new(content, "application/json-patch+json",
                             json_pack("{s:{s:s}}", "schema", "type", "object"));
@@ -141,24 +185,25 @@ static json_t *op(const char *verb, const ks_rtype_t *rt, const char *ref, int p
                      rt->version, "kind", rt->kind);
 }
 
-/* Build the document for one CRD group/version (lock held). */
+/* Build the document for one group/version from the type table (lock held). */
 static char *gen_doc(const char *group, const char *version, size_t *len)
 {
     json_t *paths = json_object();
     json_t *schemas = json_object();
+    int crd = 0;
     for (int i = 0; i < KS_RT_COUNT; i++) {
         const ks_rtype_t *rt = ks_rtype(i);
         if (strcmp(rt->group, group) || strcmp(rt->version, version))
             continue;
-        json_t *schema = ks_jget(crd_version(i), "schema.openAPIV3Schema");
-        char rg[128], sname[256], ref[300], item[400], coll[300];
-        reverse_group(group, rg, sizeof(rg));
-        snprintf(sname, sizeof(sname), "%s.%s.%s", rg, version, rt->kind);
+        crd = rt->crd_file != NULL;
+        char sname[256], ref[300], item[400], coll[300];
+        schema_name(rt, sname, sizeof(sname));
         snprintf(ref, sizeof(ref), "#/components/schemas/%s", sname);
-        json_t *sc = schema ? json_deep_copy(schema) : json_pack("{s:s}", "type", "object");
-        json_object_set_new(sc, "x-kubernetes-group-version-kind",
-                            json_pack("[{s:s,s:s,s:s}]", "group", group, "version", version,
-                                      "kind", rt->kind));
+        json_t *schema = crd ? ks_jget(crd_version(i), "schema.openAPIV3Schema") : NULL;
+        json_t *sc = schema ? json_deep_copy(schema) : loose_schema(rt);
+        json_object_set_new(
+            sc, "x-kubernetes-group-version-kind",
+            json_pack("[{s:s,s:s,s:s}]", "group", group, "version", version, "kind", rt->kind));
         json_object_set_new(schemas, sname, sc);
         if (rt->namespaced) {
             snprintf(coll, sizeof(coll), "/apis/%s/%s/namespaces/{namespace}/%s", group, version,
@@ -168,9 +213,9 @@ static char *gen_doc(const char *group, const char *version, size_t *len)
         }
         snprintf(item, sizeof(item), "%s/{name}", coll);
         json_object_set_new(paths, coll, json_pack("{s:o}", "post", op("post", rt, ref, 0)));
-        json_object_set_new(paths, item,
-                            json_pack("{s:o,s:o}", "put", op("put", rt, ref, 0), "patch",
-                                      op("patch", rt, ref, 1)));
+        json_object_set_new(
+            paths, item,
+            json_pack("{s:o,s:o}", "put", op("put", rt, ref, 0), "patch", op("patch", rt, ref, 1)));
         if (rt->has_status) {
             char st[420];
             snprintf(st, sizeof(st), "%s/status", item);
@@ -179,67 +224,65 @@ static char *gen_doc(const char *group, const char *version, size_t *len)
                                           op("patch", rt, ref, 1)));
         }
     }
-    json_t *doc = json_pack("{s:s,s:{s:s,s:s},s:o,s:{s:o}}", "openapi", "3.0.0", "info", "title",
-                            "Kubernetes CRD Swagger", "version", "v0.1.0", "paths", paths,
-                            "components", "schemas", schemas);
+    json_t *doc =
+        json_pack("{s:s,s:{s:s,s:s},s:o,s:{s:o}}", "openapi", "3.0.0", "info", "title",
+                  crd ? "Kubernetes CRD Swagger" : "Kubernetes", "version",
+                  crd ? "v0.1.0" : "v1.32.5", "paths", paths, "components", "schemas", schemas);
     char *s = json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
     *len = s ? strlen(s) : 0;
     return s;
 }
 
-static int builtin_load(int i)
+/* Load or generate document i (lock held); NULL when a saved file is missing. */
+static const char *doc_text(size_t i)
 {
-    static const char *files[2] = {"kubernetes-v1.32/api__v1_openapi.json",
-                                   "kubernetes-v1.32/apis__batch__v1_openapi.json"};
-    if (!g_builtin[i]) {
+    if (g_doc[i])
+        return g_doc[i];
+    if (docs[i].file) {
         char path[2048];
-        snprintf(path, sizeof(path), "%s/%s", ks_cfg.schemas_dir, files[i]);
-        g_builtin[i] = ks_read_file(path, &g_builtin_len[i]);
+        snprintf(path, sizeof(path), "%s/%s", ks_cfg.schemas_dir, docs[i].file);
+        g_doc[i] = ks_read_file(path, &g_doc_len[i]);
+        return g_doc[i];
     }
-    return g_builtin[i] != NULL;
+    /* "apis/<group>/<version>" */
+    char group[128];
+    const char *g = docs[i].path + 5, *slash = strchr(g, '/');
+    size_t gl = (size_t)(slash - g);
+    if (gl >= sizeof(group))
+        return NULL;
+    memcpy(group, g, gl);
+    group[gl] = '\0';
+    g_doc[i] = gen_doc(group, slash + 1, &g_doc_len[i]);
+    return g_doc[i];
 }
 
 void ks_openapi_serve(ks_req_t *r)
 {
     const char *p = r->path;
-    pthread_mutex_lock(&g_olock);
     if (!strcmp(p, "/openapi/v3") || !strcmp(p, "/openapi/v3/")) {
         json_t *paths = json_object();
-        const char *gvs[] = {"api/v1", "apis/batch/v1", "apis/ray.io/v1",
-                             "apis/kueue.x-k8s.io/v1beta1"};
-        for (size_t i = 0; i < 4; i++) {
+        for (size_t i = 0; i < KS_NDOCS; i++) {
             char url[160];
-            snprintf(url, sizeof(url), "/openapi/v3/%s?hash=KS%zu0000", gvs[i], i);
-            json_object_set_new(paths, gvs[i], json_pack("{s:s}", "serverRelativeURL", url));
+            snprintf(url, sizeof(url), "/openapi/v3/%s?hash=KS%zu0000", docs[i].path, i);
+            json_object_set_new(paths, docs[i].path, json_pack("{s:s}", "serverRelativeURL", url));
         }
-        pthread_mutex_unlock(&g_olock);
         ks_reply_json(r, 200, json_pack("{s:o}", "paths", paths));
         return;
     }
-    int bi = !strcmp(p, "/openapi/v3/api/v1") ? 0 : !strcmp(p, "/openapi/v3/apis/batch/v1") ? 1 : -1;
-    if (bi >= 0 && builtin_load(bi)) {
-        ks_reply_raw(r, 200, "application/json", g_builtin[bi], g_builtin_len[bi]);
-        pthread_mutex_unlock(&g_olock);
-        return;
-    }
-    for (int i = 0; i < 2; i++) {
-        char want[160];
-        snprintf(want, sizeof(want), "/openapi/v3/apis/%s/%s", crd_groups[i][0], crd_groups[i][1]);
-        if (strcmp(p, want))
+    for (size_t i = 0; i < KS_NDOCS; i++) {
+        if (strncmp(p, "/openapi/v3/", 12) || strcmp(p + 12, docs[i].path))
             continue;
-        if (!g_gen[i])
-            g_gen[i] = gen_doc(crd_groups[i][0], crd_groups[i][1], &g_gen_len[i]);
-        if (g_gen[i])
-            ks_reply_raw(r, 200, "application/json", g_gen[i], g_gen_len[i]);
+        pthread_mutex_lock(&g_olock);
+        const char *text = doc_text(i);
+        if (text)
+            ks_reply_raw(r, 200, "application/json", text, g_doc_len[i]);
         pthread_mutex_unlock(&g_olock);
-        if (!g_gen[i])
-            ks_reply_status(r, 500, "InternalError", "openapi generation failed", NULL);
-        return;
+        if (text)
+            return;
+        break; /* a saved document is missing: as if not served */
     }
-    pthread_mutex_unlock(&g_olock);
-    ks_reply_status(r, 404, "NotFound", "the server could not find the requested resource",
-                    NULL);
+    ks_reply_status(r, 404, "NotFound", "the server could not find the requested resource", NULL);
 }
 
 void ks_openapi_free(void)
@@ -248,8 +291,6 @@ void ks_openapi_free(void)
         json_decref(g_crd[i]);
         g_crd[i] = NULL;
     }
-    for (int i = 0; i < 2; i++)
-        TG_FREE_NULL(g_builtin[i]);
-    for (int i = 0; i < 4; i++)
-        TG_FREE_NULL(g_gen[i]);
+    for (size_t i = 0; i < KS_NDOCS; i++)
+        TG_FREE_NULL(g_doc[i]);
 }

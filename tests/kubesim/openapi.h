@@ -1,6 +1,7 @@
 /* OpenAPI v3: the saved Kubernetes 1.32 documents served verbatim, and one
- * document per CRD group/version generated from the CRD schemas, so that
- * kubectl apply finds fieldValidation and validates server-side. */
+ * document per other group/version generated from the type table (CRD
+ * schemas, or just the envelope for built-ins without a saved document),
+ * so that kubectl apply finds fieldValidation and validates server-side. */
 #ifndef KS_OPENAPI_H
 #define KS_OPENAPI_H
 

@@ -19,8 +19,10 @@
 #include "gc.h"
 #include "procenv.h"
 #include "rtypes.h"
+#include "map.h"
 #include "store.h"
 #include "util.h"
+#include "work.h"
 
 #define KS_MAX_CONT 8
 
@@ -35,9 +37,10 @@ typedef struct {
     double started, finished;
     int oom;
     int restarts;
-    char log[1100];
-    char prev_log[1100];
+    char *log;      /* current log file */
+    char *prev_log; /* the last terminated instance's, when has_prev */
     int has_prev;
+    int log_pending; /* simulated: the "started" line is not written yet */
     double sim_end;
     int sim_exit;
     int reaped; /* set by the reader thread once waitpid returned */
@@ -46,9 +49,9 @@ typedef struct {
 
 typedef struct ks_prun_s {
     char uid[40], ns[256], name[256];
-    char dir[1024];
+    char *dir;
     int ncont;
-    ks_cont_t c[KS_MAX_CONT];
+    ks_cont_t *c;
     int simulated;
     int terminating;
     double kill_at;
@@ -64,6 +67,8 @@ typedef struct ks_prun_s {
 } ks_prun_t;
 
 static ks_prun_t *g_runs;
+static ks_map_t *g_by_uid; /* pod uid -> run */
+static int g_gone;         /* some run's pod is gone: free it once reaped */
 static unsigned g_ipseq = 2;
 
 typedef struct {
@@ -75,10 +80,49 @@ typedef struct {
 
 static ks_prun_t *run_find(const char *uid)
 {
+    return uid && g_by_uid ? ks_map_get(g_by_uid, uid) : NULL;
+}
+
+static void set_path(char **dst, const char *path)
+{
+    free(*dst);
+    *dst = tg_xstrdup(path);
+}
+
+/* Look at the run's pod again in the next kubelet pass. */
+static void run_touch(ks_prun_t *run)
+{
+    char ref[KS_REF_MAX];
+    ks_ref_fmt(ref, sizeof(ref), KS_RT_PODS, run->ns, run->name);
+    ks_work_add(KS_WQ_KUBELET, ref);
+}
+
+static void run_touch_at(ks_prun_t *run, double when)
+{
+    char ref[KS_REF_MAX];
+    ks_ref_fmt(ref, sizeof(ref), KS_RT_PODS, run->ns, run->name);
+    ks_work_at(when, KS_WQ_KUBELET, ref);
+}
+
+/* Submitter pods follow a head pod's driver: wake them when it changes. */
+static void touch_followers(const char *head_uid)
+{
     for (ks_prun_t *p = g_runs; p; p = p->next)
-        if (!strcmp(p->uid, uid))
-            return p;
-    return NULL;
+        if (!strcmp(p->follow_uid, head_uid))
+            run_touch(p);
+}
+
+static void run_free(ks_prun_t *run)
+{
+    for (int i = 0; i < run->ncont; i++) {
+        free(run->c[i].log);
+        free(run->c[i].prev_log);
+    }
+    free(run->driver.log);
+    free(run->driver.prev_log);
+    free(run->c);
+    free(run->dir);
+    free(run);
 }
 
 int ks_pods_running(void)
@@ -143,7 +187,9 @@ static void *reader_main(void *arg)
     rd->c->wstatus = st;
     rd->c->reaped = 1;
     rd->run->changed = 1;
-    ks_store_mark_dirty();
+    if (rd->run->gone)
+        g_gone = 1;
+    run_touch(rd->run);
     ks_unlock();
     free(rd);
     return NULL;
@@ -214,6 +260,30 @@ static int spawn(ks_prun_t *run, ks_cont_t *c, char **argv, char **envp, const c
     return 0;
 }
 
+/* A simulated container logs one line when it starts. The sandbox and the
+ * file are made when the log is first read or moved (a restart), so that
+ * thousands of simulated pods cost no file system work. */
+static void sim_log_flush(ks_prun_t *run, ks_cont_t *c)
+{
+    if (!c->log_pending)
+        return;
+    c->log_pending = 0;
+    ks_mkdirs(run->dir, 0755);
+    int fd = open(c->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    char ts[48], line[256];
+    ks_fmt_time_nano(c->started, ts, sizeof(ts));
+    if (c == &run->driver)
+        snprintf(line, sizeof(line), "%s kubesim: simulated ray job driver started\n", ts);
+    else
+        snprintf(line, sizeof(line), "%s kubesim: simulated container %s started\n", ts,
+                 c->name);
+    if (write(fd, line, strlen(line)) < 0)
+        line[0] = '\0'; /* a lost log line is no reason to fail the pod */
+    close(fd);
+}
+
 static int pod_simulated(json_t *pod)
 {
     const char *m = ks_annotation(pod, "kubesim.io/mode");
@@ -239,14 +309,8 @@ static void start_container(ks_prun_t *run, ks_cont_t *c, json_t *pod, json_t *c
     if (run->simulated) {
         c->sim_end = c->started + ann_double(pod, "kubesim.io/duration-seconds", ks_cfg.sim_duration);
         c->sim_exit = (int)ann_double(pod, "kubesim.io/exit-code", 0);
-        int fd = open(c->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd >= 0) {
-            char line[256];
-            int at = 1;
-            snprintf(line, sizeof(line), "kubesim: simulated container %s started\n", c->name);
-            log_write(fd, line, strlen(line), &at);
-            close(fd);
-        }
+        run_touch_at(run, c->sim_end);
+        c->log_pending = 1;
         return;
     }
     ks_procspec_t ps;
@@ -268,10 +332,13 @@ static ks_prun_t *run_create(json_t *pod)
     ks_strlcpy(run->uid, ks_meta_uid(pod), sizeof(run->uid));
     ks_strlcpy(run->ns, ks_meta_ns(pod), sizeof(run->ns));
     ks_strlcpy(run->name, ks_meta_name(pod), sizeof(run->name));
-    ks_fmt(run->dir, sizeof(run->dir), "%s/pods/%s_%s_%.8s", ks_cfg.state_dir, ks_meta_ns(pod),
+    char path[2048];
+    ks_fmt(path, sizeof(path), "%s/pods/%s_%s_%.8s", ks_cfg.state_dir, ks_meta_ns(pod),
            ks_meta_name(pod), ks_meta_uid(pod));
-    ks_mkdirs(run->dir, 0755);
+    set_path(&run->dir, path);
     run->simulated = pod_simulated(pod);
+    if (!run->simulated)
+        ks_mkdirs(run->dir, 0755); /* simulated: see sim_log_flush */
     const char *fu = ks_annotation(pod, "kubesim.io/follow-driver");
     if (fu)
         ks_strlcpy(run->follow_uid, fu, sizeof(run->follow_uid));
@@ -279,17 +346,23 @@ static ks_prun_t *run_create(json_t *pod)
     ks_strlcpy(run->restart_policy, rp ? rp : "Always", sizeof(run->restart_policy));
     size_t i;
     json_t *cs;
+    size_t want = json_array_size(ks_jget(pod, "spec.containers"));
+    run->c = tg_xcalloc(want ? (want < KS_MAX_CONT ? want : KS_MAX_CONT) : 1, sizeof(*run->c));
     json_array_foreach(ks_jget(pod, "spec.containers"), i, cs)
     {
         if (run->ncont == KS_MAX_CONT)
             break;
         ks_cont_t *c = &run->c[run->ncont++];
         ks_strlcpy(c->name, ks_jstr(cs, "name"), sizeof(c->name));
-        ks_fmt(c->log, sizeof(c->log), "%s/%s.log", run->dir, ks_jstr(cs, "name"));
+        ks_fmt(path, sizeof(path), "%s/%s.log", run->dir, ks_jstr(cs, "name"));
+        set_path(&c->log, path);
         c->reaped = 1;
     }
     run->next = g_runs;
     g_runs = run;
+    if (!g_by_uid)
+        g_by_uid = ks_map_new();
+    ks_map_put(g_by_uid, run->uid, run);
     for (int k = 0; k < run->ncont; k++)
         start_container(run, &run->c[k], pod, json_array_get(ks_jget(pod, "spec.containers"),
                                                              (size_t)k));
@@ -373,8 +446,8 @@ static void collect(ks_prun_t *run, json_t *pod)
             int code = 0;
             int ds = ks_pods_driver_state(run->follow_uid, &code);
             const char *dl = find_driver_log(run->follow_uid);
-            if (dl)
-                ks_strlcpy(c->log, dl, sizeof(c->log));
+            if (dl && strcmp(dl, c->log))
+                set_path(&c->log, dl);
             if (ds == 2 || !run_find(run->follow_uid)) {
                 c->state = CS_DONE;
                 c->exit_code = ds == 2 ? code : 1;
@@ -409,8 +482,10 @@ static void collect(ks_prun_t *run, json_t *pod)
         if (c->state == CS_DONE && !run->terminating && !run->evicted && c->reaped &&
             (!strcmp(run->restart_policy, "Always") ||
              (!strcmp(run->restart_policy, "OnFailure") && c->exit_code != 0))) {
-            ks_fmt(c->prev_log, sizeof(c->prev_log), "%s/%s.%d.log", run->dir, c->name,
-                     c->restarts);
+            char prev[2048];
+            sim_log_flush(run, c);
+            ks_fmt(prev, sizeof(prev), "%s/%s.%d.log", run->dir, c->name, c->restarts);
+            set_path(&c->prev_log, prev);
             if (rename(c->log, c->prev_log) == 0)
                 c->has_prev = 1;
             c->restarts++;
@@ -429,6 +504,7 @@ static void collect(ks_prun_t *run, json_t *pod)
             d->finished = ks_now();
             d->pid = 0;
             run->changed = 1;
+            touch_followers(run->uid);
         }
     }
 }
@@ -468,64 +544,89 @@ static void assign_ip(json_t *pod)
     json_object_set_new(st, "startTime", ks_json_now());
 }
 
-void ks_pods_pass(void)
+static int touch_pod(json_t *p, void *arg)
 {
-    json_t **pods = NULL;
-    size_t n = ks_store_list(KS_RT_PODS, NULL, &pods);
-    for (size_t i = 0; i < n; i++)
-        json_incref(pods[i]);
-    for (ks_prun_t *r = g_runs; r; r = r->next)
-        r->gone = 1;
-    for (size_t i = 0; i < n; i++) {
-        json_t *pod = pods[i];
-        const char *uid = ks_meta_uid(pod);
-        ks_prun_t *run = run_find(uid);
-        const char *node = ks_jstr(pod, "spec.nodeName");
-        const char *phase = ks_jstr(pod, "status.phase");
-        int terminal = ks_streq(phase, "Succeeded") || ks_streq(phase, "Failed");
-        int deleting = ks_jget(pod, "metadata.deletionTimestamp") != NULL;
-        if (run)
-            run->gone = 0;
-        if (!run && node && !terminal && !deleting && node_ready(node)) {
-            run = run_create(pod);
-            json_t *c = json_deep_copy(pod);
-            assign_ip(c);
-            json_t *st = ks_jobj(c, "status");
-            ks_cond_set(st, "Initialized", "True", "", "", 0);
-            ks_cond_set(st, "PodReadyToStartContainers", "True", "", "", 0);
-            write_status(run, c);
-            run->changed = 0;
-            ks_event_emit(KS_RT_PODS, pod, "Normal", "Started", "Started container %s",
-                          run->c[0].name);
-            ks_store_update(KS_RT_PODS, c, NULL);
-            continue;
-        }
-        if (!run) {
-            /* A deleting pod without processes goes once finalizers allow. */
-            if (deleting && !json_array_size(ks_jget(pod, "metadata.finalizers")))
-                ks_store_remove(KS_RT_PODS, ks_meta_ns(pod), ks_meta_name(pod));
-            continue;
-        }
-        if (run->terminating && ks_now() >= run->kill_at)
-            signal_all(run, SIGKILL);
-        collect(run, pod);
-        if (run->changed) {
-            run->changed = 0;
-            json_t *c = json_deep_copy(pod);
-            write_status(run, c);
-            ks_store_update(KS_RT_PODS, c, NULL);
-        }
-        int done = 1;
-        for (int k = 0; k < run->ncont; k++)
-            if (run->c[k].state != CS_DONE)
-                done = 0;
-        if (deleting && done && all_reaped(run)) {
-            json_t *cur = ks_store_get(KS_RT_PODS, run->ns, run->name);
-            if (cur && !json_array_size(ks_jget(cur, "metadata.finalizers")))
-                ks_store_remove(KS_RT_PODS, run->ns, run->name);
-        }
+    (void)arg;
+    ks_work_add_obj(KS_WQ_KUBELET, KS_RT_PODS, p);
+    return 0;
+}
+
+void ks_pods_observe(int rt, json_t *old, json_t *obj)
+{
+    if (rt == KS_RT_NODES) {
+        /* Pods wait for a Ready node before they start. */
+        ks_store_each(KS_RT_PODS, touch_pod, NULL);
+        return;
     }
-    /* Forget runs whose pods are gone and whose processes are reaped. */
+    if (rt != KS_RT_PODS)
+        return;
+    if (obj) {
+        ks_work_add_obj(KS_WQ_KUBELET, rt, obj);
+        return;
+    }
+    ks_prun_t *run = run_find(ks_meta_uid(old));
+    if (run) {
+        /* Freed in the next pass (free_gone), which this queued name brings. */
+        run->gone = 1;
+        g_gone = 1;
+        ks_work_add_obj(KS_WQ_KUBELET, rt, old);
+    }
+}
+
+/* One pod: start it once bound to a Ready node, collect its containers,
+ * publish status changes, finish a graceful deletion. */
+static void sync_pod(json_t *pod)
+{
+    const char *uid = ks_meta_uid(pod);
+    ks_prun_t *run = run_find(uid);
+    const char *node = ks_jstr(pod, "spec.nodeName");
+    const char *phase = ks_jstr(pod, "status.phase");
+    int terminal = ks_streq(phase, "Succeeded") || ks_streq(phase, "Failed");
+    int deleting = ks_jget(pod, "metadata.deletionTimestamp") != NULL;
+    if (!run && node && !terminal && !deleting && node_ready(node)) {
+        run = run_create(pod);
+        json_t *c = ks_copy_for_status(pod);
+        assign_ip(c);
+        json_t *st = ks_jobj(c, "status");
+        ks_cond_set(st, "Initialized", "True", "", "", 0);
+        ks_cond_set(st, "PodReadyToStartContainers", "True", "", "", 0);
+        write_status(run, c);
+        run->changed = 0;
+        ks_event_emit(KS_RT_PODS, pod, "Normal", "Started", "Started container %s",
+                      run->ncont ? run->c[0].name : "");
+        ks_store_update(KS_RT_PODS, c, NULL);
+        return;
+    }
+    if (!run) {
+        /* A deleting pod without processes goes once finalizers allow. */
+        if (deleting && !json_array_size(ks_jget(pod, "metadata.finalizers")))
+            ks_store_remove(KS_RT_PODS, ks_meta_ns(pod), ks_meta_name(pod));
+        return;
+    }
+    if (run->terminating && ks_now() >= run->kill_at)
+        signal_all(run, SIGKILL);
+    collect(run, pod);
+    if (run->changed) {
+        run->changed = 0;
+        json_t *c = ks_copy_for_status(pod);
+        write_status(run, c);
+        ks_store_update(KS_RT_PODS, c, NULL);
+    }
+    int done = 1;
+    for (int k = 0; k < run->ncont; k++)
+        if (run->c[k].state != CS_DONE)
+            done = 0;
+    if (deleting && done && all_reaped(run)) {
+        json_t *cur = ks_store_get(KS_RT_PODS, run->ns, run->name);
+        if (cur && !json_array_size(ks_jget(cur, "metadata.finalizers")))
+            ks_store_remove(KS_RT_PODS, run->ns, run->name);
+    }
+}
+
+/* Forget runs whose pods are gone and whose processes are reaped. */
+static void free_gone(void)
+{
+    g_gone = 0;
     ks_prun_t **pp = &g_runs;
     while (*pp) {
         ks_prun_t *r = *pp;
@@ -533,15 +634,30 @@ void ks_pods_pass(void)
             signal_all(r, SIGKILL);
             if (all_reaped(r)) {
                 *pp = r->next;
-                free(r);
+                ks_map_del(g_by_uid, r->uid);
+                touch_followers(r->uid);
+                run_free(r);
                 continue;
             }
+            g_gone = 1; /* its reader thread touches it when reaped */
         }
         pp = &r->next;
     }
-    for (size_t i = 0; i < n; i++)
-        json_decref(pods[i]);
-    free(pods);
+}
+
+void ks_pods_pass(void)
+{
+    char **refs = NULL;
+    size_t n = ks_work_take(KS_WQ_KUBELET, KS_WORK_ROUND, &refs);
+    for (size_t i = 0; i < n; i++) {
+        json_t *pod = json_incref(ks_store_get_ref(refs[i], NULL));
+        if (pod)
+            sync_pod(pod);
+        json_decref(pod);
+    }
+    ks_work_release(refs, n);
+    if (g_gone)
+        free_gone();
 }
 
 int ks_pods_kill(json_t *pod, long grace)
@@ -564,7 +680,8 @@ int ks_pods_kill(json_t *pod, long grace)
     run->terminating = 1;
     run->kill_at = ks_now() + (double)grace;
     signal_all(run, grace == 0 ? SIGKILL : SIGTERM);
-    ks_store_mark_dirty();
+    run_touch(run);
+    run_touch_at(run, run->kill_at);
     return 1;
 }
 
@@ -591,7 +708,11 @@ void ks_pods_shutdown(void)
         if (!all_reaped(r))
             break; /* a reader still holds it; leak on exit rather than race */
         g_runs = r->next;
-        free(r);
+        run_free(r);
+    }
+    if (!g_runs) {
+        ks_map_free(g_by_uid);
+        g_by_uid = NULL;
     }
     ks_unlock();
 }
@@ -614,7 +735,7 @@ int ks_pods_oomkill(const char *ns, const char *name, const char *container)
             c->sim_end = 0;
         hit = 1;
     }
-    ks_store_mark_dirty();
+    run_touch(run);
     return hit ? 0 : -1;
 }
 
@@ -635,7 +756,8 @@ int ks_pods_evict(const char *ns, const char *name, const char *reason, const ch
         if (run->c[i].state == CS_RUNNING && !run->c[i].pid)
             run->c[i].sim_end = 0;
     run->changed = 1;
-    json_t *c = json_deep_copy(pod);
+    run_touch(run);
+    json_t *c = ks_copy_for_status(pod);
     ks_cond_set(ks_jobj(c, "status"), "DisruptionTarget", "True", "TerminationByKubelet",
                 run->evict_msg, 0);
     ks_store_update(KS_RT_PODS, c, NULL);
@@ -673,6 +795,10 @@ int ks_pods_log_path(const char *uid, const char *container, int previous, char 
             continue;
         if (previous && !c->has_prev)
             return -1;
+        sim_log_flush(run, c);
+        ks_prun_t *head = run->follow_uid[0] ? run_find(run->follow_uid) : NULL;
+        if (head && head->has_driver)
+            sim_log_flush(head, &head->driver); /* a submitter shows the driver's log */
         ks_strlcpy(out, previous ? c->prev_log : c->log, n);
         if (running)
             *running = !previous && (c->state == CS_RUNNING || !c->reaped);
@@ -693,20 +819,17 @@ int ks_pods_start_driver(const char *head_uid, const char *cmd, json_t *cspec, d
     ks_cont_t *d = &run->driver;
     run->has_driver = 1;
     ks_strlcpy(d->name, "ray-job-driver", sizeof(d->name));
-    snprintf(d->log, sizeof(d->log), "%s/driver.log", run->dir);
+    char path[2048];
+    ks_fmt(path, sizeof(path), "%s/driver.log", run->dir);
+    set_path(&d->log, path);
     d->state = CS_RUNNING;
     d->started = ks_now();
     d->reaped = 1;
     if (run->simulated) {
         d->sim_end = d->started + sim_secs;
         d->sim_exit = sim_exit;
-        int fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd >= 0) {
-            int at = 1;
-            static const char line[] = "kubesim: simulated ray job driver started\n";
-            log_write(fd, line, sizeof(line) - 1, &at);
-            close(fd);
-        }
+        run_touch_at(run, d->sim_end);
+        d->log_pending = 1;
         return 0;
     }
     ks_procspec_t ps;

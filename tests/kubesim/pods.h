@@ -11,8 +11,11 @@
 void ks_pods_init(void);
 /* Kill every process (shutdown); waits briefly for reader threads. */
 void ks_pods_shutdown(void);
-/* One kubelet pass (lock held): start bound pods, finish simulated
- * containers, publish status changes, complete graceful deletions. */
+/* Queue the pods a store change affects (store.h observer). */
+void ks_pods_observe(int rt, json_t *old, json_t *obj);
+/* One kubelet pass over the queued pods (lock held): start bound pods,
+ * finish simulated containers, publish status changes, complete graceful
+ * deletions. */
 void ks_pods_pass(void);
 /* Begin termination of a pod's processes (lock held). Returns 1 when
  * processes are still running (the caller keeps the object with a

@@ -424,6 +424,11 @@ static void sync_rayjob(json_t *rj)
     ks_store_update(KS_RT_RAYJOBS, c, NULL);
 }
 
+int ks_rayjob_active(void)
+{
+    return ks_store_count(KS_RT_RAYJOBS) + ks_store_count(KS_RT_RAYCLUSTERS) > 0;
+}
+
 void ks_rayjob_pass(void)
 {
     json_t **items = NULL;

@@ -3,7 +3,9 @@
 #ifndef KS_RAYJOB_H
 #define KS_RAYJOB_H
 
-/* One pass (lock held). */
+/* Any RayJob or RayCluster to reconcile? Then the loop polls the pass. */
+int ks_rayjob_active(void);
+/* One pass over every RayJob and RayCluster (lock held). */
 void ks_rayjob_pass(void);
 
 #endif

@@ -8,6 +8,7 @@
 
 #define KUEUE_DIR "kueue-v0.14.8/"
 #define RAY_DIR   "kuberay-v1.7.0/"
+#define RBAC_GROUP "rbac.authorization.k8s.io"
 
 static const ks_rtype_t ks_rtypes[KS_RT_COUNT] = {
     {"", "v1", "namespaces", "namespace", "Namespace", 0, 1, "ns", "", NULL, KS_RT_NAMESPACES},
@@ -34,6 +35,19 @@ static const ks_rtype_t ks_rtypes[KS_RT_COUNT] = {
     {"kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses", "workloadpriorityclass",
      "WorkloadPriorityClass", 0, 0, "", "",
      KUEUE_DIR "kueue.x-k8s.io_workloadpriorityclasses.yaml", KS_RT_WPCS},
+    {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", 1, 0, "sa", "", NULL,
+     KS_RT_SERVICEACCOUNTS},
+    {"apps", "v1", "deployments", "deployment", "Deployment", 1, 1, "deploy", "all", NULL,
+     KS_RT_DEPLOYMENTS},
+    {"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", 1, 1,
+     "pdb", "", NULL, KS_RT_PDBS},
+    {RBAC_GROUP, "v1", "clusterroles", "clusterrole", "ClusterRole", 0, 0, "", "", NULL,
+     KS_RT_CLUSTERROLES},
+    {RBAC_GROUP, "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", 0, 0, "",
+     "", NULL, KS_RT_CLUSTERROLEBINDINGS},
+    {RBAC_GROUP, "v1", "roles", "role", "Role", 1, 0, "", "", NULL, KS_RT_ROLES},
+    {RBAC_GROUP, "v1", "rolebindings", "rolebinding", "RoleBinding", 1, 0, "", "", NULL,
+     KS_RT_ROLEBINDINGS},
 };
 
 const ks_rtype_t *ks_rtype(int idx)

@@ -35,6 +35,14 @@ enum {
     KS_RT_LOCALQUEUES,
     KS_RT_WORKLOADS,
     KS_RT_WPCS,
+    /* Stored and served, no controller: what a deployment manifest holds. */
+    KS_RT_SERVICEACCOUNTS,
+    KS_RT_DEPLOYMENTS,
+    KS_RT_PDBS,
+    KS_RT_CLUSTERROLES,
+    KS_RT_CLUSTERROLEBINDINGS,
+    KS_RT_ROLES,
+    KS_RT_ROLEBINDINGS,
     KS_RT_COUNT
 };
 

@@ -14,6 +14,13 @@
 #include "selectors.h"
 #include "store.h"
 #include "util.h"
+#include "work.h"
+
+/* Node name -> requests of the active pods bound to it (milli, and 1000
+ * per pod under "pods"), kept from pod changes. */
+static ks_map_t *g_usage;
+/* References of pods that fit no node, retried when capacity frees. */
+static ks_map_t *g_waiting;
 
 int ks_tolerates(json_t *tolerations, json_t *taint)
 {
@@ -168,7 +175,7 @@ static void unschedulable(json_t *pod, int nnodes, why_t *w)
                       "{node.kubernetes.io/not-ready: }", sep, w->notready);
     if (o < (int)sizeof(msg))
         snprintf(msg + o, sizeof(msg) - (size_t)o, ".");
-    json_t *c = json_deep_copy(pod);
+    json_t *c = ks_copy_for_status(pod);
     if (ks_cond_set(ks_jobj(c, "status"), "PodScheduled", "False", "Unschedulable", msg, 0)) {
         ks_event_emit(KS_RT_PODS, pod, "Warning", "FailedScheduling", "%s", msg);
         ks_store_update(KS_RT_PODS, c, NULL);
@@ -183,104 +190,182 @@ static int active_pod(json_t *p)
     return !ks_streq(ph, "Succeeded") && !ks_streq(ph, "Failed");
 }
 
+/* The node whose capacity a pod takes, or NULL. */
+static const char *bound_node(json_t *p)
+{
+    return p && active_pod(p) ? ks_jstr(p, "spec.nodeName") : NULL;
+}
+
+static void usage_add(const char *node, json_t *pod, int sign)
+{
+    json_t *u = ks_map_get(g_usage, node);
+    if (!u) {
+        u = json_object();
+        ks_map_put(g_usage, node, u);
+    }
+    json_t *req = ks_pod_requests(ks_jget(pod, "spec"));
+    json_object_set_new(req, "pods", json_integer(1000));
+    const char *k;
+    json_t *v;
+    json_object_foreach(req, k, v) json_object_set_new(
+        u, k, json_integer(json_integer_value(json_object_get(u, k)) + sign * json_integer_value(v)));
+    json_decref(req);
+}
+
+static int queue_pod(json_t *p, void *arg)
+{
+    (void)arg;
+    ks_work_add_obj(KS_WQ_SCHED, KS_RT_PODS, p);
+    return 0;
+}
+
+static int requeue_waiting(const char *ref, void *val, void *arg)
+{
+    (void)val;
+    (void)arg;
+    ks_work_add(KS_WQ_SCHED, ref);
+    return 0;
+}
+
+/* Capacity freed or nodes changed: pods that fit nowhere try again. */
+static void retry_waiting(void)
+{
+    if (!ks_map_len(g_waiting))
+        return;
+    ks_map_each(g_waiting, requeue_waiting, NULL);
+    ks_map_free(g_waiting);
+    g_waiting = ks_map_new();
+}
+
+void ks_sched_observe(int rt, json_t *old, json_t *obj)
+{
+    if (!g_usage) {
+        g_usage = ks_map_new();
+        g_waiting = ks_map_new();
+    }
+    if (rt == KS_RT_NODES) {
+        /* Readiness, taints, cordon, capacity: every pod may be affected. */
+        ks_store_each(KS_RT_PODS, queue_pod, NULL);
+        retry_waiting();
+        return;
+    }
+    if (rt != KS_RT_PODS)
+        return;
+    const char *was = bound_node(old), *is = bound_node(obj);
+    if (was != is || (was && (!ks_streq(was, is) || !json_equal(ks_jget(old, "spec"),
+                                                                 ks_jget(obj, "spec"))))) {
+        if (was)
+            usage_add(was, old, -1);
+        if (is)
+            usage_add(is, obj, +1);
+        if (was)
+            retry_waiting();
+    }
+    if (obj && active_pod(obj) && !ks_jget(obj, "metadata.deletionTimestamp"))
+        ks_work_add_obj(KS_WQ_SCHED, rt, obj);
+}
+
+static int free_usage(const char *key, void *val, void *arg)
+{
+    (void)key;
+    (void)arg;
+    json_decref(val);
+    return 0;
+}
+
+void ks_sched_shutdown(void)
+{
+    if (!g_usage)
+        return;
+    ks_map_each(g_usage, free_usage, NULL);
+    ks_map_free(g_usage);
+    ks_map_free(g_waiting);
+    g_usage = g_waiting = NULL;
+}
+
+/* NoExecute taints evict running pods that do not tolerate them. */
+static void taint_evict(json_t *pod)
+{
+    json_t *nobj = ks_store_get(KS_RT_NODES, NULL, ks_jstr(pod, "spec.nodeName"));
+    size_t ti;
+    json_t *taint;
+    json_array_foreach(ks_jget(nobj, "spec.taints"), ti, taint)
+    {
+        if (ks_streq(ks_jstr(taint, "effect"), "NoExecute") &&
+            !ks_tolerates(ks_jget(pod, "spec.tolerations"), taint)) {
+            json_t *c = ks_copy_for_status(pod);
+            ks_cond_set(ks_jobj(c, "status"), "DisruptionTarget", "True",
+                        "DeletionByTaintManager",
+                        "Taint manager: deleting due to NoExecute taint", 0);
+            ks_store_update(KS_RT_PODS, c, NULL);
+            ks_event_emit(KS_RT_PODS, pod, "Normal", "TaintManagerEviction",
+                          "Marking for deletion Pod %s/%s", ks_meta_ns(pod), ks_meta_name(pod));
+            ks_delete(KS_RT_PODS, ks_meta_ns(pod), ks_meta_name(pod), "Background", -1, NULL);
+            return;
+        }
+    }
+}
+
+static void schedule(json_t *pod, const char *ref, json_t **nodes, size_t nn)
+{
+    const char *sn = ks_jstr(pod, "spec.schedulerName");
+    if (json_array_size(ks_jget(pod, "spec.schedulingGates")) ||
+        (sn && strcmp(sn, "default-scheduler")))
+        return;
+    json_t *req = ks_pod_requests(ks_jget(pod, "spec"));
+    why_t why;
+    memset(&why, 0, sizeof(why));
+    json_t *best = NULL;
+    long long best_free = -1;
+    for (size_t k = 0; k < nn; k++) {
+        json_t *u = ks_map_get(g_usage, ks_meta_name(nodes[k]));
+        if (!fits(pod, req, nodes[k], u, &why))
+            continue;
+        /* Least-allocated cpu spreads pods like the default scorer. */
+        long long freec = ks_qty_json(ks_jget(nodes[k], "status.allocatable.cpu")) -
+                          json_integer_value(json_object_get(u, "cpu"));
+        if (freec > best_free) {
+            best_free = freec;
+            best = nodes[k];
+        }
+    }
+    json_decref(req);
+    if (!best) {
+        ks_map_put(g_waiting, ref, (void *)1);
+        unschedulable(pod, (int)nn, &why);
+        return;
+    }
+    ks_map_del(g_waiting, ref);
+    json_t *c = ks_copy_for_status(pod);
+    ks_jset(c, "spec.nodeName", json_string(ks_meta_name(best)));
+    ks_cond_set(ks_jobj(c, "status"), "PodScheduled", "True", "", "", 0);
+    ks_store_update(KS_RT_PODS, c, NULL); /* the observer books the node's usage */
+    ks_event_emit(KS_RT_PODS, pod, "Normal", "Scheduled", "Successfully assigned %s/%s to %s",
+                  ks_meta_ns(pod), ks_meta_name(pod), ks_meta_name(best));
+}
+
 void ks_sched_pass(void)
 {
-    json_t **nodes = NULL, **pods = NULL;
+    char **refs = NULL;
+    size_t n = ks_work_take(KS_WQ_SCHED, KS_WORK_ROUND, &refs);
+    if (!n)
+        return;
+    json_t **nodes = NULL;
     size_t nn = ks_store_list(KS_RT_NODES, NULL, &nodes);
-    size_t np = ks_store_list(KS_RT_PODS, NULL, &pods);
-    for (size_t i = 0; i < np; i++)
-        json_incref(pods[i]);
-    ks_map_t *usage = ks_map_new(); /* node -> json object of used milli */
     for (size_t i = 0; i < nn; i++)
-        ks_map_put(usage, ks_meta_name(nodes[i]), json_object());
-    for (size_t i = 0; i < np; i++) {
-        const char *node = ks_jstr(pods[i], "spec.nodeName");
-        json_t *u = node ? ks_map_get(usage, node) : NULL;
-        if (!u || !active_pod(pods[i]))
-            continue;
-        json_t *req = ks_pod_requests(ks_jget(pods[i], "spec"));
-        const char *k;
-        json_t *v;
-        json_object_foreach(req, k, v) json_object_set_new(
-            u, k, json_integer(json_integer_value(json_object_get(u, k)) + json_integer_value(v)));
-        json_object_set_new(u, "pods",
-                            json_integer(json_integer_value(json_object_get(u, "pods")) + 1000));
-        json_decref(req);
-        /* NoExecute taints evict running pods that do not tolerate them. */
-        json_t *nobj = ks_store_get(KS_RT_NODES, NULL, node);
-        size_t ti;
-        json_t *taint;
-        json_array_foreach(ks_jget(nobj, "spec.taints"), ti, taint)
-        {
-            if (ks_streq(ks_jstr(taint, "effect"), "NoExecute") &&
-                !ks_tolerates(ks_jget(pods[i], "spec.tolerations"), taint) &&
-                !ks_jget(pods[i], "metadata.deletionTimestamp")) {
-                json_t *c = json_deep_copy(pods[i]);
-                ks_cond_set(ks_jobj(c, "status"), "DisruptionTarget", "True",
-                            "DeletionByTaintManager", "Taint manager: deleting due to NoExecute "
-                            "taint", 0);
-                ks_store_update(KS_RT_PODS, c, NULL);
-                ks_event_emit(KS_RT_PODS, pods[i], "Normal", "TaintManagerEviction",
-                              "Marking for deletion Pod %s/%s", ks_meta_ns(pods[i]),
-                              ks_meta_name(pods[i]));
-                ks_delete(KS_RT_PODS, ks_meta_ns(pods[i]), ks_meta_name(pods[i]), "Background",
-                          -1, NULL);
-                break;
-            }
+        json_incref(nodes[i]);
+    for (size_t i = 0; i < n; i++) {
+        json_t *pod = json_incref(ks_store_get_ref(refs[i], NULL));
+        if (pod && active_pod(pod) && !ks_jget(pod, "metadata.deletionTimestamp")) {
+            if (ks_jstr(pod, "spec.nodeName"))
+                taint_evict(pod);
+            else
+                schedule(pod, refs[i], nodes, nn);
         }
-    }
-    for (size_t i = 0; i < np; i++) {
-        json_t *pod = pods[i];
-        if (ks_jstr(pod, "spec.nodeName") || !active_pod(pod) ||
-            ks_jget(pod, "metadata.deletionTimestamp") ||
-            json_array_size(ks_jget(pod, "spec.schedulingGates")))
-            continue;
-        const char *sn = ks_jstr(pod, "spec.schedulerName");
-        if (sn && strcmp(sn, "default-scheduler"))
-            continue;
-        json_t *req = ks_pod_requests(ks_jget(pod, "spec"));
-        why_t why;
-        memset(&why, 0, sizeof(why));
-        json_t *best = NULL;
-        long long best_free = -1;
-        for (size_t k = 0; k < nn; k++) {
-            json_t *u = ks_map_get(usage, ks_meta_name(nodes[k]));
-            if (!fits(pod, req, nodes[k], u, &why))
-                continue;
-            /* Least-allocated cpu spreads pods like the default scorer. */
-            long long freec = ks_qty_json(ks_jget(nodes[k], "status.allocatable.cpu")) -
-                              json_integer_value(json_object_get(u, "cpu"));
-            if (freec > best_free) {
-                best_free = freec;
-                best = nodes[k];
-            }
-        }
-        if (!best) {
-            unschedulable(pod, (int)nn, &why);
-            json_decref(req);
-            continue;
-        }
-        json_t *u = ks_map_get(usage, ks_meta_name(best));
-        const char *k;
-        json_t *v;
-        json_object_foreach(req, k, v) json_object_set_new(
-            u, k, json_integer(json_integer_value(json_object_get(u, k)) + json_integer_value(v)));
-        json_object_set_new(u, "pods",
-                            json_integer(json_integer_value(json_object_get(u, "pods")) + 1000));
-        json_decref(req);
-        json_t *c = json_deep_copy(pod);
-        ks_jset(c, "spec.nodeName", json_string(ks_meta_name(best)));
-        ks_cond_set(ks_jobj(c, "status"), "PodScheduled", "True", "", "", 0);
-        ks_store_update(KS_RT_PODS, c, NULL);
-        ks_event_emit(KS_RT_PODS, pod, "Normal", "Scheduled",
-                      "Successfully assigned %s/%s to %s", ks_meta_ns(pod), ks_meta_name(pod),
-                      ks_meta_name(best));
+        json_decref(pod);
     }
     for (size_t i = 0; i < nn; i++)
-        json_decref(ks_map_del(usage, ks_meta_name(nodes[i])));
-    ks_map_free(usage);
-    for (size_t i = 0; i < np; i++)
-        json_decref(pods[i]);
+        json_decref(nodes[i]);
     free(nodes);
-    free(pods);
+    ks_work_release(refs, n);
 }

@@ -35,6 +35,11 @@ static void trim(char *s)
         memmove(s, s + i, l - i + 1);
 }
 
+int ks_sel_empty(const ks_sel_t *sel)
+{
+    return !sel || sel->n == 0;
+}
+
 void ks_sel_free(ks_sel_t *sel)
 {
     if (!sel)

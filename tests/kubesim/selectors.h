@@ -14,6 +14,8 @@ ks_sel_t *ks_labelsel_parse(const char *s, char *err, size_t errn);
  * with "field label not supported: <f>" in err. */
 ks_sel_t *ks_fieldsel_parse(int rt, const char *s, char *err, size_t errn);
 void ks_sel_free(ks_sel_t *sel);
+/* Does the selector match everything (no terms)? */
+int ks_sel_empty(const ks_sel_t *sel);
 int ks_labelsel_match(const ks_sel_t *sel, json_t *obj);
 int ks_fieldsel_match(const ks_sel_t *sel, json_t *obj);
 /* Match a metav1.LabelSelector object ({matchLabels, matchExpressions})

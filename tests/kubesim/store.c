@@ -1,4 +1,4 @@
-/* The object store and watch event ring. */
+/* The object store. */
 #include "store.h"
 
 #include <pthread.h>
@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evring.h"
 #include "map.h"
 #include "util.h"
 
@@ -16,13 +17,12 @@ static int g_published;   /* events published since the lock was taken */
 static int g_dirty;       /* controller needs a pass */
 static uint64_t g_rv = 1; /* last resourceVersion handed out */
 static ks_map_t *g_objs[KS_RT_COUNT];
-static ks_map_t *g_uids; /* uid -> malloc'd "rt\x1fns\x1fname" */
-
-static ks_event_t *g_ring;
-static size_t g_ring_cap;
-static size_t g_ring_start; /* index of the oldest event */
-static size_t g_ring_len;
-static uint64_t g_ring_floor; /* events with rv <= floor were dropped */
+static ks_map_t *g_uids; /* uid -> malloc'd object reference */
+static ks_store_observer_fn g_observer;
+/* Objects replaced or removed while the lock is held. Callers may still
+ * hold borrowed pointers to them, valid until they unlock. */
+static json_t **g_graveyard;
+static size_t g_ngrave, g_capgrave;
 
 void ks_store_init(size_t ring_cap)
 {
@@ -35,8 +35,12 @@ void ks_store_init(size_t ring_cap)
     for (int i = 0; i < KS_RT_COUNT; i++)
         g_objs[i] = ks_map_new();
     g_uids = ks_map_new();
-    g_ring_cap = ring_cap ? ring_cap : 1;
-    g_ring = tg_xcalloc(g_ring_cap, sizeof(*g_ring));
+    ks_ring_init(ring_cap);
+}
+
+void ks_store_set_observer(ks_store_observer_fn fn)
+{
+    g_observer = fn;
 }
 
 static int free_obj(const char *key, void *val, void *arg)
@@ -69,10 +73,11 @@ void ks_store_shutdown(void)
         ks_map_free(g_uids);
         g_uids = NULL;
     }
-    for (size_t i = 0; i < g_ring_len; i++)
-        ks_event_clean(&g_ring[(g_ring_start + i) % g_ring_cap]);
-    TG_FREE_NULL(g_ring);
-    g_ring_len = 0;
+    ks_ring_free();
+    for (size_t i = 0; i < g_ngrave; i++)
+        json_decref(g_graveyard[i]);
+    TG_FREE_NULL(g_graveyard);
+    g_ngrave = g_capgrave = 0;
 }
 
 void ks_lock(void)
@@ -80,13 +85,26 @@ void ks_lock(void)
     pthread_mutex_lock(&g_lock);
 }
 
+static void bury(json_t *obj)
+{
+    if (g_ngrave == g_capgrave) {
+        g_capgrave = g_capgrave ? g_capgrave * 2 : 256;
+        g_graveyard = tg_xrealloc(g_graveyard, g_capgrave * sizeof(*g_graveyard));
+    }
+    g_graveyard[g_ngrave++] = obj;
+}
+
 void ks_unlock(void)
 {
+    for (size_t i = 0; i < g_ngrave; i++)
+        json_decref(g_graveyard[i]);
+    g_ngrave = 0;
     if (g_published) {
         g_published = 0;
         g_dirty = 1;
         pthread_cond_broadcast(&g_watch_cond);
         pthread_cond_signal(&g_ctl_cond);
+        ks_ring_notify();
     }
     pthread_mutex_unlock(&g_lock);
 }
@@ -110,6 +128,7 @@ void ks_store_kick(void)
 {
     pthread_cond_broadcast(&g_watch_cond);
     pthread_cond_signal(&g_ctl_cond);
+    ks_ring_notify();
 }
 
 int ks_store_wait_dirty(double secs)
@@ -155,14 +174,43 @@ json_t *ks_store_copy(int rt, const char *ns, const char *name)
     return o ? json_deep_copy(o) : NULL;
 }
 
+json_t *ks_copy_for_status(json_t *obj)
+{
+    json_t *c = json_copy(obj);
+    const char *deep[] = {"metadata", "status"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *v = json_object_get(obj, deep[i]);
+        if (v)
+            json_object_set_new(c, deep[i], json_deep_copy(v));
+    }
+    json_t *spec = json_object_get(obj, "spec");
+    if (spec)
+        json_object_set_new(c, "spec", json_copy(spec));
+    return c;
+}
+
+void ks_ref_fmt(char *out, size_t n, int rt, const char *ns, const char *name)
+{
+    snprintf(out, n, "%d\x1f%s\x1f%s", rt, ns && ks_rtype(rt)->namespaced ? ns : "",
+             name ? name : "");
+}
+
+void ks_ref_of(int rt, json_t *obj, char *out, size_t n)
+{
+    ks_ref_fmt(out, n, rt, ks_meta_ns(obj), ks_meta_name(obj));
+}
+
 json_t *ks_store_get_uid(const char *uid, int *rt)
 {
     if (!uid)
         return NULL;
     const char *ref = ks_map_get(g_uids, uid);
-    if (!ref)
-        return NULL;
-    char buf[600];
+    return ref ? ks_store_get_ref(ref, rt) : NULL;
+}
+
+json_t *ks_store_get_ref(const char *ref, int *rt)
+{
+    char buf[KS_REF_MAX];
     ks_strlcpy(buf, ref, sizeof(buf));
     char *s1 = strchr(buf, '\x1f');
     if (!s1)
@@ -178,22 +226,13 @@ json_t *ks_store_get_uid(const char *uid, int *rt)
     return ks_store_get(t, s1 + 1, s2 + 1);
 }
 
-static void publish(int type, int rt, json_t *obj)
+/* obj is the new state (the last one for DELETED), old the previous one. */
+static void publish(int type, int rt, json_t *obj, json_t *old)
 {
-    if (g_ring_len == g_ring_cap) {
-        ks_event_t *old = &g_ring[g_ring_start];
-        g_ring_floor = old->rv;
-        ks_event_clean(old);
-        g_ring_start = (g_ring_start + 1) % g_ring_cap;
-        g_ring_len--;
-    }
-    ks_event_t *ev = &g_ring[(g_ring_start + g_ring_len) % g_ring_cap];
-    ev->rv = g_rv;
-    ev->type = type;
-    ev->rt = rt;
-    ev->obj = json_incref(obj);
-    g_ring_len++;
+    ks_ring_publish(g_rv, type, rt, obj);
     g_published = 1;
+    if (g_observer)
+        g_observer(rt, old, type == KS_EV_DELETED ? NULL : obj);
 }
 
 static void set_rv(json_t *obj)
@@ -208,7 +247,7 @@ ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out)
     const ks_rtype_t *t = ks_rtype(rt);
     const char *ns = t->namespaced ? ks_meta_ns(obj) : NULL;
     const char *name = ks_meta_name(obj);
-    char key[600], uid[40], ref[700];
+    char key[600], uid[40], ref[KS_REF_MAX];
     if (!name) {
         json_decref(obj);
         return KS_EINVALID;
@@ -231,9 +270,9 @@ ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out)
         ks_jset(obj, "metadata.generation", json_integer(1));
     set_rv(obj);
     ks_map_put(g_objs[rt], key, obj);
-    snprintf(ref, sizeof(ref), "%d\x1f%s\x1f%s", rt, ns ? ns : "", name);
+    ks_ref_fmt(ref, sizeof(ref), rt, ns, name);
     free(ks_map_put(g_uids, ks_meta_uid(obj), tg_xstrdup(ref)));
-    publish(KS_EV_ADDED, rt, obj);
+    publish(KS_EV_ADDED, rt, obj, NULL);
     if (out)
         *out = obj;
     return KS_OK;
@@ -344,8 +383,8 @@ ks_rc_e ks_store_update(int rt, json_t *obj, json_t **out)
     }
     set_rv(obj);
     ks_map_put(g_objs[rt], key, obj);
-    publish(KS_EV_MODIFIED, rt, obj);
-    json_decref(old);
+    publish(KS_EV_MODIFIED, rt, obj, old);
+    bury(old);
     if (out)
         *out = obj;
     return KS_OK;
@@ -359,12 +398,14 @@ ks_rc_e ks_store_remove(int rt, const char *ns, const char *name)
     if (!old)
         return KS_ENOTFOUND;
     free(ks_map_del(g_uids, ks_meta_uid(old)));
-    /* The DELETED event carries the last state with a fresh resourceVersion. */
-    json_t *last = json_deep_copy(old);
-    json_decref(old);
+    /* The DELETED event carries the last state with a fresh resourceVersion:
+     * a shallow copy with its own metadata leaves the published object as is. */
+    json_t *last = json_copy(old);
+    json_object_set_new(last, "metadata", json_copy(json_object_get(old, "metadata")));
     set_rv(last);
-    publish(KS_EV_DELETED, rt, last);
+    publish(KS_EV_DELETED, rt, last, old);
     json_decref(last);
+    bury(old);
     return KS_OK;
 }
 
@@ -408,37 +449,25 @@ size_t ks_store_list(int rt, const char *ns, json_t ***items)
     return c.n;
 }
 
+typedef struct {
+    int (*fn)(json_t *obj, void *arg);
+    void *arg;
+} each_ctx_t;
+
+static int each_one(const char *key, void *val, void *arg)
+{
+    (void)key;
+    each_ctx_t *c = arg;
+    return c->fn(val, c->arg);
+}
+
+void ks_store_each(int rt, int (*fn)(json_t *obj, void *arg), void *arg)
+{
+    each_ctx_t c = {fn, arg};
+    ks_map_each(g_objs[rt], each_one, &c);
+}
+
 size_t ks_store_count(int rt)
 {
     return ks_map_len(g_objs[rt]);
-}
-
-size_t ks_events_since(uint64_t since, ks_event_t *out, size_t max)
-{
-    if (since < g_ring_floor)
-        return (size_t)-1;
-    /* Binary search for the first event with rv > since. */
-    size_t lo = 0, hi = g_ring_len;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (g_ring[(g_ring_start + mid) % g_ring_cap].rv <= since)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t n = 0;
-    for (size_t i = lo; i < g_ring_len && n < max; i++, n++) {
-        ks_event_t *ev = &g_ring[(g_ring_start + i) % g_ring_cap];
-        out[n] = *ev;
-        json_incref(out[n].obj);
-    }
-    return n;
-}
-
-void ks_event_clean(ks_event_t *ev)
-{
-    if (!ev)
-        return;
-    json_decref(ev->obj);
-    ev->obj = NULL;
 }

@@ -6,7 +6,13 @@
  * ring and every controller. Stored objects are never modified after they
  * are published, so a thread may serialise a borrowed object after taking a
  * reference (json_incref) and dropping the lock. To change an object, take a
- * copy (ks_store_copy), edit it, and hand it to ks_store_update. */
+ * copy (ks_store_copy), edit it, and hand it to ks_store_update. Versions
+ * replaced or removed stay alive until the lock is released, so borrowed
+ * pointers taken under the lock stay valid for as long as it is held.
+ *
+ * Every published change is reported to one observer (the controllers'
+ * work queues, see work.h), and serialised once into the watch line every
+ * watcher of it sends. */
 #ifndef KS_STORE_H
 #define KS_STORE_H
 
@@ -26,21 +32,34 @@ typedef enum {
 
 typedef enum { KS_EV_ADDED = 0, KS_EV_MODIFIED, KS_EV_DELETED } ks_evtype_e;
 
+/* A published change as watchers see it. The ring keeps only the
+ * serialised line, so superseded object versions are freed at once. */
+typedef struct ks_evline_s ks_evline_t;
 typedef struct ks_event_s {
     uint64_t rv;
     int type; /* ks_evtype_e */
     int rt;
-    json_t *obj; /* owned reference */
+    ks_evline_t *line; /* shared, reference counted */
 } ks_event_t;
+
+/* Longest object reference "rt\x1fns\x1fname" (see ks_ref_fmt). */
+#define KS_REF_MAX 600
+
+/* Called for every published change, lock held: old is NULL for a
+ * creation, obj NULL for a removal (old is then the last state). It may
+ * queue work but must not change the store. */
+typedef void (*ks_store_observer_fn)(int rt, json_t *old, json_t *obj);
 
 void ks_store_init(size_t ring_cap);
 void ks_store_shutdown(void);
+void ks_store_set_observer(ks_store_observer_fn fn);
 
 void ks_lock(void);
 /* Releases the lock; wakes watchers and the controller when something was
  * published while it was held. */
 void ks_unlock(void);
-/* With the lock held: wait until a new event is published or `secs` pass. */
+/* With the lock held: wait until a new event is published or `secs` pass.
+ * (Watch streams wait in ks_ring_wait instead, without the lock.) */
 void ks_store_wait(double secs);
 /* Wake every waiter (used at shutdown and by watch faults). */
 void ks_store_kick(void);
@@ -55,8 +74,19 @@ uint64_t ks_store_rv(void);
 json_t *ks_store_get(int rt, const char *ns, const char *name);
 /* New reference: a deep copy the caller may edit. */
 json_t *ks_store_copy(int rt, const char *ns, const char *name);
+/* New reference: a copy for a controller's status write, cheap because
+ * it shares what the write leaves alone. metadata and status are deep
+ * copies and spec a one-level copy: the caller may edit metadata, status
+ * and spec's own fields (spec.nodeName, spec.priority), never anything
+ * deeper in spec or in other top-level fields. */
+json_t *ks_copy_for_status(json_t *obj);
 /* Borrowed object with this uid, or NULL; *rt receives its type. */
 json_t *ks_store_get_uid(const char *uid, int *rt);
+/* An object reference, "rt\x1fns\x1fname", as work queues and indexes
+ * hold them; ks_store_get_ref resolves one (NULL when gone). */
+void ks_ref_fmt(char *out, size_t n, int rt, const char *ns, const char *name);
+void ks_ref_of(int rt, json_t *obj, char *out, size_t n);
+json_t *ks_store_get_ref(const char *ref, int *rt);
 /* Store a new object (steals obj). Fills uid, resourceVersion,
  * creationTimestamp and generation. *out (optional) is borrowed. */
 ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out);
@@ -70,12 +100,23 @@ ks_rc_e ks_store_update(int rt, json_t *obj, json_t **out);
 ks_rc_e ks_store_remove(int rt, const char *ns, const char *name);
 /* Sorted (namespace, name) array of borrowed objects; free() the array. */
 size_t ks_store_list(int rt, const char *ns, json_t ***items);
+/* Visit every object of a type in no order, without copying or sorting;
+ * stops when fn returns non-zero. fn must not change the store. */
+void ks_store_each(int rt, int (*fn)(json_t *obj, void *arg), void *arg);
 size_t ks_store_count(int rt);
 
 /* Events with rv > since, oldest first, up to max. Each copied event holds
- * its own reference to obj (release with ks_event_clean). Returns the count,
- * or (size_t)-1 when `since` is older than the ring holds (410 Gone). */
+ * its own reference to the line (release with ks_event_clean). Returns the
+ * count, or (size_t)-1 when `since` is older than the ring holds (410 Gone).
+ * Needs no store lock (evring.h). */
 size_t ks_events_since(uint64_t since, ks_event_t *out, size_t max);
 void ks_event_clean(ks_event_t *ev);
+/* The watch line ("{\"type\":...,\"object\":...}\n") and its length. */
+const char *ks_event_text(const ks_event_t *ev, size_t *len);
+/* The object's namespace ("" for cluster scope). */
+const char *ks_event_ns(const ks_event_t *ev);
+/* The object parsed back from the line (new reference), for watchers that
+ * filter by labels or fields or print tables. */
+json_t *ks_event_object(const ks_event_t *ev);
 
 #endif

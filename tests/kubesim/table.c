@@ -7,12 +7,8 @@
 
 #include "openapi.h"
 #include "rtypes.h"
+#include "table_int.h"
 #include "util.h"
-
-typedef struct {
-    const char *name, *type, *format;
-    int priority;
-} ks_col_t;
 
 static const ks_col_t job_cols[] = {
     {"Name", "string", "name", 0},       {"Status", "string", "", 0},
@@ -51,6 +47,8 @@ static const ks_col_t *builtin_cols(int rt)
     case KS_RT_EVENTS:
         return ev_cols;
     default:
+        if (ks_table_deploy_cols(rt))
+            return ks_table_deploy_cols(rt);
         return ks_rtype(rt)->crd_file ? NULL : plain_cols;
     }
 }
@@ -116,6 +114,11 @@ static json_t *age_cell(double t)
     return json_string(b);
 }
 
+json_t *ks_table_age(json_t *obj)
+{
+    return age_cell(created(obj));
+}
+
 static const char *job_status(json_t *o)
 {
     json_t *st = json_object_get(o, "status");
@@ -156,6 +159,12 @@ static void job_row(json_t *o, json_t *cells)
         ks_fmt_age((ct >= 0 ? ct : ks_now()) - st, b, sizeof(b));
     json_array_append_new(cells, json_string(b));
     json_array_append_new(cells, age_cell(created(o)));
+    ks_table_template_cells(o, cells);
+}
+
+void ks_table_template_cells(json_t *o, json_t *cells)
+{
+    char b[512];
     tg_buf_t names, images;
     tg_buf_init(&names, 4096);
     tg_buf_init(&images, 4096);
@@ -291,6 +300,8 @@ json_t *ks_table_row(int rt, json_t *obj)
         json_array_append_new(cells, age_cell(created(obj)));
     } else if (rt == KS_RT_EVENTS) {
         event_row(obj, cells);
+    } else if (ks_table_deploy_cols(rt)) {
+        ks_table_deploy_row(rt, obj, cells);
     } else if (bc) {
         json_array_append_new(cells, age_cell(created(obj)));
     } else {

@@ -4,7 +4,7 @@ import os
 import threading
 import time
 
-from conftest import job_manifest
+from job_manifests import job_manifest
 from kubesim import KubeSim, api_path
 
 

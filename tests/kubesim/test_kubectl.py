@@ -2,7 +2,7 @@
 import json
 import time
 
-from conftest import job_manifest
+from job_manifests import job_manifest
 
 RAYJOB_YAML = """
 apiVersion: ray.io/v1

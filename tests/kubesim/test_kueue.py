@@ -1,7 +1,7 @@
 """Kueue scenarios: quota, cohorts, priority preemption, queueing strategies."""
 import hashlib
 
-from conftest import job_manifest
+from job_manifests import job_manifest
 from kueue_fixtures import KV, cluster_queue, cond, local_queue, priority_class, setup_queue, \
     workload_of
 

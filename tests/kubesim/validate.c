@@ -162,7 +162,7 @@ static void key_default(json_t *o, const char *key, json_t *v)
         json_decref(v);
 }
 
-static void pod_spec_defaults(json_t *spec, int job)
+void ks_pod_spec_defaults(json_t *spec, int job)
 {
     if (!json_is_object(spec))
         return;
@@ -212,7 +212,7 @@ static void job_defaults(json_t *o, json_t *old)
     set_default(spec, "podReplacementPolicy",
                 json_string(json_object_get(spec, "podFailurePolicy") ? "Failed"
                                                                       : "TerminatingOrFailed"));
-    pod_spec_defaults(ks_jget(o, "spec.template.spec"), 1);
+    ks_pod_spec_defaults(ks_jget(o, "spec.template.spec"), 1);
     if (old)
         return;
     /* The server-generated selector and template labels (not manualSelector). */
@@ -256,7 +256,7 @@ void ks_defaults(int rt, json_t *obj, json_t *old)
         job_defaults(obj, old);
         break;
     case KS_RT_PODS:
-        pod_spec_defaults(ks_jget(obj, "spec"), 0);
+        ks_pod_spec_defaults(ks_jget(obj, "spec"), 0);
         if (!old && !ks_jget(obj, "status.phase"))
             ks_jset(obj, "status", json_pack("{s:s,s:s}", "phase", "Pending", "qosClass",
                                              "BestEffort"));
@@ -278,6 +278,7 @@ void ks_defaults(int rt, json_t *obj, json_t *old)
         break;
     }
     default:
+        ks_deploy_kinds_defaults(rt, obj);
         break;
     }
 }
@@ -318,7 +319,7 @@ static void validate_meta(int rt, json_t *o, json_t *causes)
                  "Invalid value: \"%s\": must be no more than 63 characters", name);
 }
 
-static void validate_pod_spec(json_t *spec, const char *base, int job, json_t *causes)
+void ks_validate_pod_spec(json_t *spec, const char *base, int job, json_t *causes)
 {
     char f[300];
     json_t *cs = json_object_get(spec, "containers");
@@ -362,7 +363,7 @@ static void validate_pod_spec(json_t *spec, const char *base, int job, json_t *c
     }
 }
 
-static void nonneg(json_t *o, const char *path, json_t *causes)
+void ks_validate_nonneg(json_t *o, const char *path, json_t *causes)
 {
     json_t *v = ks_jget(o, path);
     if (v && (!json_is_integer(v) || json_integer_value(v) < 0))
@@ -400,11 +401,11 @@ static void validate_job(json_t *o, json_t *old, json_t *causes)
     if (!json_is_object(tspec))
         ks_cause(causes, "FieldValueRequired", "spec.template.spec.containers", "Required value");
     else
-        validate_pod_spec(tspec, "spec.template.spec", 1, causes);
-    nonneg(o, "spec.parallelism", causes);
-    nonneg(o, "spec.completions", causes);
-    nonneg(o, "spec.backoffLimit", causes);
-    nonneg(o, "spec.ttlSecondsAfterFinished", causes);
+        ks_validate_pod_spec(tspec, "spec.template.spec", 1, causes);
+    ks_validate_nonneg(o, "spec.parallelism", causes);
+    ks_validate_nonneg(o, "spec.completions", causes);
+    ks_validate_nonneg(o, "spec.backoffLimit", causes);
+    ks_validate_nonneg(o, "spec.ttlSecondsAfterFinished", causes);
     json_t *ads = ks_jget(o, "spec.activeDeadlineSeconds");
     if (ads && (!json_is_integer(ads) || json_integer_value(ads) <= 0))
         ks_cause(causes, "FieldValueInvalid", "spec.activeDeadlineSeconds",
@@ -476,7 +477,7 @@ int ks_validate(int rt, json_t *obj, json_t *old, json_t *causes)
         if (!json_is_object(ks_jget(obj, "spec")))
             ks_cause(causes, "FieldValueRequired", "spec.containers", "Required value");
         else
-            validate_pod_spec(ks_jget(obj, "spec"), "spec", 0, causes);
+            ks_validate_pod_spec(ks_jget(obj, "spec"), "spec", 0, causes);
         break;
     case KS_RT_CLUSTERQUEUES:
         validate_cq(obj, causes);
@@ -488,6 +489,7 @@ int ks_validate(int rt, json_t *obj, json_t *old, json_t *causes)
                      "Invalid value: \"string\": field is immutable");
         break;
     default:
+        ks_deploy_kinds_validate(rt, obj, old, causes);
         break;
     }
     return (int)json_array_size(causes);

@@ -14,4 +14,15 @@ int ks_validate(int rt, json_t *obj, json_t *old, json_t *causes);
  * appends each path (".spec.foo") to unknown (an array). */
 void ks_prune_unknown(int rt, json_t *obj, json_t *unknown);
 
+/* Pieces shared with validate_deploy.c. Pod spec defaults and checks; job
+ * selects a Job template's restartPolicy rules (no default, not Always). */
+void ks_pod_spec_defaults(json_t *spec, int job);
+void ks_validate_pod_spec(json_t *spec, const char *base, int job, json_t *causes);
+/* A cause when the integer at path is present and negative. */
+void ks_validate_nonneg(json_t *o, const char *path, json_t *causes);
+
+/* validate_deploy.c: Deployment, PodDisruptionBudget and RBAC kinds. */
+void ks_deploy_kinds_defaults(int rt, json_t *obj);
+void ks_deploy_kinds_validate(int rt, json_t *obj, json_t *old, json_t *causes);
+
 #endif

@@ -8,11 +8,18 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "evring.h"
 #include "store.h"
 #include "table.h"
 #include "util.h"
 
-#define KS_WATCH_BATCH 256
+/* Events taken per fill: enough to batch, small enough that 100 watchers'
+ * output buffers stay small. */
+#define KS_WATCH_BATCH 64
+/* After a wakeup, wait this long for more events before sending. */
+#define KS_WATCH_COALESCE_US 2000
+/* An emptied output buffer larger than this is freed, not kept. */
+#define KS_WATCH_KEEP (256 * 1024)
 
 typedef struct ks_watch_s {
     ks_target_t t;
@@ -58,6 +65,12 @@ static int matches(ks_watch_t *w, int rt, json_t *o)
     return ks_labelsel_match(w->ls, o) && ks_fieldsel_match(w->fs, o);
 }
 
+/* Does the watcher need each event's object, or is the shared line enough? */
+static int needs_object(ks_watch_t *w)
+{
+    return w->table || !ks_sel_empty(w->ls) || !ks_sel_empty(w->fs);
+}
+
 static void emit(ks_watch_t *w, const char *type, json_t *o)
 {
     json_t *obj;
@@ -99,7 +112,7 @@ static void emit_gone(ks_watch_t *w, uint64_t asked)
              "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
              "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: "
              "%llu (%llu)\",\"reason\":\"Expired\",\"code\":410}}\n",
-             (unsigned long long)asked, (unsigned long long)ks_store_rv());
+             (unsigned long long)asked, (unsigned long long)ks_ring_last_rv());
     if (tg_buf_puts(&w->out, line) != TG_OK)
         w->done = 1;
     w->done = 1;
@@ -119,7 +132,7 @@ static void fill(ks_watch_t *w)
         usleep(100000);
         return;
     }
-    ks_lock();
+    /* The ring has its own lock: watchers never wait for the store's. */
     size_t n = ks_events_since(w->rv, evs, KS_WATCH_BATCH);
     if (n == 0) {
         double wait = 1.0;
@@ -127,23 +140,36 @@ static void fill(ks_watch_t *w)
             wait = w->next_bookmark - now;
         if (w->deadline - now < wait)
             wait = w->deadline - now;
-        if (wait > 0)
-            ks_store_wait(wait);
+        if (wait > 0 && ks_ring_wait(w->rv, wait))
+            usleep(KS_WATCH_COALESCE_US); /* let a burst gather: fewer wakeups and sends */
         n = ks_events_since(w->rv, evs, KS_WATCH_BATCH);
     }
     uint64_t asked = w->rv;
-    ks_unlock();
     if (n == (size_t)-1) {
         emit_gone(w, asked);
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        if (matches(w, evs[i].rt, evs[i].obj)) {
-            static const char *names[] = {"ADDED", "MODIFIED", "DELETED"};
-            emit(w, names[evs[i].type], evs[i].obj);
+        ks_event_t *ev = &evs[i];
+        w->rv = ev->rv;
+        if (ev->rt != w->t.rt || (w->t.ns[0] && strcmp(ks_event_ns(ev), w->t.ns))) {
+            ks_event_clean(ev);
+            continue;
         }
-        w->rv = evs[i].rv;
-        ks_event_clean(&evs[i]);
+        if (needs_object(w)) {
+            static const char *names[] = {"ADDED", "MODIFIED", "DELETED"};
+            json_t *o = ks_event_object(ev);
+            if (o && matches(w, ev->rt, o))
+                emit(w, names[ev->type], o);
+            json_decref(o);
+        } else {
+            /* Serialised once at publish time for every watcher. */
+            size_t len;
+            const char *text = ks_event_text(ev, &len);
+            if (tg_buf_append(&w->out, text, len) != TG_OK)
+                w->done = 1;
+        }
+        ks_event_clean(ev);
     }
     now = ks_now();
     if (w->bookmarks && now >= w->next_bookmark) {
@@ -164,7 +190,12 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
             memcpy(buf, w->out.data + w->off, n);
             w->off += n;
             if (w->off == w->out.len) {
-                tg_buf_reset(&w->out);
+                if (w->out.cap > KS_WATCH_KEEP) {
+                    tg_buf_clean(&w->out);
+                    tg_buf_init(&w->out, 0);
+                } else {
+                    tg_buf_reset(&w->out);
+                }
                 w->off = 0;
             }
             return (ssize_t)n;

@@ -1,0 +1,27 @@
+/* The watch event ring behind ks_events_since (store.h): each published
+ * change serialised once into the line watchers send, shared by reference
+ * count, the oldest dropped when the window (--watch-window) is full.
+ *
+ * The ring has its own small lock, so that watchers read and wait without
+ * the store lock and never hold up the API or the controllers. The store
+ * publishes with its lock held (taking the ring's inside it). */
+#ifndef KS_EVRING_H
+#define KS_EVRING_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+void ks_ring_init(size_t cap);
+void ks_ring_free(void);
+/* Append the change of obj (type ks_evtype_e) at resourceVersion rv. */
+void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj);
+/* Wake the watchers waiting in ks_ring_wait: after publishing, or to make
+ * them look at their own state (stream closed, shutdown). */
+void ks_ring_notify(void);
+/* Wait up to secs for an event newer than rv, or a notify; returns 1 when
+ * there is one. */
+int ks_ring_wait(uint64_t rv, double secs);
+/* The newest published resourceVersion the ring holds. */
+uint64_t ks_ring_last_rv(void);
+
+#endif
