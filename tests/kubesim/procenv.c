@@ -249,6 +249,15 @@ static void volume_maps(ks_pmaps_t *pm, json_t *pod, json_t *cspec, const char *
         }
         add_map(pm, mp, dir);
     }
+    /* Every container has a /tmp of its own, as in a real pod: two pods that
+     * write /tmp/run.sh at the same moment must not share one file. */
+    int tmp_mounted = 0;
+    for (int k = 0; k < pm->n; k++)
+        tmp_mounted |= !strcmp(pm->m[k].from, "/tmp");
+    if (!tmp_mounted) {
+        snprintf(dir, sizeof(dir), "%s/tmp", sandbox);
+        add_map(pm, "/tmp", dir);
+    }
     char paths[512];
     ks_strlcpy(paths, ks_cfg.map_paths, sizeof(paths));
     char *p = paths;
@@ -288,6 +297,9 @@ int ks_procspec_build(ks_procspec_t *ps, json_t *pod, json_t *cspec, const char 
     if (simid)
         env_set(&env, "KUBESIM_INSTANCE", simid);
     env_set(&env, "KUBESIM_POD_DIR", sandbox);
+    for (int k = 0; k < pm.n; k++)
+        if (!strcmp(pm.m[k].from, "/tmp"))
+            env_set(&env, "TMPDIR", pm.m[k].to);
     env_set(&env, "KUBERNETES_SERVICE_HOST", "127.0.0.1");
     snprintf(port, sizeof(port), "%d", ks_server_port());
     env_set(&env, "KUBERNETES_SERVICE_PORT", port);

@@ -59,6 +59,18 @@ def test_env_secrets_volumes_and_log_options(ks):
     assert status == 400 and body["message"] == "container nope is not valid for pod " + name
 
 
+def test_each_pod_has_its_own_tmp(ks):
+    # two pods write the same /tmp file at once; each reads back its own
+    for name in ("tmp-a", "tmp-b"):
+        ks.create(job_manifest(name, f"echo {name} > /tmp/run.sh; sleep 0.5; cat /tmp/run.sh;"
+                               " test \"$TMPDIR\" = \"$KUBESIM_POD_DIR/tmp\" && test -d \"$TMPDIR\" && echo own"))
+    for name in ("tmp-a", "tmp-b"):
+        ks.wait_for(lambda: job_status(ks, name), cond=lambda s: s.get("succeeded") == 1,
+                    what=f"{name} done")
+        pod = ks.list("v1", "pods", "default", labelSelector=f"job-name={name}")[0]
+        assert ks.logs("default", pod["metadata"]["name"]) == f"{name}\nown\n"
+
+
 def test_log_follow_streams_until_exit(ks):
     ks.create(job_manifest("follow", "for i in 1 2 3; do echo tick $i; sleep 0.3; done"))
     pod = ks.wait_for(lambda: ks.list("v1", "pods", "default", labelSelector="job-name=follow"),
