@@ -81,7 +81,7 @@ static void *engine_sealer(void *arg)
     pthread_mutex_lock(&e->lock);
     while (!e->stop) {
         pthread_mutex_unlock(&e->lock);
-        int sealed = tg_evidence_seal_pending(e->pool, e->signer, e->evidence_grace_s);
+        int sealed = tg_evidence_seal_pending(e->pool, e->kube, e->signer, e->evidence_grace_s);
         pthread_mutex_lock(&e->lock);
         if (sealed > 0 || e->stop)
             continue;

@@ -15,15 +15,20 @@
 #define TG_ENGINE_EVIDENCE_H
 
 #include "core/signer.h"
+#include "kube/client.h"
 #include "store/pool.h"
 
 #define TG_EVIDENCE_LOG_GRACE_S 60 /* default for the evidence_log_grace_s setting */
 #define TG_EVIDENCE_BATCH       16 /* runs sealed per call at most */
 
 /* Seal the runs that are due. `signer` must hold a private key (borrowed).
+ * `kube` (borrowed, may be NULL) is asked for the Workload of an attempt
+ * that ran but whose admission the watcher had not recorded yet; a run whose
+ * Workload is gone is sealed with a note in its queue facts instead.
  * RET: how many runs this call sealed (0 when none was due), or -1 when the
  * database was unavailable (call again later). */
-int tg_evidence_seal_pending(tg_db_pool_t *pool, const tg_signer_t *signer, long log_grace_s);
+int tg_evidence_seal_pending(tg_db_pool_t *pool, tg_kube_client_t *kube, const tg_signer_t *signer,
+                             long log_grace_s);
 
 /* Seal one run now if it has ended and is not sealed yet, whatever its logs
  * (used by tests and tools). RET: TG_OK (sealed now or already),

@@ -143,6 +143,22 @@ static void w_position(tg_kube_client_t *kube, const json_t *wl, json_t *qi)
     tg_kube_result_clean(&res);
 }
 
+json_t *tg_watcher_admission(const json_t *wl)
+{
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    const char *cq = json_string_value(json_object_get(adm, "clusterQueue"));
+    json_t *flavors = json_object();
+    size_t i;
+    json_t *psa;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, psa)
+    {
+        json_object_update(flavors, json_object_get(psa, "flavors"));
+    }
+    return json_pack("{s:s?, s:s?, s:s, s:o}", "local_queue", w_str(wl, "spec", "queueName"),
+                     "workload", w_str(wl, "metadata", "name"), "cluster_queue", cq ? cq : "",
+                     "flavors", flavors);
+}
+
 /* Workload → Queued / Admitted / Recovering. */
 static void w_workload(tg_kube_client_t *kube, tg_db_conn_t *conn, tg_kube_event_type_e type,
                        const json_t *obj)
@@ -162,7 +178,6 @@ static void w_workload(tg_kube_client_t *kube, tg_db_conn_t *conn, tg_kube_event
     const json_t *evicted = w_condition(obj, "Evicted");
     const json_t *admitted = w_condition(obj, "Admitted");
     const json_t *reserved = w_condition(obj, "QuotaReserved");
-    const json_t *status = json_object_get(obj, "status");
     json_t *qi = json_pack("{s:s?, s:s?}", "local_queue", w_str(obj, "spec", "queueName"),
                            "workload", w_str(obj, "metadata", "name"));
     if (w_true(evicted) && !w_true(admitted)) {
@@ -179,20 +194,8 @@ static void w_workload(tg_kube_client_t *kube, tg_db_conn_t *conn, tg_kube_event
         return;
     }
     if (w_true(admitted)) {
-        const json_t *adm = json_object_get(status, "admission");
-        json_object_set_new(
-            qi, "cluster_queue",
-            json_string(json_string_value(json_object_get(adm, "clusterQueue"))
-                            ? json_string_value(json_object_get(adm, "clusterQueue"))
-                            : ""));
-        json_t *flavors = json_object();
-        size_t i;
-        json_t *psa;
-        json_array_foreach(json_object_get(adm, "podSetAssignments"), i, psa)
-        {
-            json_object_update(flavors, json_object_get(psa, "flavors"));
-        }
-        json_object_set_new(qi, "flavors", flavors);
+        json_decref(qi);
+        qi = tg_watcher_admission(obj);
         w_apply(conn, run_id, attempt, "Admitted", "Admitted",
                 json_string_value(json_object_get(admitted, "message")), "kueue", qi);
     } else if (!w_true(reserved)) {

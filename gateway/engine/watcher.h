@@ -26,4 +26,11 @@
 void tg_watcher_observe(tg_db_pool_t *pool, tg_kube_client_t *kube, const char *kind,
                         tg_kube_event_type_e type, const json_t *obj);
 
+/* The admission facts of a Workload, as run_attempts.queue_info keeps them:
+ * {local_queue, workload, cluster_queue, flavors: {resource: flavor}}
+ * (cluster_queue "" and flavors {} when it holds no admission). Shared by
+ * the watcher and the sealer, which reads them when the watch lagged.
+ * RET: new reference. */
+json_t *tg_watcher_admission(const json_t *wl);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "store/json_rows.h"
 
 /* RFC 3339 UTC with microseconds, the form run_events hashes use. */
 #define EV_TS(x) "to_char((" x ") AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
@@ -98,6 +99,9 @@ static tg_stmt_t stmt_build = TG_STMT(
     "  'queued_at', " EV_TS("q.x_queued") ","
     "  'admitted_at', " EV_TS("q.x_admitted") ","
     "  'wait_ms', " EV_MS("q.x_admitted", "q.x_queued") ")"
+    /* why facts are missing, only when the sealer had to say so */
+    "  || CASE WHEN q.queue_info ? 'note'"
+    "   THEN jsonb_build_object('note', q.queue_info -> 'note') ELSE '{}'::jsonb END"
     "  FROM att q WHERE q.attempt = 1),"
     " 'history', (SELECT coalesce(jsonb_agg(jsonb_build_object('seq', e.seq,"
     "  'at', " EV_TS("e.at") ", 'state', e.state, 'reason', e.reason,"
@@ -187,6 +191,24 @@ static tg_stmt_t stmt_claim = TG_STMT(
     "   OR NOT EXISTS (SELECT 1 FROM run_pods p WHERE p.run_id = q.run_id"
     "    AND NOT p.log_done AND p.phase <> 'Pending'))"
     " ORDER BY q.not_before, q.run_id LIMIT 1 FOR UPDATE OF q SKIP LOCKED");
+
+/* Attempts that got past the queue (they ran, or succeeded) yet whose queue
+ * facts hold no flavors nor a note saying why: the Workload watch lagged
+ * behind the Job's. within_grace: the run ended less than $2 s ago. */
+static tg_stmt_t stmt_lacking_queue = TG_STMT(
+    "SELECT jsonb_build_object('attempt', a.attempt, 'namespace', a.namespace,"
+    " 'object_name', a.object_name, 'within_grace',"
+    " coalesce(r.finished_at > now() - make_interval(secs => $2::int), true))"
+    " FROM run_attempts a JOIN runs r ON r.id = a.run_id"
+    " WHERE a.run_id = $1::uuid AND a.namespace IS NOT NULL AND a.object_name IS NOT NULL"
+    "  AND NOT (a.queue_info ? 'flavors') AND NOT (a.queue_info ? 'note')"
+    "  AND (a.started_at IS NOT NULL OR a.state = 'Succeeded' OR EXISTS (SELECT 1 FROM run_pods p"
+    "   WHERE p.run_id = a.run_id AND p.attempt = a.attempt))"
+    " ORDER BY a.attempt");
+
+static tg_stmt_t stmt_merge_queue =
+    TG_STMT("UPDATE run_attempts SET queue_info = queue_info || $3::jsonb"
+            " WHERE run_id = $1::uuid AND attempt = $2::int");
 
 static tg_stmt_t stmt_dequeue = TG_STMT("DELETE FROM evidence_queue WHERE run_id = $1::uuid");
 
@@ -366,4 +388,27 @@ tg_rc_e tg_evidence_defer(tg_db_conn_t *conn, const char *run_id, long delay_s, 
     snprintf(delay, sizeof(delay), "%ld", delay_s);
     const char *vals[] = {run_id, delay, error};
     return tg_db_run(conn, &stmt_defer, 3, vals);
+}
+
+tg_rc_e tg_evidence_lacking_queue(tg_db_conn_t *conn, const char *run_id, long grace_s,
+                                  json_t **out)
+{
+    char grace[24];
+    snprintf(grace, sizeof(grace), "%ld", grace_s < 0 ? 0 : grace_s);
+    const char *vals[] = {run_id, grace};
+    return tg_db_json_all(conn, &stmt_lacking_queue, 2, vals, out);
+}
+
+tg_rc_e tg_evidence_merge_queue(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                const json_t *facts)
+{
+    char at[16];
+    snprintf(at, sizeof(at), "%d", attempt);
+    char *text = json_dumps(facts, JSON_COMPACT);
+    if (!text)
+        return TG_EINTERNAL;
+    const char *vals[] = {run_id, at, text};
+    tg_rc_e rc = tg_db_run(conn, &stmt_merge_queue, 3, vals);
+    free(text);
+    return rc;
 }

@@ -77,6 +77,15 @@ tg_rc_e tg_evidence_insert(tg_db_conn_t *conn, const tg_evidence_row_t *row,
  * has its log collected (run_pods.log_done), or `log_grace_s` after it
  * finished. TG_ENOTFOUND when none is due. */
 tg_rc_e tg_evidence_claim(tg_db_conn_t *conn, long log_grace_s, char run_id[37]) TG_MUSTCHECK;
+/* The run's attempts that ran but whose queue facts (run_attempts.queue_info)
+ * have no flavors and no note: *out (new reference) an array of
+ * {attempt, namespace, object_name, within_grace}, within_grace true while
+ * the run ended less than grace_s seconds ago. */
+tg_rc_e tg_evidence_lacking_queue(tg_db_conn_t *conn, const char *run_id, long grace_s,
+                                  json_t **out) TG_MUSTCHECK;
+/* Merge `facts` (borrowed) into an attempt's queue_info, key by key. */
+tg_rc_e tg_evidence_merge_queue(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                const json_t *facts) TG_MUSTCHECK;
 /* Take a sealed run off the queue (inside the sealing transaction). */
 tg_rc_e tg_evidence_dequeue(tg_db_conn_t *conn, const char *run_id) TG_MUSTCHECK;
 /* Retry a run later: not before delay_s seconds, recording why (no secret). */

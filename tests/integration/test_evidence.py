@@ -359,3 +359,42 @@ def test_unended_run_has_no_evidence_and_cancelled_runs_are_sealed(gw, sql):
     # queued again, it is sealed again
     sql(f"INSERT INTO evidence_queue (run_id) VALUES ('{run_id}')")
     assert wait_sealed(gw, run_id)["sealed"] is True
+
+
+def run_with_workload_watch_down(gw, cluster, name, path_prefix):
+    """Run to its end while the cluster refuses `path_prefix` (a 503 each time)
+    and every open watch is closed, so the gateway's Workload informer cannot
+    see the admission while the Job and Pod watches carry the run to its end.
+    RET: the run id and its sealed evidence."""
+    cluster.control("faults/api", {"rate": 1.0, "code": 503, "pathPrefix": path_prefix})
+    try:
+        cluster.control("watches/close")
+        run_id, _ = submit(gw, name, SCRIPT)
+        assert wait_state(gw, run_id, {"Succeeded", "Failed"})["state"] == "Succeeded"
+        return run_id, wait_sealed(gw, run_id)
+    finally:
+        cluster.control("faults/api", method="DELETE")
+
+
+def test_sealed_record_has_the_admission_the_workload_watch_missed(gw, cluster, sql):
+    # Only the cluster-wide Workload list and watch fail: the sealer reads the
+    # run's Workload in its namespace and records the flavors Kueue assigned.
+    run_id, ev = run_with_workload_watch_down(gw, cluster, "evidence-late-wl",
+                                              "/apis/kueue.x-k8s.io/v1beta1/workloads")
+    q = ev["record"]["queue"]
+    assert q["cluster_queue"] == "kind-cpu-cq" and "note" not in q, q
+    assert q["flavors"] and set(q["flavors"].values()) == {"default-flavor"}, q
+    assert q["workload"], q
+    assert ev["record"]["attempts"][0]["queue"]["flavors"] == q["flavors"]
+    assert verify(gw, run_id)[0] == 0
+
+
+def test_run_whose_workload_cannot_be_read_is_sealed_saying_so(gw, cluster):
+    # Every Kueue path fails: the sealer waits out the log grace (5 s here),
+    # then seals with what it knows and a note on why the flavors are missing.
+    run_id, ev = run_with_workload_watch_down(gw, cluster, "evidence-no-wl",
+                                              "/apis/kueue.x-k8s.io/")
+    q = ev["record"]["queue"]
+    assert q["flavors"] == {} and "could not be read" in q["note"], q
+    assert ev["record"]["run"]["state"] == "Succeeded"
+    assert verify(gw, run_id)[0] == 0
