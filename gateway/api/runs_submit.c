@@ -16,6 +16,7 @@
 #include "http/problem.h"
 #include "api/policies.h"
 #include "policy/hook.h"
+#include "render/render.h"
 #include "spec/pipeline.h"
 #include "store/runs.h"
 #include "store/tenancy_cache.h"
@@ -71,8 +72,10 @@ static json_t *submit_begin_or_reply(tg_req_t *req, const char *ws, const char *
     return submit_context_or_reply(req, ws);
 }
 
+/* A run stores its manifests as text (`as_text`: "manifests_text" in *out);
+ * a dry run answers them as JSON ("manifests"). */
 static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_t *ctx,
-                               const char *run_id, json_t **out)
+                               const char *run_id, int as_text, json_t **out)
 {
     tg_app_t *app = tg_req_app(req);
     tg_spec_file_t *files = tg_arena_alloc(req->arena, sizeof(*files) * (p->nfiles + 1));
@@ -90,6 +93,7 @@ static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_
                             .context = ctx,
                             .run_id = run_id,
                             .attempt = 1,
+                            .manifests_as_text = as_text,
                             .on_resolved = tg_policy_spec_hook,
                             .on_resolved_arg = &ph};
     tg_rc_e rc = tg_spec_pipeline(app->schema, &app->limits, &sr, out);
@@ -108,7 +112,7 @@ void tg_api_runs_validate(tg_req_t *req)
     if (!ctx)
         return;
     json_t *out = NULL;
-    tg_rc_e rc = submit_pipeline(req, &p, ctx, SUBMIT_DRY_RUN_ID, &out);
+    tg_rc_e rc = submit_pipeline(req, &p, ctx, SUBMIT_DRY_RUN_ID, 0, &out);
     json_decref(ctx);
     if (rc != TG_OK)
         submit_reject(req, rc, out);
@@ -150,7 +154,14 @@ static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, 
     rec->engine = json_string_value(json_object_get(resolved, "engine"));
     rec->spec_text = p->spec;
     rec->resolved = resolved;
-    rec->manifests = json_object_get(out, "manifests");
+    rec->manifests_text = json_string_value(json_object_get(out, "manifests_text"));
+    /* The object rendering named, without parsing the manifests; left NULL
+     * (never after a rendering that succeeded), the store refuses the run as
+     * a server fault. */
+    char *object = tg_arena_alloc(req->arena, 64);
+    if (tg_render_workload_ref(resolved, id, 1, &rec->object_ns, object, &rec->object_kind) ==
+        TG_OK)
+        rec->object_name = object;
     rec->config_hash = json_string_value(json_object_get(out, "config_hash"));
     rec->policy = json_object_get(out, "policy");
     rec->files = files;
@@ -168,7 +179,7 @@ void tg_api_runs_submit(tg_req_t *req)
     char id[TG_UUID_LEN + 1];
     tg_uuid_v4(id);
     json_t *out = NULL;
-    tg_rc_e rc = submit_pipeline(req, &p, ctx, id, &out);
+    tg_rc_e rc = submit_pipeline(req, &p, ctx, id, 1, &out);
     json_decref(ctx);
     if (rc != TG_OK) {
         submit_reject(req, rc, out);
@@ -254,7 +265,7 @@ void tg_api_runs_batch(tg_req_t *req)
         }
         char *id = tg_arena_alloc(req->arena, TG_UUID_LEN + 1);
         tg_uuid_v4(id);
-        tg_rc_e rc = submit_pipeline(req, &p, ctx, id, &out);
+        tg_rc_e rc = submit_pipeline(req, &p, ctx, id, 1, &out);
         if (rc != TG_OK) {
             json_object_set_new(res, "status", json_integer(tg_rc_http_status(rc)));
             json_object_set(res, "errors", json_object_get(out, "errors"));

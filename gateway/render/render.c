@@ -37,6 +37,32 @@ static int render_files_match(tg_render_ctx_t *c)
     return 1;
 }
 
+/* Each engine's workload kind and renderer. */
+typedef struct {
+    const char *engine, *kind;
+    tg_rc_e (*render)(tg_render_ctx_t *c);
+} render_engine_t;
+
+static const render_engine_t render_engines[] = {{"job", "Job", tg_render_job},
+                                                 {"rayjob", "RayJob", tg_render_rayjob}};
+
+static const render_engine_t *render_engine(const char *engine)
+{
+    for (size_t i = 0; engine && i < sizeof(render_engines) / sizeof(render_engines[0]); i++)
+        if (strcmp(engine, render_engines[i].engine) == 0)
+            return &render_engines[i];
+    return NULL;
+}
+
+tg_rc_e tg_render_workload_ref(const json_t *resolved, const char *run_id, unsigned attempt,
+                               const char **ns, char name[64], const char **kind)
+{
+    const render_engine_t *e = render_engine(tg_render_str(resolved, NULL, "engine"));
+    *ns = tg_render_str(resolved, "policy", "namespace");
+    *kind = e ? e->kind : NULL;
+    return e && *ns && tg_render_object_name(run_id, attempt, name, 64) == 0 ? TG_OK : TG_EINVAL;
+}
+
 tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenance,
                                  const tg_spec_files_t *files, const tg_render_opts_t *opts,
                                  tg_buf_t *out, char *err, size_t errlen)
@@ -93,10 +119,9 @@ tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenanc
     else
         tg_render_config_hash(resolved, c.config_hash);
     tg_jw_arr(&w);
-    if (strcmp(engine, "job") == 0)
-        rc = tg_render_job(&c);
-    else if (strcmp(engine, "rayjob") == 0)
-        rc = tg_render_rayjob(&c);
+    const render_engine_t *e = render_engine(engine);
+    if (e)
+        rc = e->render(&c);
     else
         tg_render_fail(&c, "unknown engine \"%s\"", engine);
     tg_jw_end_arr(&w);

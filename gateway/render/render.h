@@ -31,6 +31,15 @@ tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenanc
                                  const tg_spec_files_t *files, const tg_render_opts_t *opts,
                                  tg_buf_t *out, char *err, size_t errlen) TG_MUSTCHECK;
 
+/* The identity of the workload object (the Job or RayJob) that rendering
+ * `resolved` for run_id/attempt names, without rendering: *ns (borrowed from
+ * `resolved`), name[64] and *kind (a literal), by the lookups the renderer
+ * makes (one engine table, tg_render_object_name), so the two cannot
+ * disagree. TG_EINVAL when the run id gives no object name or `resolved`
+ * lacks a known engine or a namespace. */
+tg_rc_e tg_render_workload_ref(const json_t *resolved, const char *run_id, unsigned attempt,
+                               const char **ns, char name[64], const char **kind) TG_MUSTCHECK;
+
 /* The same as a jansson array: on TG_OK *manifests is a new reference. */
 tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
                             const tg_spec_files_t *files, const tg_render_opts_t *opts,

@@ -115,8 +115,6 @@ static tg_rc_e runs_find_by_key(tg_db_conn_t *conn, const tg_run_new_t *in, json
 /* Insert one run with everything that goes with it; *out gets the run. */
 static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **out)
 {
-    const json_t *primary = tg_store_primary_object(in->manifests);
-    const json_t *meta = json_object_get(primary, "metadata");
     tg_event_t ev = {.state = "Accepted",
                      .reason = "Submitted",
                      .message = "the run was accepted and will be sent to the cluster",
@@ -125,7 +123,6 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
     tg_time_rfc3339(tg_now_wall_us(), at, sizeof(at));
     tg_store_event_hash(NULL, in->id, 1, at, &ev, hash);
     char *resolved = json_dumps(in->resolved, JSON_COMPACT | JSON_SORT_KEYS);
-    char *manifests = json_dumps(in->manifests, JSON_COMPACT);
     char *policy = in->policy ? json_dumps(json_object_get(in->policy, "decisions"),
                                            JSON_COMPACT | JSON_SORT_KEYS)
                               : NULL;
@@ -140,7 +137,7 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                           in->engine,
                           in->spec_text,
                           resolved,
-                          manifests,
+                          in->manifests_text,
                           in->config_hash,
                           in->idempotency_key,
                           in->request_hash,
@@ -148,9 +145,9 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                           in->policy ? json_string_value(json_object_get(in->policy, "digest"))
                                      : NULL,
                           files,
-                          json_string_value(json_object_get(meta, "namespace")),
-                          json_string_value(json_object_get(meta, "name")),
-                          json_string_value(json_object_get(primary, "kind")),
+                          in->object_ns,
+                          in->object_name,
+                          in->object_kind,
                           at,
                           ev.state,
                           ev.reason,
@@ -164,26 +161,13 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                           au ? au->workspace : NULL,
                           au_status,
                           au ? au->request_id : NULL};
-    tg_rc_e rc = resolved && manifests && files ? tg_db_json_one(conn, &stmt_insert, 30, vals, out)
-                                                : TG_EINTERNAL;
+    tg_rc_e rc = resolved && in->manifests_text && in->object_name && files
+                     ? tg_db_json_one(conn, &stmt_insert, 30, vals, out)
+                     : TG_EINTERNAL;
     free(resolved);
-    free(manifests);
     free(policy);
     free(files);
     return rc;
-}
-
-const json_t *tg_store_primary_object(const json_t *manifests)
-{
-    size_t i;
-    json_t *m;
-    json_array_foreach(manifests, i, m)
-    {
-        const char *kind = json_string_value(json_object_get(m, "kind"));
-        if (kind && (strcmp(kind, "Job") == 0 || strcmp(kind, "RayJob") == 0))
-            return m;
-    }
-    return NULL;
 }
 
 tg_rc_e tg_store_run_create(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **out, int *existed)

@@ -22,8 +22,13 @@ typedef struct {
     const char *owner;
     const char *engine; /* "job" | "rayjob" */
     const char *spec_text;
-    const json_t *resolved;  /* borrowed */
-    const json_t *manifests; /* borrowed */
+    const json_t *resolved; /* borrowed */
+    /* the rendered manifests as JSON text, stored as they are: rendering
+     * writes text, and a jansson tree of them would only be dumped again */
+    const char *manifests_text;
+    /* the workload object among them (tg_render_workload_ref), for the
+     * first attempt's row */
+    const char *object_ns, *object_name, *object_kind;
     const char *config_hash;
     const char *idempotency_key; /* NULL when the client sent none */
     const char *request_hash;    /* sha256 of the request, with a key */
@@ -34,9 +39,6 @@ typedef struct {
      * when the request is audited on its own */
     const tg_audit_entry_t *audit;
 } tg_run_new_t;
-
-/* The Job or RayJob among rendered manifests (borrowed), or NULL. */
-const json_t *tg_store_primary_object(const json_t *manifests);
 
 /* Store a new run, or find the one an earlier request with the same
  * Idempotency-Key created. *out gets the run (new reference); *existed is 1

@@ -2,6 +2,7 @@
 written in ../shared/conformance/README.md from POST .../runs:validate, and
 the valid ones are accepted by POST .../runs."""
 import base64
+import json
 import os
 
 import pytest
@@ -59,6 +60,12 @@ def world(gateway):
     return gateway
 
 
+@pytest.fixture(scope="module")
+def sql(pg, db_url):
+    db = db_url.rsplit("/", 1)[1]
+    return lambda text: pg.psql(text, db=db)
+
+
 def payload(name, folder):
     with open(os.path.join(CONF, name)) as f:
         spec = f.read()
@@ -90,6 +97,41 @@ def test_conformance_file_gets_its_outcome(world, name):
     else:
         assert body["type"].endswith("invalid-run-config"), body
         assert all({"path", "message"} <= set(e) for e in body["errors"])
+
+
+# the run id a dry run renders with (api/runs_submit.c)
+DRY_RUN_ID = "00000000-0000-4000-8000-000000000000"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c[2] == 200))
+@pytest.mark.parametrize("route", ["runs", "runs:batch"])
+def test_stored_manifests_are_the_dry_runs(world, sql, name, route):
+    """A run stores the manifests its dry run answers (as jsonb), but for the
+    run id and the object name derived from it, and its first attempt names
+    the workload object among them: 01 renders a Job, 02 a RayJob."""
+    ws, folder, _ = CASES[name]
+    dry = world.req("POST", f"/v1/workspaces/{ws}/runs:validate", body=payload(name, folder))
+    assert dry.status == 200, (name, dry)
+    manifests = dry.json()["manifests"]
+    primary = next(m for m in manifests if m["kind"] in ("Job", "RayJob"))
+    if route == "runs":
+        r = world.req("POST", f"/v1/workspaces/{ws}/runs", body=payload(name, folder))
+        assert r.status == 201, (name, r)
+        run = r.json()
+    else:
+        r = world.req("POST", f"/v1/workspaces/{ws}/runs:batch",
+                      body={"runs": [payload(name, folder)]})
+        assert r.status == 200 and r.json()["results"][0]["status"] == 201, (name, r)
+        run = r.json()["results"][0]["run"]
+    obj = run["attempts"][0]["object"]
+    expected = (json.dumps(manifests).replace(primary["metadata"]["name"], obj)
+                .replace(DRY_RUN_ID, run["id"]))
+    assert "$m$" not in expected
+    row = sql(f"SELECT r.manifests = $m${expected}$m$::jsonb, a.namespace, a.object_name,"
+              f" a.object_kind FROM runs r JOIN run_attempts a ON a.run_id = r.id"
+              f" AND a.attempt = 1 WHERE r.id = '{run['id']}'").split("|")
+    assert row[0] == "t", sql(f"SELECT manifests FROM runs WHERE id = '{run['id']}'")
+    assert row[1:] == [primary["metadata"]["namespace"], obj, primary["kind"]]
 
 
 def test_conformance_details(world):
