@@ -23,6 +23,7 @@ import tokens  # noqa: E402
 from gateway import Gateway  # noqa: E402
 from paths import BUILD, SHARED  # noqa: E402
 from pg import Postgres, pg_bindir  # noqa: E402
+from world import kind_cpu_workspace  # noqa: E402
 
 DURATION = int(os.environ.get("BENCH_DURATION", "10"))
 CONNS = 16
@@ -60,15 +61,7 @@ def main():
                                               "TAUGATE_THREADS": "16",
                                               "TAUGATE_DB_POOL_SIZE": "16"}).start()
         try:
-            for path, b in [
-                ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray",
-                                          "default_queue": "kind-cpu"}),
-                ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
-                ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu",
-                                                     "cluster_queue": "kind-cpu-cq"}),
-                ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job"}),
-            ]:
-                assert gw.req("POST", path, body=b).status == 201
+            kind_cpu_workspace(gw)
             token = tokens.mint("bench", groups=[tokens.ADMIN_GROUP], ttl=3600)
             post_lua = os.path.join(work, "post.lua")
             with open(post_lua, "w") as f:

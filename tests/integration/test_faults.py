@@ -15,36 +15,16 @@ from http_client import request
 from kubesim import KubeSim
 from paths import BUILD, SHARED
 from pg import free_port
+from world import kind_cpu_cluster, kind_cpu_workspace
 
-KV = "kueue.x-k8s.io/v1beta1"
 SPEC = open(os.path.join(SHARED, "conformance", "taugrid",
                          "01-kind-smoke_tau.yaml")).read()
 SCRIPT = base64.b64encode(b"#!/usr/bin/env bash\necho ok\n").decode()
 
 
 def setup_cluster(ks):
-    ks.ensure_namespace("ray")
-    ks.create({"apiVersion": KV, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"},
-               "spec": {}})
-    ks.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "kind-cpu-cq"},
-               "spec": {"namespaceSelector": {}, "resourceGroups": [{
-                   "coveredResources": ["cpu", "memory"], "flavors": [
-                       {"name": "default-flavor", "resources": [
-                           {"name": "cpu", "nominalQuota": "100"},
-                           {"name": "memory", "nominalQuota": "1000Gi"}]}]}]}})
-    ks.create({"apiVersion": KV, "kind": "LocalQueue",
-               "metadata": {"name": "kind-cpu", "namespace": "ray"},
-               "spec": {"clusterQueue": "kind-cpu-cq"}})
-
-
-def setup_gateway(gw):
-    for path, body in [
-        ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray", "default_queue": "kind-cpu"}),
-        ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
-        ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu", "cluster_queue": "kind-cpu-cq"}),
-        ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job"}),
-    ]:
-        assert gw.req("POST", path, body=body).status == 201, path
+    # room for every burst: the kind-cpu layout with a larger quota
+    kind_cpu_cluster(ks, cpu="100", memory="1000Gi")
 
 
 def submit(gw, key, name="burst"):
@@ -77,7 +57,7 @@ def test_kill_9_during_a_burst_loses_and_doubles_nothing(pg, db_url):
                                            "TAUGATE_THREADS": "4",
                                            "TAUGATE_DB_POOL_SIZE": "8"}).start()
     try:
-        setup_gateway(gw)
+        kind_cpu_workspace(gw)
         keys = [f"burst-{i}-{uuid.uuid4()}" for i in range(500)]
         accepted = {}
         lock = threading.Lock()
@@ -134,15 +114,7 @@ def test_cluster_down_for_30s_then_back(db_url, tmp_path):
     try:
         # a fresh database for this module already has the workspace when the
         # burst test ran first; create what is missing
-        for path, body in [
-            ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray",
-                                      "default_queue": "kind-cpu"}),
-            ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
-            ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu",
-                                                 "cluster_queue": "kind-cpu-cq"}),
-            ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job"}),
-        ]:
-            assert gw.req("POST", path, body=body).status in (201, 409)
+        kind_cpu_workspace(gw, ok=(201, 409))
         ks.stop()
         ids = [submit(gw, f"down-{i}", name="while-down").json()["id"] for i in range(5)]
         time.sleep(30)
@@ -163,15 +135,7 @@ def test_postgres_restart_engine_resumes(pg, db_url):
     setup_cluster(ks)
     gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_KUBE_API_URL": ks.url}).start()
     try:
-        for path, body in [
-            ("/v1/admin/workspaces", {"name": "ray", "namespace": "ray",
-                                      "default_queue": "kind-cpu"}),
-            ("/v1/admin/cluster-queues", {"name": "kind-cpu-cq"}),
-            ("/v1/admin/workspaces/ray/queues", {"name": "kind-cpu",
-                                                 "cluster_queue": "kind-cpu-cq"}),
-            ("/v1/admin/profiles", {"name": "kind-cpu-job", "engine": "job"}),
-        ]:
-            assert gw.req("POST", path, body=body).status in (201, 409)
+        kind_cpu_workspace(gw, ok=(201, 409))
         pg.stop()
         assert submit(gw, "pg-down").status == 503
         pg.start()
