@@ -153,7 +153,7 @@ static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, 
     rec->owner = tg_who(req)->subject;
     rec->engine = json_string_value(json_object_get(resolved, "engine"));
     rec->spec_text = p->spec;
-    rec->resolved = resolved;
+    rec->resolved_text = json_string_value(json_object_get(out, "resolved_text"));
     rec->manifests_text = json_string_value(json_object_get(out, "manifests_text"));
     /* The object rendering named, without parsing the manifests; left NULL
      * (never after a rendering that succeeded), the store refuses the run as

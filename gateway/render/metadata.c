@@ -9,17 +9,22 @@
 #include "spec/digest.h"
 #include "spec/units.h"
 
+void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *text)
+{
+    char hex[65];
+    /* A resolved config is a few kilobytes: one allocation, not a series. */
+    if (tg_buf_reserve(text, 4096) != TG_OK || tg_render_canon(resolved, 17, text) != TG_OK)
+        tg_buf_reset(text);
+    tg_spec_sha256_hex(text->data ? text->data : "", text->len, hex);
+    memcpy(out, "sha256:", 7);
+    memcpy(out + 7, hex, 65);
+}
+
 void tg_render_config_hash(const json_t *resolved, char out[72])
 {
     tg_buf_t b;
     tg_buf_init(&b, 64u << 20);
-    char hex[65];
-    /* A resolved config is a few kilobytes: one allocation, not a series. */
-    if (tg_buf_reserve(&b, 4096) != TG_OK || tg_render_canon(resolved, 17, &b) != TG_OK)
-        tg_buf_reset(&b);
-    tg_spec_sha256_hex(b.data ? b.data : "", b.len, hex);
-    memcpy(out, "sha256:", 7);
-    memcpy(out + 7, hex, 65);
+    tg_render_config_hash_text(resolved, out, &b);
     tg_buf_clean(&b);
 }
 

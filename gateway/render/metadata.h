@@ -41,6 +41,12 @@
 /* "sha256:<hex>" of the canonical JSON of `resolved` into out[72]. */
 void tg_render_config_hash(const json_t *resolved, char out[72]);
 
+/* The same, appending the canonical JSON it hashed to `text` (a valid JSON
+ * text of the resolved config, which a submission stores as it is rather
+ * than serialising the tree a second time). On failure `text` is reset and
+ * the hash is that of the empty string. */
+void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *text);
+
 /* "labels": {...} for the workload object (with_kueue=1) or its pods and
  * Service (0). */
 void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue);

@@ -63,8 +63,9 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     if (clk.t)
         clk.mark = pipeline_now_ns();
     json_t *resolved = NULL, *prov = NULL, *manifests = NULL;
-    tg_buf_t text;
+    tg_buf_t text, canon;
     tg_buf_init(&text, 64u << 20);
+    tg_buf_init(&canon, 64u << 20);
     tg_spec_doc_init(&doc);
     tg_spec_diag_init(&d, NULL, limits->max_errors);
     *out = NULL;
@@ -111,7 +112,7 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     }
     pipeline_next(&clk, TG_SPEC_STAGE_RENDER);
     char hash[72];
-    tg_render_config_hash(resolved, hash);
+    tg_render_config_hash_text(resolved, hash, &canon);
     if (req->run_id) {
         char err[256];
         tg_render_opts_t opts = {.run_id = req->run_id,
@@ -140,8 +141,10 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     resolved = prov = NULL;
     if (manifests)
         json_object_set_new(*out, "manifests", manifests);
-    else if (req->run_id && req->manifests_as_text)
+    else if (req->run_id && req->manifests_as_text) {
         json_object_set_new(*out, "manifests_text", pipeline_text(text.data, text.len));
+        json_object_set_new(*out, "resolved_text", pipeline_text(canon.data, canon.len));
+    }
     manifests = NULL;
     rc = TG_OK;
     goto out;
@@ -153,6 +156,7 @@ out:
     json_decref(prov);
     json_decref(manifests);
     tg_buf_clean(&text);
+    tg_buf_clean(&canon);
     tg_spec_diag_clean(&d);
     tg_spec_doc_clean(&doc);
     pipeline_next(&clk, TG_SPEC_STAGE_RELEASE);

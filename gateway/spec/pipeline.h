@@ -67,7 +67,8 @@ typedef struct tg_spec_request_s {
     const char *retry_reason;     /* attempt > 1 */
     int manifests_as_text;        /* give "manifests_text" (a JSON text string) instead of
                                      "manifests": the bytes to store and send, without
-                                     building a jansson tree of them */
+                                     building a jansson tree of them; and
+                                     "resolved_text", the canonical text of "resolved" */
     tg_spec_resolved_hook_fn on_resolved; /* may be NULL (policy/hook.h) */
     void *on_resolved_arg;
     tg_spec_timing_t *timing; /* may be NULL; when set, stage times are added to it */
@@ -76,7 +77,7 @@ typedef struct tg_spec_request_s {
 /* Run the pipeline. *out is always set to a new reference:
  *   TG_OK: {"resolved": {...}, "provenance": {...}, "config_hash": "sha256:...",
  *           "manifests": [...] (only with run_id; "manifests_text": "[...]" instead
- *           when manifests_as_text), "warnings": [...]}
+ *           when manifests_as_text, with "resolved_text"), "warnings": [...]}
  *   otherwise: {"errors": [...], "warnings": [...]} with
  *   TG_ETOOLARGE       the document is over limits->max_doc_bytes (413)
  *   TG_EINVAL          not an acceptable YAML document: syntax, UTF-8, aliases,

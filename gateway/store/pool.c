@@ -103,9 +103,13 @@ void tg_db_pool_free(tg_db_pool_t *p)
 
 static tg_db_conn_t *pool_connect(tg_db_pool_t *p)
 {
-    char timeout[16], options[64];
+    char timeout[16], options[96];
     snprintf(timeout, sizeof(timeout), "%d", p->cfg.connect_timeout_s);
-    snprintf(options, sizeof(options), "-c statement_timeout=%d", p->cfg.statement_timeout_ms);
+    /* Timestamps in UTC whatever the server's zone: every replica answers
+     * the same text, and a run's view built in C (store/runs.c) matches the
+     * one PostgreSQL serialises. */
+    snprintf(options, sizeof(options), "-c statement_timeout=%d -c TimeZone=UTC",
+             p->cfg.statement_timeout_ms);
     const char *keys[] = {"dbname", "connect_timeout", "application_name", "options", NULL};
     const char *vals[] = {p->conninfo, timeout, "taugate", options, NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);

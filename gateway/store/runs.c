@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/digest.h"
 #include "core/ids.h"
@@ -15,34 +16,30 @@
     " created_at, updated_at, started_at, finished_at"
 
 static tg_stmt_t stmt_by_key =
-    TG_STMT("SELECT request_hash, (SELECT to_jsonb(v) FROM (SELECT " RUN_COLS
-            " FROM runs r2 WHERE r2.id = r.id) v) FROM runs r"
+    TG_STMT("SELECT request_hash, id FROM runs"
             " WHERE workspace = $1 AND owner = $2 AND idempotency_key = $3");
 /* A whole submission in one statement (one round trip, one commit): the
- * run, its files, its first attempt, its first event and its outbox row;
- * answers the run as tg_store_run_get() would. */
+ * run, its files, its first attempt, its first event, its outbox row and the
+ * request's audit row. Nothing comes back: the caller knows every value of
+ * the new run (runs_view), so PostgreSQL builds no JSON for it. */
 static tg_stmt_t stmt_insert = TG_STMT(
     "WITH r AS (INSERT INTO runs (id, workspace, name, owner, engine, spec_text, resolved,"
-    "   manifests, config_hash, idempotency_key, request_hash, policy_decisions, policy_digest)"
+    "   manifests, config_hash, idempotency_key, request_hash, policy_decisions, policy_digest,"
+    "   created_at, updated_at)"
     "  VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11,"
-    "   COALESCE($12::jsonb, '[]'), $13) RETURNING " RUN_COLS "),"
+    "   COALESCE($12::jsonb, '[]'), $13, $18::timestamptz, $18::timestamptz) RETURNING id),"
     " f AS (INSERT INTO run_files (run_id, name, content, sha256)"
     "  SELECT r.id, x.name, decode(x.hex, 'hex'), x.sha256"
     "  FROM r, jsonb_to_recordset($14::jsonb) AS x(name text, hex text, sha256 text)),"
     " a AS (INSERT INTO run_attempts (run_id, attempt, state, namespace, object_name,"
-    "   object_kind) SELECT r.id, 1, 'Accepted', $15, $16, $17 FROM r RETURNING *),"
+    "   object_kind, created_at) SELECT r.id, 1, 'Accepted', $15, $16, $17, $18::timestamptz"
+    "   FROM r),"
     " e AS (INSERT INTO run_events (run_id, seq, at, state, reason, message, source, data, hash)"
     "  SELECT r.id, 1, $18::timestamptz, $19, $20, $21, $22, '{}', $23 FROM r),"
-    " o AS (INSERT INTO outbox (run_id, attempt, action) SELECT r.id, 1, 'create' FROM r),"
     " au AS (INSERT INTO audit_log (subject, method, route, target, workspace, status,"
     "   request_id) SELECT $24, $25, $26, $27, $28, $29::int, $30 FROM r"
     "   WHERE $30::text IS NOT NULL)"
-    " SELECT to_jsonb(r) || jsonb_build_object('queue', a.queue_info,"
-    "  'attempts', jsonb_build_array(jsonb_build_object('attempt', a.attempt, 'state', a.state,"
-    "   'reason', a.reason, 'retry_reason', a.retry_reason, 'object', a.object_name,"
-    "   'node_names', a.node_names, 'exit_code', a.exit_code, 'created_at', a.created_at,"
-    "   'started_at', a.started_at, 'finished_at', a.finished_at)))"
-    " FROM r, a");
+    " INSERT INTO outbox (run_id, attempt, action) SELECT r.id, 1, 'create' FROM r");
 /* One run with its current queue facts and every attempt. */
 #define RUN_VIEW                                                                                   \
     "to_jsonb(v) || jsonb_build_object("                                                           \
@@ -107,9 +104,64 @@ static tg_rc_e runs_find_by_key(tg_db_conn_t *conn, const tg_run_new_t *in, json
         PQclear(r);
         return TG_ECONFLICT;
     }
-    *out = json_loads(PQgetvalue(r, 0, 1), 0, NULL);
+    char id[TG_UUID_LEN + 1];
+    snprintf(id, sizeof(id), "%s", PQgetvalue(r, 0, 1));
     PQclear(r);
-    return *out ? TG_OK : TG_EINTERNAL;
+    return tg_store_run_get(conn, id, out);
+}
+
+/* A time as PostgreSQL writes a timestamptz in JSON in a UTC session
+ * (store/pool.c): microseconds without trailing zeros, "+00:00". */
+static void runs_pg_time(int64_t wall_us, char out[40])
+{
+    time_t sec = (time_t)(wall_us / 1000000);
+    long us = (long)(wall_us % 1000000);
+    struct tm tm;
+    gmtime_r(&sec, &tm);
+    int n = snprintf(out, 40, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (us) {
+        int digits = 6;
+        for (; us % 10 == 0; us /= 10)
+            digits--;
+        n += snprintf(out + n, (size_t)(40 - n), ".%0*ld", digits, us);
+    }
+    snprintf(out + n, (size_t)(40 - n), "+00:00");
+}
+
+/* The view tg_store_run_get() answers, of a run just stored at `at`: the
+ * same keys in the same order (jsonb's: shorter first, then bytewise). */
+static json_t *runs_view(const tg_run_new_t *in, const char *at)
+{
+    json_t *a = json_object();
+    json_object_set_new_nocheck(a, "state", json_string("Accepted"));
+    json_object_set_new_nocheck(a, "object", json_string(in->object_name));
+    json_object_set_new_nocheck(a, "reason", json_null());
+    json_object_set_new_nocheck(a, "attempt", json_integer(1));
+    json_object_set_new_nocheck(a, "exit_code", json_null());
+    json_object_set_new_nocheck(a, "created_at", json_string(at));
+    json_object_set_new_nocheck(a, "node_names", json_array());
+    json_object_set_new_nocheck(a, "started_at", json_null());
+    json_object_set_new_nocheck(a, "finished_at", json_null());
+    json_object_set_new_nocheck(a, "retry_reason", json_null());
+    json_t *v = json_object();
+    json_object_set_new_nocheck(v, "id", json_string(in->id));
+    json_object_set_new_nocheck(v, "name", json_string(in->name));
+    json_object_set_new_nocheck(v, "owner", json_string(in->owner));
+    json_object_set_new_nocheck(v, "queue", json_object());
+    json_object_set_new_nocheck(v, "state", json_string("Accepted"));
+    json_object_set_new_nocheck(v, "engine", json_string(in->engine));
+    json_object_set_new_nocheck(v, "reason", json_null());
+    json_object_set_new_nocheck(v, "attempt", json_integer(1));
+    json_object_set_new_nocheck(v, "message", json_null());
+    json_object_set_new_nocheck(v, "attempts", json_pack("[o]", a));
+    json_object_set_new_nocheck(v, "workspace", json_string(in->workspace));
+    json_object_set_new_nocheck(v, "created_at", json_string(at));
+    json_object_set_new_nocheck(v, "started_at", json_null());
+    json_object_set_new_nocheck(v, "updated_at", json_string(at));
+    json_object_set_new_nocheck(v, "config_hash", json_string(in->config_hash));
+    json_object_set_new_nocheck(v, "finished_at", json_null());
+    return v;
 }
 
 /* Insert one run with everything that goes with it; *out gets the run. */
@@ -119,10 +171,11 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                      .reason = "Submitted",
                      .message = "the run was accepted and will be sent to the cluster",
                      .source = "api"};
-    char at[40], hash[65];
-    tg_time_rfc3339(tg_now_wall_us(), at, sizeof(at));
+    char at[40], at_json[40], hash[65];
+    int64_t now = tg_now_wall_us();
+    tg_time_rfc3339(now, at, sizeof(at));
+    runs_pg_time(now, at_json);
     tg_store_event_hash(NULL, in->id, 1, at, &ev, hash);
-    char *resolved = json_dumps(in->resolved, JSON_COMPACT | JSON_SORT_KEYS);
     char *policy = in->policy ? json_dumps(json_object_get(in->policy, "decisions"),
                                            JSON_COMPACT | JSON_SORT_KEYS)
                               : NULL;
@@ -136,7 +189,7 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                           in->owner,
                           in->engine,
                           in->spec_text,
-                          resolved,
+                          in->resolved_text,
                           in->manifests_text,
                           in->config_hash,
                           in->idempotency_key,
@@ -161,10 +214,11 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                           au ? au->workspace : NULL,
                           au_status,
                           au ? au->request_id : NULL};
-    tg_rc_e rc = resolved && in->manifests_text && in->object_name && files
-                     ? tg_db_json_one(conn, &stmt_insert, 30, vals, out)
+    tg_rc_e rc = in->resolved_text && in->manifests_text && in->object_name && files
+                     ? tg_db_run(conn, &stmt_insert, 30, vals)
                      : TG_EINTERNAL;
-    free(resolved);
+    if (rc == TG_OK)
+        *out = runs_view(in, at_json);
     free(policy);
     free(files);
     return rc;

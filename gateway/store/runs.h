@@ -22,7 +22,9 @@ typedef struct {
     const char *owner;
     const char *engine; /* "job" | "rayjob" */
     const char *spec_text;
-    const json_t *resolved; /* borrowed */
+    /* the resolved config as JSON text (the canonical text its config hash
+     * was computed over), stored as it is */
+    const char *resolved_text;
     /* the rendered manifests as JSON text, stored as they are: rendering
      * writes text, and a jansson tree of them would only be dumped again */
     const char *manifests_text;

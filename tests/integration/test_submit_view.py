@@ -1,0 +1,72 @@
+"""A submission answers the run exactly as a read of it does: the gateway
+builds that answer itself (store/runs.c) rather than asking PostgreSQL to
+serialise the row it just wrote, so this pins the two together, key order and
+timestamp text included. No cluster here: the run stays Accepted."""
+import base64
+import json
+import os
+
+import pytest
+
+from gateway import Gateway
+from paths import BUILD, SHARED
+from world import kind_cpu_workspace
+
+SPEC = open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")).read()
+BODY = {"spec": SPEC, "files": {"train.sh": base64.b64encode(b"#!/bin/sh\necho hi\n").decode()}}
+
+
+@pytest.fixture(scope="module")
+def gw(db_url):
+    g = Gateway(BUILD, db_url).start()
+    kind_cpu_workspace(g)
+    yield g
+    status = g.stop()
+    g.close()
+    assert status == 0
+
+
+def read(gw, run_id):
+    r = gw.req("GET", f"/v1/runs/{run_id}")
+    assert r.status == 200
+    return r.json()
+
+
+def same_text(a, b):
+    """Equal values with keys in the same order, at every level."""
+    return json.dumps(a) == json.dumps(b)
+
+
+def test_submit_answer_is_the_stored_view(gw):
+    r = gw.req("POST", "/v1/workspaces/ray/runs", body=BODY)
+    assert r.status == 201
+    sub = r.json()
+    assert isinstance(sub.pop("warnings"), list)
+    got = read(gw, sub["id"])
+    assert same_text(sub, got), (sub, got)
+    assert sub["state"] == "Accepted" and sub["attempt"] == 1
+    assert sub["created_at"] == sub["updated_at"] == sub["attempts"][0]["created_at"]
+    assert sub["created_at"].endswith("+00:00")
+    first = gw.req("GET", f"/v1/runs/{sub['id']}/events").json()["items"][0]
+    assert first["state"] == "Accepted"
+
+
+def test_idempotent_replay_answers_the_same_view(gw):
+    key = {"Idempotency-Key": "view-1"}
+    first = gw.req("POST", "/v1/workspaces/ray/runs", body=BODY, headers=key)
+    again = gw.req("POST", "/v1/workspaces/ray/runs", body=BODY, headers=key)
+    assert first.status == again.status == 201
+    assert again.header("Idempotency-Replayed") == "true"
+    a = first.json()
+    a.pop("warnings")
+    assert same_text(a, again.json())
+    assert same_text(a, read(gw, a["id"]))
+
+
+def test_batch_results_are_the_stored_views(gw):
+    r = gw.req("POST", "/v1/workspaces/ray/runs:batch", body={"runs": [BODY, BODY]})
+    assert r.status == 200
+    runs = [x["run"] for x in r.json()["results"]]
+    assert len({x["id"] for x in runs}) == 2
+    for run in runs:
+        assert same_text(run, read(gw, run["id"]))
