@@ -72,6 +72,24 @@ static json_t *submit_begin_or_reply(tg_req_t *req, const char *ws, const char *
     return submit_context_or_reply(req, ws);
 }
 
+/* What a run keeps of its policy decisions, for its evidence: the
+ * decisions as JSON text (written directly; a jansson tree of them only to
+ * serialise it cost a tenth of a submission) and the policy digest. */
+static tg_rc_e submit_policy_text(const tg_policy_hook_t *ph, json_t *out)
+{
+    tg_buf_t b;
+    tg_buf_init(&b, 16u << 20);
+    const tg_policy_result_t *r = ph->ran ? &ph->result : NULL;
+    tg_rc_e rc = tg_policy_result_decisions_text(r, &b);
+    if (rc == TG_OK) {
+        json_object_set_new(out, "policy_decisions_text",
+                            json_stringn(b.data ? b.data : "", b.len));
+        json_object_set_new(out, "policy_digest", json_string(r ? r->policy_digest : ""));
+    }
+    tg_buf_clean(&b);
+    return rc;
+}
+
 /* A run stores its manifests as text (`as_text`: "manifests_text" in *out);
  * a dry run answers them as JSON ("manifests"). */
 static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_t *ctx,
@@ -97,8 +115,10 @@ static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_
                             .on_resolved = tg_policy_spec_hook,
                             .on_resolved_arg = &ph};
     tg_rc_e rc = tg_spec_pipeline(app->schema, &app->limits, &sr, out);
-    if (rc == TG_OK) /* {digest, generation, decisions}: kept with the run for its evidence */
+    if (rc == TG_OK && !as_text) /* a dry run shows {digest, generation, decisions} */
         json_object_set_new(*out, "policy", tg_policy_hook_evidence(&ph));
+    else if (rc == TG_OK)
+        rc = submit_policy_text(&ph, *out);
     tg_policy_hook_clean(&ph);
     tg_policy_snapshot_release(snap);
     return rc;
@@ -163,7 +183,8 @@ static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, 
         TG_OK)
         rec->object_name = object;
     rec->config_hash = json_string_value(json_object_get(out, "config_hash"));
-    rec->policy = json_object_get(out, "policy");
+    rec->policy_decisions_text = json_string_value(json_object_get(out, "policy_decisions_text"));
+    rec->policy_digest = json_string_value(json_object_get(out, "policy_digest"));
     rec->files = files;
     rec->nfiles = p->nfiles;
 }

@@ -176,9 +176,6 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
     tg_time_rfc3339(now, at, sizeof(at));
     runs_pg_time(now, at_json);
     tg_store_event_hash(NULL, in->id, 1, at, &ev, hash);
-    char *policy = in->policy ? json_dumps(json_object_get(in->policy, "decisions"),
-                                           JSON_COMPACT | JSON_SORT_KEYS)
-                              : NULL;
     char *files = runs_files_json(in);
     const tg_audit_entry_t *au = in->audit;
     char au_status[16];
@@ -194,9 +191,8 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                           in->config_hash,
                           in->idempotency_key,
                           in->request_hash,
-                          policy,
-                          in->policy ? json_string_value(json_object_get(in->policy, "digest"))
-                                     : NULL,
+                          in->policy_decisions_text,
+                          in->policy_digest,
                           files,
                           in->object_ns,
                           in->object_name,
@@ -219,7 +215,6 @@ static tg_rc_e runs_insert(tg_db_conn_t *conn, const tg_run_new_t *in, json_t **
                      : TG_EINTERNAL;
     if (rc == TG_OK)
         *out = runs_view(in, at_json);
-    free(policy);
     free(files);
     return rc;
 }

@@ -36,7 +36,9 @@ typedef struct {
     const char *request_hash;    /* sha256 of the request, with a key */
     const tg_run_file_t *files;
     size_t nfiles;
-    const json_t *policy; /* borrowed: policy decisions (policy/eval.h), or NULL */
+    /* the policy decisions as a JSON array text (policy/eval.h) and the
+     * policy digest; NULL stores none */
+    const char *policy_decisions_text, *policy_digest;
     /* the submission's audit row, stored with the run (one commit); NULL
      * when the request is audited on its own */
     const tg_audit_entry_t *audit;

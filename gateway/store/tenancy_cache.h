@@ -27,7 +27,8 @@ void tg_tenancy_cache_stop(tg_tenancy_cache_t *c);
 void tg_tenancy_cache_invalidate(tg_tenancy_cache_t *c);
 
 /* As tg_store_member_roles and tg_store_resolve_context, through the cache
- * (c may be NULL). New references in *roles and *out. */
+ * (c may be NULL). New references in *roles and *out, which may be shared
+ * with the cache and other requests: read them, never change them. */
 tg_rc_e tg_tenancy_roles(tg_tenancy_cache_t *c, tg_db_conn_t *conn, const char *workspace,
                          const char *subject, const char *groups, json_t **roles,
                          int *exists) TG_MUSTCHECK;
