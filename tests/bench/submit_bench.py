@@ -86,13 +86,22 @@ def wrk(url, script, seconds, cpus):
 
 
 def pgbench(pg, script, seconds, cpus):
+    """(tps, p99 ms) from pgbench's per-transaction log."""
+    logs = tempfile.mkdtemp(prefix="taugate-pgbench-")
     cmd = ["taskset", "-c", cpus, os.path.join(pg_bindir(), "pgbench"), "-n", "-c", str(CONNS),
-           "-j", "2", "-T", str(seconds), "-r", "-f", script, "-h", "127.0.0.1", "-p",
-           str(pg.port), "-U", pg.user, pg.dbname]
+           "-j", "2", "-T", str(seconds), "-f", script, "-l", "--log-prefix",
+           os.path.join(logs, "tx"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user,
+           pg.dbname]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
-    lat = float(re.search(r"latency average = ([\d.]+) ms", out).group(1))
-    return tps, lat
+    lat = []  # each line: client, transaction, latency in µs, ...
+    for name in os.listdir(logs):
+        with open(os.path.join(logs, name)) as f:
+            lat.extend(int(line.split()[2]) for line in f)
+        os.unlink(os.path.join(logs, name))
+    os.rmdir(logs)
+    lat.sort()
+    return tps, lat[int(0.99 * (len(lat) - 1))] / 1000.0
 
 
 def pairs(run_ours, run_ref, rounds):
@@ -111,7 +120,7 @@ def report(label, ref_label, results, target):
           f"(p99 {statistics.median(o[1] for o in ours):.1f} ms, "
           f"non-2xx {sum(o[2] for o in ours)}); "
           f"{ref_label} {statistics.median(r[0] for r in refs):.0f}/s "
-          f"(avg {statistics.median(r[1] for r in refs):.2f} ms); "
+          f"(p99 {statistics.median(r[1] for r in refs):.1f} ms); "
           f"ratio {statistics.median(ratios):.2f} (rounds {' '.join(f'{x:.2f}' for x in ratios)}; "
           f"target >= {target:.2f})")
 
