@@ -18,14 +18,16 @@ void tg_json_alloc_install(void)
 /* Class c holds blocks whose usable size is at least 16c - 8: what glibc
  * gives a chunk of 16c bytes. A request of n bytes takes class (n + 23) / 16,
  * so any block of its class is large enough whatever the allocator rounds. */
-#define JA_MIN_CLASS 2  /* 24 usable bytes: room for the free-list link */
-#define JA_MAX_CLASS 17 /* 264 usable bytes: nodes, keys, small tables */
-#define JA_DEPTH     96 /* blocks kept per class: a request's worth */
+#define JA_MIN_CLASS 2            /* 24 usable bytes: room for the free-list link */
+#define JA_MAX_CLASS 65           /* 1032 usable bytes: up to a 64-bucket hash table */
+#define JA_DEPTH     256          /* blocks kept per class: a request's worth of pairs */
+#define JA_MAX_BYTES (256u << 10) /* cached bytes per thread, all classes */
 
 typedef struct ja_cache_s {
     void *head[JA_MAX_CLASS + 1];
     unsigned n[JA_MAX_CLASS + 1];
-    int ready; /* the thread-exit destructor is registered */
+    size_t bytes; /* 16c per cached block of class c */
+    int ready;    /* the thread-exit destructor is registered */
 } ja_cache_t;
 
 static __thread ja_cache_t ja_tls;
@@ -45,6 +47,7 @@ static void ja_drain(void *arg)
         }
         t->n[c] = 0;
     }
+    t->bytes = 0;
     t->ready = 0;
 }
 
@@ -75,6 +78,7 @@ static void *ja_malloc(size_t n)
         void *p = t->head[c];
         t->head[c] = *(void **)p;
         t->n[c]--;
+        t->bytes -= c << 4;
         return p;
     }
     return malloc(n);
@@ -86,10 +90,12 @@ static void ja_free(void *p)
         return;
     size_t c = (malloc_usable_size(p) + 8) >> 4;
     ja_cache_t *t = &ja_tls;
-    if (c >= JA_MIN_CLASS && c <= JA_MAX_CLASS && t->n[c] < JA_DEPTH && ja_ready(t)) {
+    if (c >= JA_MIN_CLASS && c <= JA_MAX_CLASS && t->n[c] < JA_DEPTH &&
+        t->bytes + (c << 4) <= JA_MAX_BYTES && ja_ready(t)) {
         *(void **)p = t->head[c];
         t->head[c] = p;
         t->n[c]++;
+        t->bytes += c << 4;
         return;
     }
     free(p);
