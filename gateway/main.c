@@ -28,6 +28,7 @@
 #include "kube/client.h"
 #include "spec/schema.h"
 #include "core/config.h"
+#include "core/json_alloc.h"
 #include "core/log.h"
 #include "core/version.h"
 #include "http/server.h"
@@ -409,6 +410,7 @@ static int main_mint(int argc, char **argv, const tg_config_t *cfg)
 
 int main(int argc, char **argv)
 {
+    tg_json_alloc_install(); /* before any thread uses jansson */
     const char *cmd = "serve";
     int first = 1;
     if (argc > 1 && argv[1][0] != '-') {

@@ -72,13 +72,21 @@ static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
         char *o = out->data + out->len;
         *o++ = '"';
         size_t i = 0;
-        while (i < n) {
-            if (n - i >= 8 && tg_render_plain8(s + i)) {
-                memcpy(o, s + i, 8);
+        /* As jw_quote (render/jw.c): eight bytes copied, the plain ones kept. */
+        while (n - i >= 8) {
+            uint64_t m = tg_render_special8(s + i);
+            memcpy(o, s + i, 8);
+            if (!m) {
                 o += 8;
                 i += 8;
                 continue;
             }
+            size_t k = tg_render_first8(m);
+            o += k;
+            i += k;
+            o += canon_escape((unsigned char)s[i++], o);
+        }
+        while (i < n) {
             unsigned char c = (unsigned char)s[i++];
             if (canon_plain(c))
                 *o++ = (char)c;

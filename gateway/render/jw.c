@@ -120,18 +120,28 @@ static char *jw_room(tg_jw_t *w, size_t need)
     return b->data + b->len;
 }
 
-/* The escaped text of s[n] with its quotes, at o (room for 6n + 2 bytes). */
+/* The escaped text of s[n] with its quotes, at o (room for 6n + 2 bytes).
+ * A word at a time: eight bytes are copied whatever they hold (the room
+ * covers it), then the output advances past the plain ones only, so text
+ * dense in quotes (the provenance annotation) costs one step per escape. */
 static char *jw_quote(char *o, const char *s, size_t n)
 {
     *o++ = '"';
     size_t i = 0;
-    while (i < n) {
-        if (n - i >= 8 && tg_render_plain8(s + i)) {
-            memcpy(o, s + i, 8);
+    while (n - i >= 8) {
+        uint64_t m = tg_render_special8(s + i);
+        memcpy(o, s + i, 8);
+        if (!m) {
             o += 8;
             i += 8;
             continue;
         }
+        size_t k = tg_render_first8(m);
+        o += k;
+        i += k;
+        o += jw_escape((unsigned char)s[i++], o);
+    }
+    while (i < n) {
         unsigned char c = (unsigned char)s[i++];
         if (jw_plain(c))
             *o++ = (char)c;

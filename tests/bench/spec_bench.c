@@ -22,6 +22,7 @@
 #include <time.h>
 #include <yaml.h>
 
+#include "core/json_alloc.h"
 #include "core/log.h"
 #include "spec/pipeline.h"
 
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
     double secs = argc > 1 ? atof(argv[1]) : 8.0;
     int only_pipeline = argc > 2 && strcmp(argv[2], "pipeline") == 0;
     tg_log_set_level(TG_LOG_OFF);
+    tg_json_alloc_install(); /* as the gateway does at startup */
     const char *shared = getenv("TAUGATE_SHARED");
     if (!shared || !*shared)
         shared = "../shared";

@@ -1,0 +1,115 @@
+/* Unit tests: string escaping of the canonical JSON writer (render/canon.c)
+ * and the manifest writer (render/jw.c), which copy plain text a word at a
+ * time, against a byte-at-a-time reference on strings dense in escapes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "render/canon.h"
+#include "render/jw.h"
+
+/* The escapes both writers share; canon also has \b and \f. */
+static size_t ref_escape(unsigned char c, int canon, char *o)
+{
+    const char *two = c == '"'             ? "\\\""
+                      : c == '\\'          ? "\\\\"
+                      : c == '\n'          ? "\\n"
+                      : c == '\t'          ? "\\t"
+                      : c == '\r'          ? "\\r"
+                      : canon && c == '\b' ? "\\b"
+                      : canon && c == '\f' ? "\\f"
+                                           : NULL;
+    if (two) {
+        memcpy(o, two, 2);
+        return 2;
+    }
+    if (c < 0x20) {
+        snprintf(o, 7, "\\u%04x", c);
+        return 6;
+    }
+    o[0] = (char)c;
+    return 1;
+}
+
+static char *ref_quote(const char *s, size_t n, int canon)
+{
+    char *out = malloc(6 * n + 3), *o = out;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++)
+        o += ref_escape((unsigned char)s[i], canon, o);
+    *o++ = '"';
+    *o = '\0';
+    return out;
+}
+
+/* A string of n bytes drawn from a small alphabet heavy in escapes, plus
+ * one two-byte UTF-8 character (high bytes are written as they are). */
+static void fill(char *s, size_t n, unsigned *seed)
+{
+    static const char alpha[] = "ab\"\\\n\t\r\b\f\x01\x1f /:{}";
+    for (size_t i = 0; i < n; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        unsigned r = (*seed >> 16) % 24;
+        if (r < sizeof(alpha) - 1)
+            s[i] = alpha[r];
+        else if (i + 1 < n) {
+            s[i++] = (char)0xc3;
+            s[i] = (char)0xa9;
+        } else {
+            s[i] = 'z';
+        }
+    }
+}
+
+static void test_escapes_match_byte_at_a_time(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    char s[80];
+    for (int round = 0; round < 2000; round++) {
+        size_t n = (size_t)round % sizeof(s);
+        fill(s, n, &seed);
+
+        tg_buf_t b;
+        tg_buf_init(&b, 1 << 20);
+        json_t *js = json_stringn_nocheck(s, n);
+        assert_int_equal(tg_render_canon(js, 15, &b), TG_OK);
+        char *want = ref_quote(s, n, 1);
+        assert_string_equal(b.data, want);
+        free(want);
+        json_decref(js);
+
+        tg_buf_reset(&b);
+        tg_jw_t w;
+        tg_jw_init(&w, &b);
+        tg_jw_obj(&w);
+        tg_jw_kstrn(&w, s, n, s, n);
+        tg_jw_keyn(&w, "k", 1);
+        tg_jw_strn(&w, s, n);
+        tg_jw_end_obj(&w);
+        assert_int_equal(w.rc, TG_OK);
+        char *q = ref_quote(s, n, 0);
+        size_t ql = strlen(q);
+        char *obj = malloc(3 * ql + 16);
+        snprintf(obj, 3 * ql + 16, "{%s:%s,\"k\":%s}", q, q, q);
+        assert_string_equal(b.data, obj);
+        free(obj);
+        free(q);
+        tg_buf_clean(&b);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escapes_match_byte_at_a_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
