@@ -90,10 +90,10 @@ static tg_rc_e submit_policy_text(const tg_policy_hook_t *ph, json_t *out)
     return rc;
 }
 
-/* A run stores its manifests as text (`as_text`: "manifests_text" in *out);
- * a dry run answers them as JSON ("manifests"). */
+/* A run stores its manifests and resolved config as the text written into
+ * `texts`; a dry run (texts NULL) answers them as JSON ("manifests"). */
 static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_t *ctx,
-                               const char *run_id, int as_text, json_t **out)
+                               const char *run_id, tg_spec_texts_t *texts, json_t **out)
 {
     tg_app_t *app = tg_req_app(req);
     tg_spec_file_t *files = tg_arena_alloc(req->arena, sizeof(*files) * (p->nfiles + 1));
@@ -111,11 +111,11 @@ static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_
                             .context = ctx,
                             .run_id = run_id,
                             .attempt = 1,
-                            .manifests_as_text = as_text,
+                            .texts = texts,
                             .on_resolved = tg_policy_spec_hook,
                             .on_resolved_arg = &ph};
     tg_rc_e rc = tg_spec_pipeline(app->schema, &app->limits, &sr, out);
-    if (rc == TG_OK && !as_text) /* a dry run shows {digest, generation, decisions} */
+    if (rc == TG_OK && !texts) /* a dry run shows {digest, generation, decisions} */
         json_object_set_new(*out, "policy", tg_policy_hook_evidence(&ph));
     else if (rc == TG_OK)
         rc = submit_policy_text(&ph, *out);
@@ -132,7 +132,7 @@ void tg_api_runs_validate(tg_req_t *req)
     if (!ctx)
         return;
     json_t *out = NULL;
-    tg_rc_e rc = submit_pipeline(req, &p, ctx, SUBMIT_DRY_RUN_ID, 0, &out);
+    tg_rc_e rc = submit_pipeline(req, &p, ctx, SUBMIT_DRY_RUN_ID, NULL, &out);
     json_decref(ctx);
     if (rc != TG_OK)
         submit_reject(req, rc, out);
@@ -155,9 +155,9 @@ static const char *submit_request_hash(tg_req_t *req, const void *body, size_t l
     return hash;
 }
 
-/* Fill a run record from a pipeline result (borrowed). */
+/* Fill a run record from a pipeline result (borrowed, as are its texts). */
 static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, const json_t *out,
-                          const char *id, tg_run_new_t *rec)
+                          const tg_spec_texts_t *texts, const char *id, tg_run_new_t *rec)
 {
     const json_t *resolved = json_object_get(out, "resolved");
     tg_run_file_t *files = tg_arena_alloc(req->arena, sizeof(*files) * (p->nfiles + 1));
@@ -173,8 +173,8 @@ static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, 
     rec->owner = tg_who(req)->subject;
     rec->engine = json_string_value(json_object_get(resolved, "engine"));
     rec->spec_text = p->spec;
-    rec->resolved_text = json_string_value(json_object_get(out, "resolved_text"));
-    rec->manifests_text = json_string_value(json_object_get(out, "manifests_text"));
+    rec->resolved_text = texts->resolved.data;
+    rec->manifests_text = texts->manifests.data;
     /* The object rendering named, without parsing the manifests; left NULL
      * (never after a rendering that succeeded), the store refuses the run as
      * a server fault. */
@@ -200,15 +200,18 @@ void tg_api_runs_submit(tg_req_t *req)
     char id[TG_UUID_LEN + 1];
     tg_uuid_v4(id);
     json_t *out = NULL;
-    tg_rc_e rc = submit_pipeline(req, &p, ctx, id, 1, &out);
+    tg_spec_texts_t texts;
+    tg_spec_texts_init(&texts);
+    tg_rc_e rc = submit_pipeline(req, &p, ctx, id, &texts, &out);
     json_decref(ctx);
     if (rc != TG_OK) {
         submit_reject(req, rc, out);
         json_decref(out);
+        tg_spec_texts_clean(&texts);
         return;
     }
     tg_run_new_t rec;
-    submit_record(req, ws, &p, out, id, &rec);
+    submit_record(req, ws, &p, out, &texts, id, &rec);
     if (key) {
         rec.idempotency_key = key;
         rec.request_hash = submit_request_hash(req, req->body.data, req->body.len);
@@ -240,6 +243,7 @@ void tg_api_runs_submit(tg_req_t *req)
         req->audited = !existed;
     }
     json_decref(out);
+    tg_spec_texts_clean(&texts);
 }
 
 void tg_api_runs_batch(tg_req_t *req)
@@ -269,6 +273,7 @@ void tg_api_runs_batch(tg_req_t *req)
     size_t n = json_array_size(items);
     tg_run_new_t *recs = tg_arena_alloc(req->arena, sizeof(*recs) * n);
     json_t **outs = tg_arena_alloc(req->arena, sizeof(json_t *) * n); /* owned, per valid run */
+    tg_spec_texts_t *texts = tg_arena_alloc(req->arena, sizeof(*texts) * n); /* the same */
     int *slot = tg_arena_alloc(req->arena, sizeof(int) * n);
     const char *key = tg_req_header(req, "Idempotency-Key");
     json_t *results = json_array();
@@ -286,14 +291,16 @@ void tg_api_runs_batch(tg_req_t *req)
         }
         char *id = tg_arena_alloc(req->arena, TG_UUID_LEN + 1);
         tg_uuid_v4(id);
-        tg_rc_e rc = submit_pipeline(req, &p, ctx, id, 1, &out);
+        tg_spec_texts_init(&texts[nvalid]);
+        tg_rc_e rc = submit_pipeline(req, &p, ctx, id, &texts[nvalid], &out);
         if (rc != TG_OK) {
             json_object_set_new(res, "status", json_integer(tg_rc_http_status(rc)));
             json_object_set(res, "errors", json_object_get(out, "errors"));
             json_decref(out);
+            tg_spec_texts_clean(&texts[nvalid]);
             continue;
         }
-        submit_record(req, ws, &p, out, id, &recs[nvalid]);
+        submit_record(req, ws, &p, out, &texts[nvalid], id, &recs[nvalid]);
         if (key) {
             /* each item gets its own key, derived from the request's */
             char *item = json_dumps(json_array_get(items, i), JSON_COMPACT | JSON_SORT_KEYS);
@@ -323,8 +330,10 @@ void tg_api_runs_batch(tg_req_t *req)
         tg_engine_kick(((tg_app_t *)tg_req_app(req))->engine);
     }
     json_decref(results);
-    for (size_t i = 0; i < nvalid; i++)
+    for (size_t i = 0; i < nvalid; i++) {
         json_decref(outs[i]);
+        tg_spec_texts_clean(&texts[i]);
+    }
     json_decref(ctx);
     json_decref(body);
 }

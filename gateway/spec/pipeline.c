@@ -38,13 +38,16 @@ static void pipeline_next(pipeline_clock_t *c, tg_spec_stage_e next)
     c->stage = next;
 }
 
-/* The manifests as a JSON string. jansson's own UTF-8 check walks the text a
- * byte at a time and cost about a tenth of the pipeline; ours skips ASCII a
- * word at a time. Invalid text still goes to json_stringn, which refuses it
- * (NULL) as before. */
-static json_t *pipeline_text(const char *s, size_t n)
+void tg_spec_texts_init(tg_spec_texts_t *t)
 {
-    return tg_spec_utf8_check(s, n) == n ? json_stringn_nocheck(s, n) : json_stringn(s, n);
+    tg_buf_init(&t->manifests, 64u << 20);
+    tg_buf_init(&t->resolved, 64u << 20);
+}
+
+void tg_spec_texts_clean(tg_spec_texts_t *t)
+{
+    tg_buf_clean(&t->manifests);
+    tg_buf_clean(&t->resolved);
 }
 
 static json_t *pipeline_fail(tg_spec_diag_t *d)
@@ -63,9 +66,11 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     if (clk.t)
         clk.mark = pipeline_now_ns();
     json_t *resolved = NULL, *prov = NULL, *manifests = NULL;
-    tg_buf_t text, canon;
-    tg_buf_init(&text, 64u << 20);
-    tg_buf_init(&canon, 64u << 20);
+    /* the canonical resolved text goes to the caller's buffer when it
+     * wants it, else to a scratch one */
+    tg_buf_t scratch;
+    tg_buf_init(&scratch, 64u << 20);
+    tg_buf_t *canon = req->texts ? &req->texts->resolved : &scratch;
     tg_spec_doc_init(&doc);
     tg_spec_diag_init(&d, NULL, limits->max_errors);
     *out = NULL;
@@ -112,18 +117,20 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     }
     pipeline_next(&clk, TG_SPEC_STAGE_RENDER);
     char hash[72];
-    tg_render_config_hash_text(resolved, hash, &canon);
+    tg_buf_reset(canon);
+    tg_render_config_hash_text(resolved, hash, canon);
     if (req->run_id) {
         char err[256];
         tg_render_opts_t opts = {.run_id = req->run_id,
                                  .attempt = req->attempt ? req->attempt : 1,
                                  .retry_reason = req->retry_reason,
                                  .config_hash = hash};
-        tg_rc_e r = req->manifests_as_text
-                        ? tg_render_manifests_text(resolved, prov, req->files, &opts, &text, err,
-                                                   sizeof(err))
-                        : tg_render_manifests(resolved, prov, req->files, &opts, &manifests, err,
-                                              sizeof(err));
+        if (req->texts)
+            tg_buf_reset(&req->texts->manifests);
+        tg_rc_e r = req->texts ? tg_render_manifests_text(resolved, prov, req->files, &opts,
+                                                          &req->texts->manifests, err, sizeof(err))
+                               : tg_render_manifests(resolved, prov, req->files, &opts, &manifests,
+                                                     err, sizeof(err));
         if (r != TG_OK) {
             tg_log_error("spec", "render failed: %s", err);
             tg_spec_diag_error_at(&d, "", 1, 1, "rendering failed: %s", err);
@@ -141,10 +148,6 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     resolved = prov = NULL;
     if (manifests)
         json_object_set_new(*out, "manifests", manifests);
-    else if (req->run_id && req->manifests_as_text) {
-        json_object_set_new(*out, "manifests_text", pipeline_text(text.data, text.len));
-        json_object_set_new(*out, "resolved_text", pipeline_text(canon.data, canon.len));
-    }
     manifests = NULL;
     rc = TG_OK;
     goto out;
@@ -155,8 +158,7 @@ out:
     json_decref(resolved);
     json_decref(prov);
     json_decref(manifests);
-    tg_buf_clean(&text);
-    tg_buf_clean(&canon);
+    tg_buf_clean(&scratch);
     tg_spec_diag_clean(&d);
     tg_spec_doc_clean(&doc);
     pipeline_next(&clk, TG_SPEC_STAGE_RELEASE);

@@ -21,6 +21,8 @@
 #define TG_SPEC_PIPELINE_H
 
 #include <jansson.h>
+
+#include "core/buf.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +59,18 @@ typedef struct tg_spec_timing_s {
     uint64_t ns[TG_SPEC_STAGES];
 } tg_spec_timing_t;
 
+/* A submission's texts, written once by the pipeline into the caller's
+ * buffers: the bytes to store and send, never built as a jansson tree nor
+ * copied into one. */
+typedef struct tg_spec_texts_s {
+    tg_buf_t manifests; /* the rendered manifests, a JSON array */
+    tg_buf_t resolved;  /* the canonical JSON of the resolved config: what its config hash
+                           was computed over */
+} tg_spec_texts_t;
+
+void tg_spec_texts_init(tg_spec_texts_t *t);
+void tg_spec_texts_clean(tg_spec_texts_t *t);
+
 typedef struct tg_spec_request_s {
     const char *yaml; /* the tau.yaml text (need not be NUL-terminated) */
     size_t yaml_len;
@@ -65,10 +79,9 @@ typedef struct tg_spec_request_s {
     const char *run_id;           /* render manifests for this run id; NULL: validate only */
     unsigned attempt;             /* >= 1 when run_id is set */
     const char *retry_reason;     /* attempt > 1 */
-    int manifests_as_text;        /* give "manifests_text" (a JSON text string) instead of
-                                     "manifests": the bytes to store and send, without
-                                     building a jansson tree of them; and
-                                     "resolved_text", the canonical text of "resolved" */
+    tg_spec_texts_t *texts;       /* with run_id: write the manifests here as text instead
+                                     of giving "manifests" (and the resolved config's
+                                     canonical text) */
     tg_spec_resolved_hook_fn on_resolved; /* may be NULL (policy/hook.h) */
     void *on_resolved_arg;
     tg_spec_timing_t *timing; /* may be NULL; when set, stage times are added to it */
@@ -76,8 +89,8 @@ typedef struct tg_spec_request_s {
 
 /* Run the pipeline. *out is always set to a new reference:
  *   TG_OK: {"resolved": {...}, "provenance": {...}, "config_hash": "sha256:...",
- *           "manifests": [...] (only with run_id; "manifests_text": "[...]" instead
- *           when manifests_as_text, with "resolved_text"), "warnings": [...]}
+ *           "manifests": [...] (only with run_id and without texts; with texts
+ *           they are in texts->manifests), "warnings": [...]}
  *   otherwise: {"errors": [...], "warnings": [...]} with
  *   TG_ETOOLARGE       the document is over limits->max_doc_bytes (413)
  *   TG_EINVAL          not an acceptable YAML document: syntax, UTF-8, aliases,

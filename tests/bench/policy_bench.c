@@ -55,14 +55,18 @@ typedef struct bench_s {
 
 static tg_rc_e bench_pipeline(const bench_t *b, const char *run_id, json_t **out)
 {
+    tg_spec_texts_t texts;
+    tg_spec_texts_init(&texts);
     tg_spec_request_t req = {.yaml = b->yaml,
                              .yaml_len = b->len,
                              .files = &b->files,
                              .context = b->ctx,
                              .run_id = run_id,
                              .attempt = 1,
-                             .manifests_as_text = run_id != NULL};
-    return tg_spec_pipeline(b->schema, &b->lim, &req, out);
+                             .texts = run_id ? &texts : NULL};
+    tg_rc_e rc = tg_spec_pipeline(b->schema, &b->lim, &req, out);
+    tg_spec_texts_clean(&texts);
+    return rc;
 }
 
 int main(int argc, char **argv)

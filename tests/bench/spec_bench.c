@@ -95,12 +95,16 @@ static size_t bench_one(const bench_t *b, int v, int k, tg_spec_timing_t *timing
                              .context = b->ctx,
                              .run_id = v == V_VAL ? NULL : "bench-run-0001",
                              .attempt = 1,
-                             .manifests_as_text = v != V_TREE,
                              .timing = v == V_TIMED ? timing : NULL};
     json_t *out = NULL;
+    tg_spec_texts_t texts;
+    tg_spec_texts_init(&texts);
+    if (v != V_TREE && v != V_VAL)
+        req.texts = &texts;
     if (tg_spec_pipeline(b->schema, &b->lim, &req, &out) != TG_OK)
         abort();
     json_decref(out);
+    tg_spec_texts_clean(&texts);
     return 0;
 }
 
