@@ -87,13 +87,8 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
     tg_jw_kstr(w, "taugate.io/image", c->image);
     if (payload_digest)
         tg_jw_kstr(w, TG_ANN_PAYLOAD, payload_digest);
-    if (c->prov) {
-        tg_buf_t b;
-        tg_buf_init(&b, 1 << 20);
-        if (tg_buf_reserve(&b, 4096) == TG_OK && tg_render_canon(c->prov, 15, &b) == TG_OK)
-            tg_jw_kstr(w, TG_ANN_PROVENANCE, b.data);
-        tg_buf_clean(&b);
-    }
+    if (c->prov)
+        tg_jw_kcanon(w, TG_ANN_PROVENANCE, c->prov);
     tg_jw_kstr(w, "taugate.io/workloadspec-execution", execution);
     tg_jw_end_obj(w);
 }
