@@ -62,15 +62,35 @@ static size_t canon_escape(unsigned char c, char *esc)
     }
 }
 
-static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
+/* canon_escape for text that is itself the contents of a JSON string
+ * (q set): the escape's backslash, and a quote or backslash after it, are
+ * escaped once more (\" becomes \\\", \n becomes \\n). */
+static size_t canon_escape_q(unsigned char c, char *esc, int q)
 {
-    /* When even the worst case (every byte as \u00XX) fits without growing
-     * or passing the ceiling, write straight into the buffer. */
-    size_t room = out->cap - out->len;
-    if (out->data && n < ((size_t)1 << 28) && 6 * n + 2 < room &&
-        6 * n + 2 <= out->max - out->len) {
+    if (!q)
+        return canon_escape(c, esc);
+    esc[0] = '\\';
+    size_t n = canon_escape(c, esc + 1);
+    if (esc[2] != '"' && esc[2] != '\\')
+        return n + 1;
+    esc[3] = esc[2];
+    esc[2] = '\\';
+    return 4;
+}
+
+/* A string's opening or closing quote: \" inside a JSON string (q set). */
+static const char *const canon_quote[2] = {"\"", "\\\""};
+
+static tg_rc_e canon_string(const char *s, size_t n, int q, tg_buf_t *out)
+{
+    /* When even the worst case (every byte as \u00XX, or \\u00XX when
+     * quoted, and the tail word's slack) fits without growing or passing the
+     * ceiling, write straight into the buffer. */
+    size_t room = out->cap - out->len, worst = 7 * n + 4 + TG_RENDER_TAIL_SLACK;
+    if (out->data && n < ((size_t)1 << 28) && worst < room && worst <= out->max - out->len) {
         char *o = out->data + out->len;
-        *o++ = '"';
+        memcpy(o, canon_quote[q], 2);
+        o += 1 + q;
         size_t i = 0;
         /* As jw_quote (render/jw.c): eight bytes copied, the plain ones kept. */
         while (n - i >= 8) {
@@ -84,21 +104,30 @@ static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
             size_t k = tg_render_first8(m);
             o += k;
             i += k;
-            o += canon_escape((unsigned char)s[i++], o);
+            o += canon_escape_q((unsigned char)s[i++], o, q);
+        }
+        if (i < n) {
+            uint64_t t = tg_render_tail(s + i, n - i);
+            if (!tg_render_special_w(t)) {
+                memcpy(o, &t, 8);
+                o += n - i;
+                i = n;
+            }
         }
         while (i < n) {
             unsigned char c = (unsigned char)s[i++];
             if (canon_plain(c))
                 *o++ = (char)c;
             else
-                o += canon_escape(c, o);
+                o += canon_escape_q(c, o, q);
         }
-        *o++ = '"';
+        memcpy(o, canon_quote[q], 2);
+        o += 1 + q;
         *o = '\0';
         out->len = (size_t)(o - out->data);
         return TG_OK;
     }
-    tg_rc_e rc = tg_buf_append(out, "\"", 1);
+    tg_rc_e rc = tg_buf_append(out, canon_quote[q], 1 + (size_t)q);
     size_t run = 0;
     for (size_t i = 0; i < n && rc == TG_OK; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -106,15 +135,15 @@ static tg_rc_e canon_string(const char *s, size_t n, tg_buf_t *out)
             continue;
         rc = tg_buf_append(out, s + run, i - run);
         run = i + 1;
-        char esc[6];
-        size_t el = canon_escape(c, esc);
+        char esc[7];
+        size_t el = canon_escape_q(c, esc, q);
         if (rc == TG_OK)
             rc = tg_buf_append(out, esc, el);
     }
     if (rc == TG_OK)
         rc = tg_buf_append(out, s + run, n - run);
     if (rc == TG_OK)
-        rc = tg_buf_append(out, "\"", 1);
+        rc = tg_buf_append(out, canon_quote[q], 1 + (size_t)q);
     return rc;
 }
 
@@ -176,7 +205,9 @@ static int canon_before(const canon_kv_t *a, const canon_kv_t *b)
     return c < 0 || (c == 0 && a->n < b->n);
 }
 
-static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
+static tg_rc_e canon_value(const json_t *v, int precision, int q, tg_buf_t *out);
+
+static tg_rc_e canon_object(const json_t *o, int precision, int q, tg_buf_t *out)
 {
     size_t n = json_object_size(o);
     canon_kv_t stack[48];
@@ -202,11 +233,11 @@ static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
         if (i)
             rc = tg_buf_append(out, ",", 1);
         if (rc == TG_OK)
-            rc = canon_string(kv[i].k, kv[i].n, out);
+            rc = canon_string(kv[i].k, kv[i].n, q, out);
         if (rc == TG_OK)
             rc = tg_buf_append(out, ":", 1);
         if (rc == TG_OK)
-            rc = tg_render_canon(kv[i].v, precision, out);
+            rc = canon_value(kv[i].v, precision, q, out);
     }
     if (rc == TG_OK)
         rc = tg_buf_append(out, "}", 1);
@@ -215,23 +246,24 @@ static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
     return rc;
 }
 
-tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out)
+/* q: write the text as the contents of a JSON string (canon_escape_q). */
+static tg_rc_e canon_value(const json_t *v, int precision, int q, tg_buf_t *out)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        return canon_object(v, precision, out);
+        return canon_object(v, precision, q, out);
     case JSON_ARRAY: {
         tg_rc_e rc = tg_buf_append(out, "[", 1);
         for (size_t i = 0; i < json_array_size(v) && rc == TG_OK; i++) {
             if (i)
                 rc = tg_buf_append(out, ",", 1);
             if (rc == TG_OK)
-                rc = tg_render_canon(json_array_get(v, i), precision, out);
+                rc = canon_value(json_array_get(v, i), precision, q, out);
         }
         return rc == TG_OK ? tg_buf_append(out, "]", 1) : rc;
     }
     case JSON_STRING:
-        return canon_string(json_string_value(v), json_string_length(v), out);
+        return canon_string(json_string_value(v), json_string_length(v), q, out);
     case JSON_INTEGER:
         return canon_int(json_integer_value(v), out);
     case JSON_REAL:
@@ -243,6 +275,16 @@ tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out)
     default:
         return tg_buf_append(out, "null", 4);
     }
+}
+
+tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out)
+{
+    return canon_value(v, precision, 0, out);
+}
+
+tg_rc_e tg_render_canon_quoted(const json_t *v, int precision, tg_buf_t *out)
+{
+    return canon_value(v, precision, 1, out);
 }
 
 char *tg_render_canon_text(const json_t *v)

@@ -7,6 +7,7 @@
 #ifndef TG_RENDER_CANON_H
 #define TG_RENDER_CANON_H
 
+#include <endian.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,20 +18,57 @@
  * `precision` significant digits (17 round-trips every double). */
 tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out) TG_MUSTCHECK;
 
-/* The bytes among the 8 at s that need a JSON escape (control byte, quote
- * or backslash), as a mask with the high bit of each such byte set; 0 when
- * none does. The "has a byte below n" and "has a zero byte" bit tricks can
- * flag a byte above a flagged one spuriously (a borrow), never below it, so
- * the first flagged byte is exact (tg_render_first8). */
-static inline uint64_t tg_render_special8(const char *s)
+/* The same text escaped as the contents of a JSON string (no enclosing
+ * quotes): the bytes tg_render_canon's text would get from a JSON string
+ * writer, without the intermediate copy (the provenance annotation). */
+tg_rc_e tg_render_canon_quoted(const json_t *v, int precision, tg_buf_t *out) TG_MUSTCHECK;
+
+/* The bytes of the word w (8 bytes of text, as loaded from memory) that need
+ * a JSON escape (control byte, quote or backslash), as a mask with the high
+ * bit of each such byte set; 0 when none does. The "has a byte below n" and
+ * "has a zero byte" bit tricks can flag a byte above a flagged one
+ * spuriously (a borrow), never below it, so the first flagged byte is exact
+ * (tg_render_first8). */
+static inline uint64_t tg_render_special_w(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    uint64_t w, q, b;
-    memcpy(&w, s, 8);
-    q = w ^ (ones * '"');
-    b = w ^ (ones * '\\');
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
     return ((w - ones * 0x20) & ~w & highs) | ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
 }
+
+/* tg_render_special_w of the 8 bytes at s. */
+static inline uint64_t tg_render_special8(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return tg_render_special_w(w);
+}
+
+/* The last k (1 to 7) bytes of a string, s[0..k), as the word memcpy would
+ * load from 8 bytes starting at s, the bytes past k an 'a' that needs no
+ * escape: the tail of a string checked and copied as one word, without
+ * reading past its end (most keys and values are shorter than 8 bytes or
+ * end in a partial word). Two overlapping loads, whose shared bytes agree. */
+static inline uint64_t tg_render_tail(const char *s, size_t k)
+{
+    uint64_t v;
+    if (k >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + k - 4, 4);
+        v = (uint64_t)le32toh(lo) | (uint64_t)le32toh(hi) << (8 * (k - 4));
+    } else {
+        const unsigned char *u = (const unsigned char *)s;
+        v = (uint64_t)u[0] | (uint64_t)u[k / 2] << (8 * (k / 2)) |
+            (uint64_t)u[k - 1] << (8 * (k - 1));
+    }
+    v |= 0x6161616161616161u << (8 * k);
+    return htole64(v);
+}
+
+/* Writers that store a whole tail word (tg_render_tail) may write up to 7
+ * bytes past their output: the room they check for includes this. */
+#define TG_RENDER_TAIL_SLACK 8
 
 /* Whether none of the 8 bytes at s needs a JSON escape, for writers that
  * copy plain text a word at a time. */

@@ -218,22 +218,22 @@ static const char *render_utoa(char *buf, size_t n, unsigned long long v)
 void tg_render_env_platform(tg_render_env_t *e, const tg_render_ctx_t *c)
 {
     const json_t *rc = c->rc;
-    const char *out = tg_render_str(rc, "storage", "output");
+    const char *out = tg_render_str(c->storage, NULL, "output");
     if (out)
         tg_render_env_set(e, "TAU_OUTPUT_DIR", out);
     tg_render_env_set(e, "TAU_RUN_ID", c->opts->run_id);
     tg_render_env_set(e, "TAU_RUN_NAME", tg_render_str(rc, NULL, "name"));
-    tg_render_env_set(e, "TAU_WORKSPACE", tg_render_str(rc, "policy", "workspace"));
+    tg_render_env_set(e, "TAU_WORKSPACE", tg_render_str(c->policy, NULL, "workspace"));
     tg_render_env_set(e, "TAU_ATTEMPT", c->attempt);
     if (c->opts->attempt > 1) {
         /* The retry contract of TauGrid's recovery loop, now server-side. */
         char num[24];
-        const char *ck = tg_render_str(rc, "resilience", "checkpoint_path");
+        const char *ck = tg_render_str(c->resilience, NULL, "checkpoint_path");
         if (ck)
             tg_render_env_set(e, "TAU_RESUME_FROM", ck);
         tg_render_env_set(e, "TAU_RETRY_ATTEMPT",
                           render_utoa(num, sizeof(num), c->opts->attempt - 1));
-        json_int_t mr = tg_render_int(rc, "resilience", "max_retries", 0);
+        json_int_t mr = tg_render_int(c->resilience, NULL, "max_retries", 0);
         tg_render_env_set(e, "TAU_RETRY_MAX",
                           render_utoa(num, sizeof(num), mr > 0 ? (unsigned long long)mr : 0));
         tg_render_env_set(e, "TAU_RETRY_REASON",
@@ -276,7 +276,7 @@ static void render_quantities(const tg_render_ctx_t *c, const char *prefix, cons
     int any = gpus > 0;
     for (size_t i = 0; i < 2; i++) {
         tg_render_cat(k, sizeof(k), prefix, res[i], kind);
-        vals[i] = tg_render_str(c->rc, "compute", k);
+        vals[i] = tg_render_str(c->compute, NULL, k);
         any |= vals[i] != NULL;
     }
     if (!any)
@@ -314,7 +314,7 @@ static void render_toleration(tg_jw_t *w, const char *key, const char *op, const
 
 void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu)
 {
-    const json_t *pt = tg_render_get(c->rc, "policy", "tolerations");
+    const json_t *pt = tg_render_get(c->policy, NULL, "tolerations");
     if (json_array_size(pt) == 0 && !head && !gpu)
         return;
     tg_jw_t *w = c->w;
@@ -347,9 +347,9 @@ void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu)
 
 void tg_render_k_node_selector(const tg_render_ctx_t *c, int gpu_pod)
 {
-    const json_t *ns = tg_render_get(c->rc, "policy", "node_selector");
+    const json_t *ns = tg_render_get(c->policy, NULL, "node_selector");
     int gpu_label = gpu_pod && c->gpu_class && strcmp(c->gpu_class, "any") != 0 &&
-                    !tg_render_bool(c->rc, "policy", "clear_node_selector") &&
+                    !tg_render_bool(c->policy, NULL, "clear_node_selector") &&
                     !json_object_get(ns, "tau.azure.com/gpu-class");
     if (json_object_size(ns) == 0 && !gpu_label)
         return;
@@ -406,7 +406,7 @@ void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm)
         tg_jw_kstr(w, "name", "script");
         tg_jw_end_obj(w);
     }
-    const char *pvc = tg_render_str(c->rc, "storage", "data_pvc");
+    const char *pvc = tg_render_str(c->storage, NULL, "data_pvc");
     tg_jw_obj(w);
     tg_jw_kstr(w, "name", "data");
     if (pvc) {
@@ -431,7 +431,7 @@ void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm)
         tg_jw_kstr(w, "name", "dshm");
         tg_jw_end_obj(w);
     }
-    const json_t *vols = tg_render_get(c->rc, "storage", "volumes");
+    const json_t *vols = tg_render_get(c->storage, NULL, "volumes");
     for (size_t i = 0; i < json_array_size(vols); i++) {
         const char *claim = json_string_value(json_object_get(json_array_get(vols, i), "pvc"));
         if (!claim)
@@ -471,7 +471,7 @@ void tg_render_k_mounts(const tg_render_ctx_t *c, int script, int dshm)
     render_mount(w, "tau-hot", "/mnt", 0);
     if (dshm)
         render_mount(w, "dshm", "/dev/shm", 0);
-    const json_t *vols = tg_render_get(c->rc, "storage", "volumes");
+    const json_t *vols = tg_render_get(c->storage, NULL, "volumes");
     for (size_t i = 0; i < json_array_size(vols); i++) {
         const json_t *v = json_array_get(vols, i);
         const char *claim = json_string_value(json_object_get(v, "pvc"));
@@ -495,7 +495,7 @@ static void render_seccomp(tg_jw_t *w)
 
 void tg_render_k_pod_security(const tg_render_ctx_t *c)
 {
-    if (!tg_render_str(c->rc, "runtime", "security_mode"))
+    if (!tg_render_str(c->runtime, NULL, "security_mode"))
         return;
     tg_jw_t *w = c->w;
     tg_jw_kobj(w, "securityContext");
@@ -509,7 +509,7 @@ void tg_render_k_pod_security(const tg_render_ctx_t *c)
 
 void tg_render_k_container_security(const tg_render_ctx_t *c)
 {
-    if (!tg_render_str(c->rc, "runtime", "security_mode"))
+    if (!tg_render_str(c->runtime, NULL, "security_mode"))
         return;
     tg_jw_t *w = c->w;
     tg_jw_kobj(w, "securityContext");
@@ -526,8 +526,8 @@ void tg_render_k_container_security(const tg_render_ctx_t *c)
 
 void tg_render_topology_annotation(const tg_render_ctx_t *c)
 {
-    const char *topo = tg_render_str(c->rc, "policy", "topology");
-    if (!topo || !tg_render_str(c->rc, "policy", "topology_name"))
+    const char *topo = tg_render_str(c->policy, NULL, "topology");
+    if (!topo || !tg_render_str(c->policy, NULL, "topology_name"))
         return; /* no TAS flavor: Kueue would reject the annotation */
     static const char *const map[][2] = {
         {"same-host", "kubernetes.io/hostname"},

@@ -29,6 +29,9 @@ typedef struct tg_render_opts_s {
 typedef struct tg_render_ctx_s {
     const json_t *rc;   /* resolved config (borrowed) */
     const json_t *prov; /* provenance (borrowed, may be NULL) */
+    /* Sections of rc, looked up once (borrowed; NULL when absent): most
+     * fields are read from these, and every lookup hashes its key. */
+    const json_t *policy, *runtime, *compute, *storage, *execution, *experiment, *resilience, *run;
     const tg_spec_files_t *files;
     const tg_render_opts_t *opts;
     tg_jw_t *w;       /* output */

@@ -99,20 +99,20 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     tg_buf_init(&prog, 1 << 20);
     char *b64 = NULL;
 
-    json_int_t nodes = tg_render_int(r, "execution", "nodes", 1);
-    json_int_t ppn = tg_render_int(r, "execution", "processes_per_node", 1);
+    json_int_t nodes = tg_render_int(c->execution, NULL, "nodes", 1);
+    json_int_t ppn = tg_render_int(c->execution, NULL, "processes_per_node", 1);
     int torchrun = strcmp(c->launcher, "torchrun") == 0;
     int multi = torchrun && nodes > 1;
     int dshm = torchrun && (nodes > 1 || ppn > 1);
     const tg_spec_file_t *script = NULL, *req = NULL;
-    const json_t *pip = tg_render_get(r, "runtime", "pip");
+    const json_t *pip = tg_render_get(c->runtime, NULL, "pip");
     int has_pip = json_array_size(pip) > 0;
 
     /* Env in merge order: storage base, user, platform (set last, wins). */
     tg_render_env_set(&env, "TAU_DATA_DIR", "/data");
     tg_render_env_set(&env, "TAU_HOT_DIR", "/mnt");
     tg_render_env_user(&env, r);
-    const char *profile = tg_render_str(r, "policy", "profile");
+    const char *profile = tg_render_str(c->policy, NULL, "profile");
     if (profile)
         tg_render_env_set(&env, "TAU_PROFILE", profile);
     if (c->entrypoint) {
@@ -187,7 +187,7 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     tg_jw_obj(w);
     tg_render_k_workload_header(c, "batch/v1", "Job", exec, pd);
     tg_jw_kobj(w, "spec");
-    json_int_t ads = tg_render_int(r, "run", "active_deadline_seconds", 0);
+    json_int_t ads = tg_render_int(c->run, NULL, "active_deadline_seconds", 0);
     if (ads > 0)
         tg_jw_kint(w, "activeDeadlineSeconds", ads);
     tg_jw_kint(w, "backoffLimit", 0);
@@ -199,7 +199,8 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     tg_jw_kbool(w, "suspend", 1);
     tg_jw_kobj(w, "template");
     tg_jw_kobj(w, "metadata");
-    if (tg_render_str(r, "policy", "topology") && tg_render_str(r, "policy", "topology_name")) {
+    if (tg_render_str(c->policy, NULL, "topology") &&
+        tg_render_str(c->policy, NULL, "topology_name")) {
         tg_jw_kobj(w, "annotations");
         tg_render_topology_annotation(c);
         tg_jw_end_obj(w);
@@ -210,7 +211,7 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     tg_jw_kobj(w, "spec"); /* pod */
     tg_jw_karr(w, "containers");
     tg_jw_obj(w);
-    const json_t *configs = tg_render_get(r, "execution", "configs");
+    const json_t *configs = tg_render_get(c->execution, NULL, "configs");
     if (script && json_object_size(configs) > 0) {
         tg_jw_karr(w, "args");
         tg_render_config_flags(w, configs);
@@ -230,15 +231,15 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     tg_render_k_resources(c, "", c->gpus);
     tg_render_k_container_security(c);
     tg_render_k_mounts(c, 0, dshm);
-    const char *wd = tg_render_str(r, "runtime", "working_dir");
-    if (!wd && tg_render_str(r, "storage", "data_pvc"))
+    const char *wd = tg_render_str(c->runtime, NULL, "working_dir");
+    if (!wd && tg_render_str(c->storage, NULL, "data_pvc"))
         wd = "/data";
     if (wd)
         tg_jw_kstr(w, "workingDir", wd);
     tg_jw_end_obj(w);
     tg_jw_end_arr(w); /* containers */
     tg_render_k_node_selector(c, c->gpus > 0);
-    const char *ppc = tg_render_str(r, "policy", "pod_priority_class");
+    const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
     if (ppc)
         tg_jw_kstr(w, "priorityClassName", ppc);
     tg_jw_kstr(w, "restartPolicy", "Never");
@@ -253,7 +254,7 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     tg_jw_end_obj(w); /* pod spec */
     tg_jw_end_obj(w); /* template */
     tg_jw_kint(w, "ttlSecondsAfterFinished",
-               tg_render_int(r, "run", "ttl_seconds_after_finished", 28800));
+               tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 28800));
     tg_jw_end_obj(w); /* spec */
     tg_jw_end_obj(w); /* Job */
     rc = TG_OK;

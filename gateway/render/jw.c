@@ -120,7 +120,8 @@ static char *jw_room(tg_jw_t *w, size_t need)
     return b->data + b->len;
 }
 
-/* The escaped text of s[n] with its quotes, at o (room for 6n + 2 bytes).
+/* The escaped text of s[n] with its quotes, at o (room for 6n + 2 bytes and
+ * TG_RENDER_TAIL_SLACK).
  * A word at a time: eight bytes are copied whatever they hold (the room
  * covers it), then the output advances past the plain ones only, so text
  * dense in quotes (the provenance annotation) costs one step per escape. */
@@ -140,6 +141,14 @@ static char *jw_quote(char *o, const char *s, size_t n)
         o += k;
         i += k;
         o += jw_escape((unsigned char)s[i++], o);
+    }
+    if (i < n) {
+        uint64_t t = tg_render_tail(s + i, n - i);
+        if (!tg_render_special_w(t)) {
+            memcpy(o, &t, 8);
+            o += n - i;
+            i = n;
+        }
     }
     while (i < n) {
         unsigned char c = (unsigned char)s[i++];
@@ -177,7 +186,7 @@ static void jw_string(tg_jw_t *w, const char *s, size_t n)
 {
     if (w->rc != TG_OK)
         return;
-    char *o = n < ((size_t)1 << 28) ? jw_room(w, 6 * n + 2) : NULL;
+    char *o = n < ((size_t)1 << 28) ? jw_room(w, 6 * n + 2 + TG_RENDER_TAIL_SLACK) : NULL;
     if (!o) {
         jw_string_grow(w, s, n);
         return;
@@ -204,8 +213,9 @@ void tg_jw_strn(tg_jw_t *w, const char *s, size_t n)
 /* The most common pair in a manifest, in one step when it fits. */
 void tg_jw_kstrn(tg_jw_t *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-    char *o =
-        kn < ((size_t)1 << 26) && vn < ((size_t)1 << 26) ? jw_room(w, 6 * (kn + vn) + 6) : NULL;
+    char *o = kn < ((size_t)1 << 26) && vn < ((size_t)1 << 26)
+                  ? jw_room(w, 6 * (kn + vn) + 6 + TG_RENDER_TAIL_SLACK)
+                  : NULL;
     if (!o) {
         tg_jw_keyn(w, k, kn);
         tg_jw_strn(w, v, vn);
@@ -251,4 +261,14 @@ void tg_jw_json(tg_jw_t *w, const json_t *v)
     jw_sep(w);
     if (w->rc == TG_OK)
         w->rc = tg_render_canon(v, 15, w->b);
+}
+
+void tg_jw_kcanon(tg_jw_t *w, const char *k, const json_t *v)
+{
+    tg_jw_key(w, k);
+    jw_sep(w);
+    jw_put(w, "\"", 1);
+    if (w->rc == TG_OK)
+        w->rc = tg_render_canon_quoted(v, 15, w->b);
+    jw_put(w, "\"", 1);
 }

@@ -37,6 +37,9 @@ void tg_jw_bool(tg_jw_t *w, int v);
 void tg_jw_null(tg_jw_t *w);
 /* A jansson value (borrowed), in canonical form (render/canon.h). */
 void tg_jw_json(tg_jw_t *w, const json_t *v);
+/* Key k and, as a string value, the canonical text of v (borrowed): the
+ * bytes tg_jw_kstr of that text writes, escaped in one pass. */
+void tg_jw_kcanon(tg_jw_t *w, const char *k, const json_t *v);
 
 /* Inline so that the length of a literal key is known at compile time. */
 static inline void tg_jw_key(tg_jw_t *w, const char *k)

@@ -40,21 +40,21 @@ void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue)
     tg_jw_kobj(w, "labels");
     tg_jw_kstr(w, TG_LABEL_MANAGED_BY, "taugate");
     if (with_kueue) {
-        md_label(w, TG_LABEL_PRIORITY, tg_render_str(c->rc, "policy", "workload_priority_class"));
-        md_label(w, TG_LABEL_QUEUE, tg_render_str(c->rc, "policy", "queue"));
+        md_label(w, TG_LABEL_PRIORITY, tg_render_str(c->policy, NULL, "workload_priority_class"));
+        md_label(w, TG_LABEL_QUEUE, tg_render_str(c->policy, NULL, "queue"));
     }
     md_label(w, TG_LABEL_ATTEMPT, c->attempt);
     if (with_kueue && c->gpus > 0 && c->gpu_class && strcmp(c->gpu_class, "any") != 0)
         md_label(w, "taugate.io/gpu-class", c->gpu_class);
     if (with_kueue) {
-        md_label(w, "taugate.io/lane", tg_render_str(c->rc, "policy", "lane"));
-        md_label(w, "taugate.io/profile", tg_render_str(c->rc, "policy", "profile"));
+        md_label(w, "taugate.io/lane", tg_render_str(c->policy, NULL, "lane"));
+        md_label(w, "taugate.io/profile", tg_render_str(c->policy, NULL, "profile"));
     }
     md_label(w, TG_LABEL_RUN_ID, c->opts->run_id);
     md_label(w, TG_LABEL_RUN_NAME, tg_render_str(c->rc, NULL, "name"));
     if (with_kueue)
-        md_label(w, "taugate.io/team", tg_render_str(c->rc, "policy", "team"));
-    md_label(w, TG_LABEL_WORKSPACE, tg_render_str(c->rc, "policy", "workspace"));
+        md_label(w, "taugate.io/team", tg_render_str(c->policy, NULL, "team"));
+    md_label(w, TG_LABEL_WORKSPACE, tg_render_str(c->policy, NULL, "workspace"));
     tg_jw_end_obj(w);
 }
 
@@ -67,7 +67,7 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
     static const char *const keys[] = {"group", "name", "project"};
     int any = 0;
     for (size_t i = 0; i < 3; i++)
-        any |= tg_render_str(c->rc, "experiment", keys[i]) != NULL;
+        any |= tg_render_str(c->experiment, NULL, keys[i]) != NULL;
     if (any) {
         tg_buf_t b;
         tg_jw_t ew;
@@ -75,7 +75,7 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
         tg_jw_init(&ew, &b);
         tg_jw_obj(&ew);
         for (size_t i = 0; i < 3; i++) {
-            const char *v = tg_render_str(c->rc, "experiment", keys[i]);
+            const char *v = tg_render_str(c->experiment, NULL, keys[i]);
             if (v)
                 tg_jw_kstr(&ew, keys[i], v);
         }
@@ -87,13 +87,8 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
     tg_jw_kstr(w, "taugate.io/image", c->image);
     if (payload_digest)
         tg_jw_kstr(w, TG_ANN_PAYLOAD, payload_digest);
-    if (c->prov) {
-        tg_buf_t b;
-        tg_buf_init(&b, 1 << 20);
-        if (tg_buf_reserve(&b, 4096) == TG_OK && tg_render_canon(c->prov, 15, &b) == TG_OK)
-            tg_jw_kstr(w, TG_ANN_PROVENANCE, b.data);
-        tg_buf_clean(&b);
-    }
+    if (c->prov)
+        tg_jw_kcanon(w, TG_ANN_PROVENANCE, c->prov);
     tg_jw_kstr(w, "taugate.io/workloadspec-execution", execution);
     tg_jw_end_obj(w);
 }

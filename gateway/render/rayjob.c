@@ -193,13 +193,13 @@ static void rj_ray_env(tg_render_ctx_t *c, tg_render_env_t *env)
     tg_render_env_set(env, "NCCL_DEBUG", "WARN");
     tg_render_env_set(env, "NCCL_SOCKET_IFNAME", "eth0");
     tg_render_env_user(env, rc);
-    json_int_t workers = tg_render_int(rc, "compute", "workers", 1);
+    json_int_t workers = tg_render_int(c->compute, NULL, "workers", 1);
     char num[32];
     tg_render_env_set(env, "TAU_DIST_BACKEND", c->gpus > 0 ? "nccl" : "gloo");
     snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, c->gpus > 0 ? workers * c->gpus : workers);
     tg_render_env_set(env, "TAU_NUM_WORKERS", num);
     tg_render_env_set(env, "TAU_WORLD_SIZE", num);
-    const json_t *cfg = tg_render_get(rc, "execution", "configs");
+    const json_t *cfg = tg_render_get(c->execution, NULL, "configs");
     char *cj = cfg ? tg_render_json_text(cfg) : NULL;
     if (strcmp(c->launcher, "ray-tune") == 0) {
         char path[300], mod[300];
@@ -210,15 +210,15 @@ static void rj_ray_env(tg_render_ctx_t *c, tg_render_env_t *env)
             *dot = '\0';
         tg_render_env_set(env, "TAU_TUNE_TRAIN_PATH", path);
         tg_render_env_set(env, "TAU_TUNE_TRAIN_MODULE", mod);
-        const char *metric = tg_render_str(rc, "execution", "metric");
+        const char *metric = tg_render_str(c->execution, NULL, "metric");
         tg_render_env_set(env, "TAU_TUNE_METRIC", metric ? metric : "");
-        const char *mode = tg_render_str(rc, "execution", "mode");
+        const char *mode = tg_render_str(c->execution, NULL, "mode");
         tg_render_env_set(env, "TAU_TUNE_MODE", mode ? mode : "min");
         snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-                 tg_render_int(rc, "execution", "num_samples", 1));
+                 tg_render_int(c->execution, NULL, "num_samples", 1));
         tg_render_env_set(env, "TAU_TUNE_NUM_SAMPLES", num);
         snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-                 tg_render_int(rc, "execution", "max_concurrent_trials", 1));
+                 tg_render_int(c->execution, NULL, "max_concurrent_trials", 1));
         tg_render_env_set(env, "TAU_TUNE_MAX_CONCURRENT_TRIALS", num);
         tg_render_env_set(env, "TAU_TUNE_PARAM_SPACE", cj ? cj : "{}");
     } else {
@@ -372,7 +372,7 @@ static void rj_template(tg_render_ctx_t *c, int head, const char *res_prefix, js
         rj_payload_init(c, penv);
     if (!head)
         tg_render_k_node_selector(c, gpus > 0);
-    const char *ppc = tg_render_str(c->rc, "policy", "pod_priority_class");
+    const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
     if (ppc)
         tg_jw_kstr(w, "priorityClassName", ppc);
     tg_render_k_pod_security(c);
@@ -416,7 +416,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     tg_buf_init(&renv, 1 << 20);
     tg_render_env_t env;
     tg_render_env_init(&env);
-    const char *wd = tg_render_str(r, "run", "working_dir");
+    const char *wd = tg_render_str(c->run, NULL, "working_dir");
     int tune = strcmp(c->launcher, "ray-tune") == 0;
 
     if (!c->entrypoint) {
@@ -464,7 +464,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     tg_jw_obj(w);
     tg_render_k_workload_header(c, "ray.io/v1", "RayJob", exec, digest);
     tg_jw_kobj(w, "spec");
-    json_int_t ads = tg_render_int(r, "run", "active_deadline_seconds", 0);
+    json_int_t ads = tg_render_int(c->run, NULL, "active_deadline_seconds", 0);
     if (ads > 0)
         tg_jw_kint(w, "activeDeadlineSeconds", ads);
     tg_jw_kint(w, "backoffLimit", 0);
@@ -480,9 +480,9 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     tg_jw_end_obj(w); /* headGroupSpec */
     tg_jw_kstr(w, "rayVersion", ray_version);
     tg_jw_karr(w, "workerGroupSpecs");
-    rj_group(c, "w", tg_render_int(r, "compute", "workers", 1), c->gpus, "worker_", &env, &pl.env,
-             worker_payload, ray_version);
-    json_int_t cpu_workers = tg_render_int(r, "compute", "cpu_workers", 0);
+    rj_group(c, "w", tg_render_int(c->compute, NULL, "workers", 1), c->gpus, "worker_", &env,
+             &pl.env, worker_payload, ray_version);
+    json_int_t cpu_workers = tg_render_int(c->compute, NULL, "cpu_workers", 0);
     if (cpu_workers > 0)
         rj_group(c, "cpu", cpu_workers, 0, "cpu_worker_", &env, &pl.env, worker_payload,
                  ray_version);
@@ -494,7 +494,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     tg_jw_kstr(w, "submissionMode", "HTTPMode");
     tg_jw_kbool(w, "suspend", 1);
     tg_jw_kint(w, "ttlSecondsAfterFinished",
-               tg_render_int(r, "run", "ttl_seconds_after_finished", 15));
+               tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 15));
     tg_jw_end_obj(w); /* spec */
     tg_jw_end_obj(w); /* RayJob */
     rc = TG_OK;

@@ -37,6 +37,19 @@ static int render_files_match(tg_render_ctx_t *c)
     return 1;
 }
 
+/* The sections the renderers read from (tg_render_ctx_t). */
+static void render_sections(tg_render_ctx_t *c)
+{
+    c->policy = json_object_get(c->rc, "policy");
+    c->runtime = json_object_get(c->rc, "runtime");
+    c->compute = json_object_get(c->rc, "compute");
+    c->storage = json_object_get(c->rc, "storage");
+    c->execution = json_object_get(c->rc, "execution");
+    c->experiment = json_object_get(c->rc, "experiment");
+    c->resilience = json_object_get(c->rc, "resilience");
+    c->run = json_object_get(c->rc, "run");
+}
+
 /* Each engine's workload kind and renderer. */
 typedef struct {
     const char *engine, *kind;
@@ -73,6 +86,7 @@ tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenanc
     size_t start = out->len;
     memset(&c, 0, sizeof(c));
     c.rc = resolved;
+    render_sections(&c);
     c.prov = provenance;
     c.files = files;
     c.opts = opts;
@@ -99,15 +113,15 @@ tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenanc
         goto out;
     snprintf(c.attempt, sizeof(c.attempt), "%u", opts->attempt);
     const char *engine = tg_render_str(resolved, NULL, "engine");
-    c.ns = tg_render_str(resolved, "policy", "namespace");
-    c.image = tg_render_str(resolved, "runtime", "image");
-    c.launcher = tg_render_str(resolved, "execution", "launcher");
+    c.ns = tg_render_str(c.policy, NULL, "namespace");
+    c.image = tg_render_str(c.runtime, NULL, "image");
+    c.launcher = tg_render_str(c.execution, NULL, "launcher");
     c.entrypoint = tg_render_str(resolved, NULL, "entrypoint");
-    c.gpus = tg_render_int(resolved, "compute", "gpu_count", 0);
-    c.gpu_resource = tg_render_str(resolved, "compute", "gpu_resource");
-    c.gpu_class = tg_render_str(resolved, "policy", "gpu_class");
+    c.gpus = tg_render_int(c.compute, NULL, "gpu_count", 0);
+    c.gpu_resource = tg_render_str(c.compute, NULL, "gpu_resource");
+    c.gpu_class = tg_render_str(c.policy, NULL, "gpu_class");
     if (!engine || !c.ns || !c.image || !c.launcher || !c.gpu_resource ||
-        !tg_render_str(resolved, "policy", "queue") || !tg_render_str(resolved, NULL, "name")) {
+        !tg_render_str(c.policy, NULL, "queue") || !tg_render_str(resolved, NULL, "name")) {
         tg_render_fail(&c, "resolved config lacks engine, namespace, image, launcher, queue, "
                            "name or gpu_resource");
         goto out;

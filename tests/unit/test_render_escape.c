@@ -106,10 +106,69 @@ static void test_escapes_match_byte_at_a_time(void **state)
     }
 }
 
+/* A nested value dense in escapes, in keys and string values alike. */
+static json_t *nasty_value(unsigned *seed)
+{
+    char s[40];
+    json_t *o = json_object(), *a = json_array();
+    for (size_t i = 0; i < 6; i++) {
+        fill(s, 3 + 6 * i, seed);
+        json_object_setn_new_nocheck(o, s, 3 + 6 * i, json_stringn_nocheck(s, 6 * i));
+        json_array_append_new(a, json_stringn_nocheck(s, 3 + 6 * i));
+    }
+    json_array_append_new(a, json_integer(-42));
+    json_array_append_new(a, json_real(0.1));
+    json_array_append_new(a, json_true());
+    json_array_append_new(a, json_null());
+    json_object_set_new(o, "arr", a);
+    json_object_set_new(o, "nested", json_pack("{s:s,s:{}}", "q\"", "\\", "e"));
+    return o;
+}
+
+/* tg_jw_kcanon writes what tg_jw_kstr of the canonical text writes, both
+ * when the buffer has room (direct path) and when it must grow. */
+static void test_kcanon_matches_kstr_of_canon(void **state)
+{
+    (void)state;
+    unsigned seed = 11;
+    for (int round = 0; round < 200; round++) {
+        json_t *v = nasty_value(&seed);
+        tg_buf_t text, want, got;
+        tg_buf_init(&text, 1 << 20);
+        tg_buf_init(&want, 1 << 20);
+        tg_buf_init(&got, 1 << 20);
+        assert_int_equal(tg_render_canon(v, 15, &text), TG_OK);
+        if (round & 1)
+            assert_int_equal(tg_buf_reserve(&got, 1 << 16), TG_OK);
+
+        tg_jw_t w;
+        tg_jw_init(&w, &want);
+        tg_jw_obj(&w);
+        tg_jw_kstr(&w, "p", text.data);
+        tg_jw_kstr(&w, "z", "after");
+        tg_jw_end_obj(&w);
+        assert_int_equal(w.rc, TG_OK);
+
+        tg_jw_init(&w, &got);
+        tg_jw_obj(&w);
+        tg_jw_kcanon(&w, "p", v);
+        tg_jw_kstr(&w, "z", "after");
+        tg_jw_end_obj(&w);
+        assert_int_equal(w.rc, TG_OK);
+        assert_string_equal(got.data, want.data);
+
+        tg_buf_clean(&text);
+        tg_buf_clean(&want);
+        tg_buf_clean(&got);
+        json_decref(v);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escapes_match_byte_at_a_time),
+        cmocka_unit_test(test_kcanon_matches_kstr_of_canon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
