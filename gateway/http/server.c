@@ -15,10 +15,14 @@
 #include "core/log.h"
 #include "core/mem.h"
 #include "core/metrics.h"
+#include "http/acceptor.h"
 #include "http/problem.h"
 
 struct tg_server_s {
-    struct MHD_Daemon *daemon;
+    struct MHD_Daemon **daemons; /* one event loop (thread) each */
+    _Atomic int *open;           /* connections each daemon holds */
+    unsigned ndaemons;
+    tg_acceptor_t *acceptor;
     tg_router_t *router;
     const tg_config_t *cfg;
     void *app;
@@ -215,6 +219,22 @@ static enum MHD_Result server_access(void *cls, struct MHD_Connection *conn, con
     return server_queue(s, req);
 }
 
+/* Counts a daemon's connections down (the acceptor counted them up). */
+static void server_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                               enum MHD_ConnectionNotificationCode code)
+{
+    (void)conn;
+    (void)socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED)
+        atomic_fetch_sub((_Atomic int *)cls, 1);
+}
+
+/* A share of a limit for one of n daemons (0: none). */
+static unsigned server_share(long limit, unsigned n)
+{
+    return limit > 0 ? (unsigned)((limit + n - 1) / n) : 0;
+}
+
 static void server_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -245,8 +265,11 @@ tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int
 
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof(ss));
+    /* No listening socket of their own: http/acceptor.c accepts and gives
+     * each connection to the least busy daemon. */
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
-                     MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+                     MHD_USE_ERROR_LOG | MHD_USE_TURBO | MHD_USE_NO_LISTEN_SOCKET;
+    socklen_t sslen = sizeof(struct sockaddr_in);
     struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
     struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
     if (inet_pton(AF_INET, cfg->listen_address, &sin->sin_addr) == 1) {
@@ -255,7 +278,7 @@ tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int
     } else if (inet_pton(AF_INET6, cfg->listen_address, &sin6->sin6_addr) == 1) {
         sin6->sin6_family = AF_INET6;
         sin6->sin6_port = htons((uint16_t)cfg->port);
-        flags |= MHD_USE_IPv6;
+        sslen = sizeof(struct sockaddr_in6);
     } else {
         snprintf(err, errlen, "invalid value for listen_address: '%s' is not an IP address",
                  cfg->listen_address);
@@ -263,23 +286,33 @@ tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int
         return NULL;
     }
 
-    s->daemon = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, NULL, NULL, server_access, s, MHD_OPTION_SOCK_ADDR, &ss,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)cfg->connection_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)cfg->max_header_bytes, MHD_OPTION_URI_LOG_CALLBACK, server_uri_log, s,
-        MHD_OPTION_NOTIFY_COMPLETED, server_completed, s, MHD_OPTION_EXTERNAL_LOGGER,
-        server_mhd_log, NULL, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
-    if (!s->daemon) {
-        snprintf(err, errlen, "cannot listen on %s:%ld (address in use or not available)",
-                 cfg->listen_address, cfg->port);
+    s->ndaemons = cfg->threads > 0 ? (unsigned)cfg->threads : 1;
+    s->daemons = tg_xcalloc(s->ndaemons, sizeof(*s->daemons));
+    s->open = tg_xcalloc(s->ndaemons, sizeof(*s->open));
+    unsigned per_ip = server_share(cfg->max_connections_per_ip, s->ndaemons);
+    int started = 1;
+    for (unsigned i = 0; i < s->ndaemons && started; i++) {
+        s->daemons[i] = MHD_start_daemon(
+            flags, 0, NULL, NULL, server_access, s, MHD_OPTION_CONNECTION_LIMIT,
+            server_share(cfg->max_connections, s->ndaemons), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+            per_ip, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->connection_timeout_s,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->max_header_bytes,
+            MHD_OPTION_URI_LOG_CALLBACK, server_uri_log, s, MHD_OPTION_NOTIFY_COMPLETED,
+            server_completed, s, MHD_OPTION_NOTIFY_CONNECTION, server_conn_notify, &s->open[i],
+            MHD_OPTION_EXTERNAL_LOGGER, server_mhd_log, NULL, MHD_OPTION_END);
+        started = s->daemons[i] != NULL;
+    }
+    char why[128] = "";
+    if (started)
+        s->acceptor = tg_acceptor_start(s->daemons, s->open, s->ndaemons, (struct sockaddr *)&ss,
+                                        sslen, why, sizeof(why));
+    if (!s->acceptor) {
+        snprintf(err, errlen, "cannot listen on %s:%ld (%s)", cfg->listen_address, cfg->port,
+                 started ? why : "the HTTP server did not start");
         tg_server_free(s);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : (unsigned)cfg->port;
+    s->port = tg_acceptor_port(s->acceptor);
     return s;
 }
 
@@ -288,34 +321,40 @@ unsigned tg_server_port(const tg_server_t *s)
     return s->port;
 }
 
+/* Stop every daemon; a request still running is cut off. */
+static void server_stop_daemons(tg_server_t *s)
+{
+    for (unsigned i = 0; s->daemons && i < s->ndaemons; i++)
+        if (s->daemons[i])
+            MHD_stop_daemon(s->daemons[i]);
+    free(s->daemons);
+    free(s->open);
+    s->daemons = NULL;
+    s->open = NULL;
+}
+
 void tg_server_drain_and_stop(tg_server_t *s, long grace_s)
 {
-    if (!s || !s->daemon)
+    if (!s || !s->daemons)
         return;
     atomic_store(&s->draining, 1);
-    /* The worker threads take the listening socket out of their epoll sets
-     * on their own time; closing it before they have (that is, before
-     * MHD_stop_daemon) makes libmicrohttpd abort with "Failed to remove
-     * listen FD from epoll set". */
-    MHD_socket lsock = MHD_quiesce_daemon(s->daemon);
+    tg_acceptor_stop(s->acceptor); /* new connections are refused from here */
+    s->acceptor = NULL;
     uint64_t deadline = tg_now_mono_us() + (uint64_t)grace_s * 1000000u;
     while (atomic_load(&s->inflight) > 0 && tg_now_mono_us() < deadline)
         usleep(10000);
     if (atomic_load(&s->inflight) > 0)
         tg_log_warn("http", "shutdown grace of %lds elapsed with %d requests in flight", grace_s,
                     atomic_load(&s->inflight));
-    MHD_stop_daemon(s->daemon);
-    s->daemon = NULL;
-    if (lsock != MHD_INVALID_SOCKET)
-        close(lsock);
+    server_stop_daemons(s);
 }
 
 void tg_server_free(tg_server_t *s)
 {
     if (!s)
         return;
-    if (s->daemon)
-        MHD_stop_daemon(s->daemon);
+    tg_acceptor_stop(s->acceptor);
+    server_stop_daemons(s);
     tg_metrics_shutdown();
     tg_router_free(s->router);
     free(s->metric_methods);

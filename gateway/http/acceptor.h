@@ -1,0 +1,34 @@
+/* The gateway's listening socket, accepted by a thread of its own that hands
+ * each connection to the least busy of the HTTP event loops
+ * (MHD_add_connection).
+ *
+ * Why: handlers block on PostgreSQL, so the connections one event loop
+ * carries wait for each other. libmicrohttpd's thread pool lets every
+ * worker poll one listening socket, and the worker that wakes first accepts
+ * up to ten connections in a row: 16 connections opened at once landed on 6
+ * of 16 workers, which did all the work while 10 idled. Here each loop is a
+ * libmicrohttpd daemon of its own, without a listening socket, and a new
+ * connection goes to the one with the fewest open connections. */
+#ifndef TG_HTTP_ACCEPTOR_H
+#define TG_HTTP_ACCEPTOR_H
+
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+typedef struct tg_acceptor_s tg_acceptor_t;
+
+/* Bind and listen on addr, then accept into daemons[0..n) (started with
+ * MHD_USE_NO_LISTEN_SOCKET); open[i] is the number of connections daemons[i]
+ * holds, kept by its connection-notification callback. Both arrays are
+ * borrowed until tg_acceptor_stop. NULL with err on failure. */
+tg_acceptor_t *tg_acceptor_start(struct MHD_Daemon *const *daemons, _Atomic int *open, unsigned n,
+                                 const struct sockaddr *addr, socklen_t addrlen, char *err,
+                                 size_t errlen);
+unsigned tg_acceptor_port(const tg_acceptor_t *a);
+/* Stop accepting and close the listening socket: new connections are
+ * refused from here; those already accepted stay with their daemons. */
+void tg_acceptor_stop(tg_acceptor_t *a);
+
+#endif
