@@ -156,16 +156,20 @@ def main():
             run_id = gw.req("POST", "/v1/workspaces/ray/runs", body=json.loads(body)).json()["id"]
             get_lua = write(os.path.join(work, "get.lua"),
                             f'wrk.headers["Authorization"] = "Bearer {token}"\n')
-            # the same run row taugate stored: its spec, resolved config and manifests
-            resolved, manifests = pg.psql(
-                f"SELECT resolved::text || chr(10) || manifests::text FROM runs "
+            # the same run row taugate stored: its spec, resolved config,
+            # manifests, config hash and policy decisions
+            resolved, manifests, hash_, decisions, digest = pg.psql(
+                "SELECT resolved::text || chr(10) || manifests::text || chr(10) || config_hash"
+                " || chr(10) || policy_decisions::text || chr(10) || policy_digest FROM runs "
                 f"WHERE id = '{run_id}'").split("\n")
             insert_sql = write(os.path.join(work, "insert.sql"),
                                "WITH r AS (INSERT INTO runs (id, workspace, name, owner, engine, "
-                               "spec_text, resolved, manifests, config_hash) VALUES "
+                               "spec_text, resolved, manifests, config_hash, policy_decisions, "
+                               "policy_digest) VALUES "
                                "(gen_random_uuid(), 'ray', 'tau-kind-smoke', 'bench', 'job', "
                                f"{pg_literal(spec)}, {pg_literal(resolved)}, "
-                               f"{pg_literal(manifests)}, 'sha256:x') RETURNING id) "
+                               f"{pg_literal(manifests)}, {pg_literal(hash_)}, "
+                               f"{pg_literal(decisions)}, {pg_literal(digest)}) RETURNING id) "
                                "INSERT INTO outbox (run_id, attempt, action) "
                                "SELECT id, 1, 'create' FROM r;\n")
             select_sql = write(os.path.join(work, "select.sql"),
