@@ -84,6 +84,8 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
         goto fail;
     }
     pipeline_next(&clk, TG_SPEC_STAGE_VALIDATE);
+    /* The checks and the resolver read the tree's sections many times. */
+    tg_spec_sections_bind(doc.root);
     if (tg_spec_semantic_managed(doc.root, &d)) {
         rc = TG_EUNPROCESSABLE;
         goto fail;
@@ -160,6 +162,7 @@ out:
     json_decref(manifests);
     tg_buf_clean(&scratch);
     tg_spec_diag_clean(&d);
+    tg_spec_sections_unbind();
     tg_spec_doc_clean(&doc);
     pipeline_next(&clk, TG_SPEC_STAGE_RELEASE);
     return rc;

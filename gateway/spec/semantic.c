@@ -2,6 +2,7 @@
  * env/storage/metrics/resilience/policy rules are in semantic_env.c. */
 #include "spec/semantic.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -10,12 +11,57 @@
 #include "spec/semantic_env.h"
 #include "spec/units.h"
 
+/* The sections of the tree being checked, remembered as they are looked up:
+ * the semantic rules and the resolver ask for "policy", "compute", ... more
+ * than a hundred times per request, each a jansson hash look-up. Slots are
+ * picked by the address of the name (callers mostly pass literals) and hold
+ * a copy of it, so a reused buffer with another name only misses. */
+#define SPEC_SECT_SLOTS 32
+#define SPEC_SECT_NAME  24
+
+typedef struct spec_sect_slot_s {
+    char name[SPEC_SECT_NAME]; /* "" when empty */
+    const json_t *obj;         /* root[name], possibly NULL */
+} spec_sect_slot_t;
+
+static __thread struct {
+    const json_t *root; /* the bound tree, or NULL */
+    spec_sect_slot_t slot[SPEC_SECT_SLOTS];
+} spec_sects;
+
+void tg_spec_sections_bind(const json_t *root)
+{
+    memset(&spec_sects, 0, sizeof(spec_sects));
+    spec_sects.root = root;
+}
+
+void tg_spec_sections_unbind(void)
+{
+    spec_sects.root = NULL;
+}
+
+static const json_t *spec_section(const json_t *root, const char *sect)
+{
+    if (root != spec_sects.root)
+        return json_object_get(root, sect);
+    spec_sect_slot_t *s = &spec_sects.slot[((uintptr_t)sect >> 3) % SPEC_SECT_SLOTS];
+    if (strcmp(s->name, sect) == 0 && s->name[0])
+        return s->obj;
+    const json_t *obj = json_object_get(root, sect);
+    size_t n = strlen(sect);
+    if (n > 0 && n < SPEC_SECT_NAME) {
+        memcpy(s->name, sect, n + 1);
+        s->obj = obj;
+    }
+    return obj;
+}
+
 const json_t *tg_spec_get(const json_t *root, const char *sect, const char *key)
 {
     if (!json_is_object(root))
         return NULL;
     if (sect) {
-        root = json_object_get(root, sect);
+        root = spec_section(root, sect);
         if (!json_is_object(root))
             return NULL;
     }

@@ -45,6 +45,12 @@ void tg_spec_semantic_check(const json_t *root, const tg_spec_facts_t *f,
 /* Small typed getters used across the spec modules (all borrowed, NULL/0 when
  * absent or of another type). `sect` may be NULL for top-level keys. */
 const json_t *tg_spec_get(const json_t *root, const char *sect, const char *key);
+
+/* While `root` is bound (on this thread), tg_spec_get remembers its sections
+ * instead of looking them up again. Bind a tree only while nothing modifies
+ * it, and unbind before it is freed. */
+void tg_spec_sections_bind(const json_t *root);
+void tg_spec_sections_unbind(void);
 const char *tg_spec_get_str(const json_t *root, const char *sect, const char *key);
 int tg_spec_get_int(const json_t *root, const char *sect, const char *key, json_int_t *out);
 int tg_spec_get_bool(const json_t *root, const char *sect, const char *key, int *out);
