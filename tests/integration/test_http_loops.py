@@ -1,0 +1,87 @@
+"""Connections opened together are served together: each goes to its own
+HTTP event loop (http/acceptor.c), so a request blocked in PostgreSQL holds
+up no other connection. libmicrohttpd's own thread pool let the first worker
+to wake accept a burst of connections, which then waited for each other."""
+import base64
+import http.client
+import json
+import os
+import subprocess
+import threading
+import time
+from urllib.parse import urlparse
+
+import pytest
+
+import tokens
+from gateway import Gateway
+from paths import BUILD, SHARED
+from world import kind_cpu_workspace
+
+LOOPS = 8
+SPEC = open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")).read()
+BODY = json.dumps({"spec": SPEC, "files": {
+    "train.sh": base64.b64encode(b"#!/bin/sh\necho hi\n").decode()}})
+
+
+@pytest.fixture(scope="module")
+def gw(db_url):
+    g = Gateway(BUILD, db_url, extra_env={"TAUGATE_THREADS": str(LOOPS),
+                                         "TAUGATE_DB_POOL_SIZE": str(LOOPS)}).start()
+    kind_cpu_workspace(g)
+    yield g
+    status = g.stop()
+    g.close()
+    assert status == 0
+
+
+def waiting_on_lock(pg, db):
+    return int(pg.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'taugate'"
+                       f" AND datname = '{db}' AND wait_event_type = 'Lock'", db=db))
+
+
+def test_a_burst_of_connections_is_served_in_parallel(gw, pg, db_url):
+    db = db_url.rsplit("/", 1)[1]
+    # Hold the outbox so every submission blocks inside PostgreSQL.
+    holder = subprocess.Popen(
+        ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d", db,
+         "-c", "BEGIN; LOCK TABLE outbox IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline and pg.psql(
+                "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted"
+                f" AND relation = 'outbox'::regclass", db=db) != "1":
+            time.sleep(0.05)
+        url = urlparse(gw.url)
+        conns = [http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+                 for _ in range(LOOPS)]
+        for c in conns:  # all open before any request: one burst of connections
+            c.connect()
+        headers = {"Content-Type": "application/json",
+                   "Authorization": f"Bearer {tokens.admin_token()}"}
+        statuses = []
+
+        def submit(c):
+            c.request("POST", "/v1/workspaces/ray/runs", body=BODY, headers=headers)
+            r = c.getresponse()
+            r.read()
+            statuses.append(r.status)
+
+        threads = [threading.Thread(target=submit, args=(c,)) for c in conns]
+        for t in threads:
+            t.start()
+        most = 0
+        deadline = time.time() + 3
+        while time.time() < deadline and most < LOOPS:
+            most = max(most, waiting_on_lock(pg, db))
+            time.sleep(0.05)
+        # every connection's request reached PostgreSQL at once
+        assert most == LOOPS
+        for t in threads:
+            t.join(30)
+        assert statuses == [201] * LOOPS
+        for c in conns:
+            c.close()
+    finally:
+        holder.wait(30)
