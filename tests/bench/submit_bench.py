@@ -18,7 +18,9 @@ against. The same pair is then run once with every process free to use every
 core ("shared cores"), for comparison; that figure also charges the gateway's
 own CPU against the database's.
 
-The machine is noisy (a small VM), so the pairs run in interleaved rounds
+Both sides are warmed up first (the gateway's connection pool fills and
+its backends plan the statements). The machine is noisy (a small VM), so the
+pairs run in interleaved rounds
 (taugate, then its reference, BENCH_ROUNDS times) and the figures are
 medians. Not a test: it asserts nothing. BENCH_DURATION sets the seconds of
 each side of a round (default 5)."""
@@ -175,7 +177,15 @@ def main():
             select_sql = write(os.path.join(work, "select.sql"),
                                f"SELECT * FROM runs WHERE id = '{run_id}';\n")
 
+            def warm_up(clients):
+                """An untimed second of each: the gateway's pool opens its
+                connections and their backends plan the statements once."""
+                wrk(gw.url + "/v1/workspaces/ray/runs", post_lua, 2, clients)
+                wrk(gw.url + f"/v1/runs/{run_id}", get_lua, 1, clients)
+                pgbench(pg, insert_sql, 1, clients)
+
             def measure(clients, rounds):
+                warm_up(clients)
                 sub = pairs(lambda: wrk(gw.url + "/v1/workspaces/ray/runs", post_lua, DURATION,
                                         clients),
                             lambda: pgbench(pg, insert_sql, DURATION, clients), rounds)
