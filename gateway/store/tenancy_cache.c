@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/ids.h"
 #include "core/log.h"
@@ -17,6 +18,7 @@
 #define CACHE_SLOTS    1024 /* workspaces × active principals on one replica */
 #define LISTEN_POLL_MS 250
 #define RECONNECT_MS   1000
+#define CACHE_WAIT_MS  2000 /* at most this long behind another request's read */
 
 typedef struct {
     char *key; /* length-prefixed parts, so no subject can forge a key */
@@ -26,6 +28,11 @@ typedef struct {
     json_t *value;
     uint64_t generation;
     uint64_t expires_us;
+    /* A request is reading `key` from PostgreSQL: others that miss on it
+     * wait for that answer instead of all asking at once (when entries
+     * expire together, every handler thread missed together and PostgreSQL
+     * got a burst of the same queries). */
+    int loading;
 } cache_slot_t;
 
 struct tg_tenancy_cache_s {
@@ -38,6 +45,7 @@ struct tg_tenancy_cache_s {
     atomic_int stop;
     pthread_t listener;
     pthread_mutex_t lock;
+    pthread_cond_t loaded; /* a slot's load finished (or was given up) */
     cache_slot_t slots[CACHE_SLOTS];
 };
 
@@ -114,8 +122,10 @@ tg_tenancy_cache_t *tg_tenancy_cache_start(const char *conninfo, int connect_tim
     c->ttl_us = (uint64_t)ttl_ms * 1000;
     atomic_init(&c->generation, 1);
     pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->loaded, NULL);
     if (pthread_create(&c->listener, NULL, cache_listener_main, c) != 0) {
         tg_log_warn("store", "tenancy cache off: cannot start its listener");
+        pthread_cond_destroy(&c->loaded);
         pthread_mutex_destroy(&c->lock);
         free(c->conninfo);
         free(c);
@@ -134,6 +144,7 @@ void tg_tenancy_cache_stop(tg_tenancy_cache_t *c)
         free(c->slots[i].key);
         json_decref(c->slots[i].value);
     }
+    pthread_cond_destroy(&c->loaded);
     pthread_mutex_destroy(&c->lock);
     free(c->conninfo);
     free(c);
@@ -159,30 +170,69 @@ static uint64_t cache_hash(const char *s)
     return h;
 }
 
-/* The cached value for key (a new reference to the shared tree), or NULL. */
-static json_t *cache_get(tg_tenancy_cache_t *c, const char *key)
+/* The cached value for key (a new reference to the shared tree), or NULL:
+ * then *claimed says whether this caller is to load it (and cache_put or
+ * cache_release the slot). A caller that finds another loading the same key
+ * waits for it, up to CACHE_WAIT_MS, then loads on its own unclaimed. */
+static json_t *cache_get(tg_tenancy_cache_t *c, const char *key, int *claimed)
 {
+    *claimed = 0;
     uint64_t gen = cache_generation(c);
     if (!gen)
         return NULL;
     cache_slot_t *s = &c->slots[cache_hash(key) % CACHE_SLOTS];
     json_t *out = NULL;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += CACHE_WAIT_MS * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&c->lock);
-    if (s->key && strcmp(s->key, key) == 0 && s->generation == gen &&
-        s->expires_us > tg_now_mono_us())
-        out = json_incref(s->value);
+    for (;;) {
+        int same = s->key && strcmp(s->key, key) == 0;
+        if (same && s->value && s->generation == gen && s->expires_us > tg_now_mono_us()) {
+            out = json_incref(s->value);
+            break;
+        }
+        if (!(same && s->loading)) {
+            /* claim the slot: a colliding key's entry goes, as a put would */
+            free(s->key);
+            json_decref(s->value);
+            s->key = tg_xstrdup(key);
+            s->value = NULL;
+            s->loading = 1;
+            *claimed = 1;
+            break;
+        }
+        if (pthread_cond_timedwait(&c->loaded, &c->lock, &until) != 0)
+            break; /* the loader is slow: read it ourselves */
+        gen = cache_generation(c);
+        if (!gen)
+            break;
+    }
     pthread_mutex_unlock(&c->lock);
     return out;
 }
 
+/* Give up a claim without a value (the read failed). */
+static void cache_release(tg_tenancy_cache_t *c, const char *key)
+{
+    cache_slot_t *s = &c->slots[cache_hash(key) % CACHE_SLOTS];
+    pthread_mutex_lock(&c->lock);
+    if (s->key && strcmp(s->key, key) == 0)
+        s->loading = 0;
+    pthread_cond_broadcast(&c->loaded);
+    pthread_mutex_unlock(&c->lock);
+}
+
 static void cache_put(tg_tenancy_cache_t *c, const char *key, uint64_t gen, const json_t *v)
 {
-    if (!gen)
-        return;
     /* a copy: the caller keeps and may change its own */
-    json_t *copy = json_deep_copy(v);
-    if (!copy)
+    json_t *copy = gen ? json_deep_copy(v) : NULL;
+    if (!copy) {
+        cache_release(c, key);
         return;
+    }
     cache_slot_t *s = &c->slots[cache_hash(key) % CACHE_SLOTS];
     pthread_mutex_lock(&c->lock);
     free(s->key);
@@ -191,6 +241,8 @@ static void cache_put(tg_tenancy_cache_t *c, const char *key, uint64_t gen, cons
     s->value = copy;
     s->generation = gen;
     s->expires_us = tg_now_mono_us() + c->ttl_us;
+    s->loading = 0;
+    pthread_cond_broadcast(&c->loaded);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -213,16 +265,19 @@ tg_rc_e tg_tenancy_roles(tg_tenancy_cache_t *c, tg_db_conn_t *conn, const char *
     uint64_t gen = cache_generation(c);
     const char *parts[] = {workspace, subject ? subject : "", groups};
     char *key = gen ? cache_key("roles", parts, 3) : NULL;
-    json_t *hit = key ? cache_get(c, key) : NULL;
+    int claimed = 0;
+    json_t *hit = key ? cache_get(c, key, &claimed) : NULL;
     tg_rc_e rc = TG_OK;
     if (hit) {
         *exists = json_is_true(json_object_get(hit, "exists"));
         *roles = json_incref(json_object_get(hit, "roles"));
     } else {
         rc = tg_store_member_roles(conn, workspace, subject, groups, roles, exists);
-        if (rc == TG_OK && key) {
+        if (rc == TG_OK && claimed) {
             hit = json_pack("{s:b, s:O}", "exists", *exists, "roles", *roles);
             cache_put(c, key, gen, hit);
+        } else if (claimed) {
+            cache_release(c, key);
         }
     }
     json_decref(hit);
@@ -235,12 +290,15 @@ tg_rc_e tg_tenancy_context(tg_tenancy_cache_t *c, tg_db_conn_t *conn, const char
 {
     uint64_t gen = cache_generation(c);
     char *key = gen ? cache_key("context", &workspace, 1) : NULL;
-    *out = key ? cache_get(c, key) : NULL;
+    int claimed = 0;
+    *out = key ? cache_get(c, key, &claimed) : NULL;
     tg_rc_e rc = TG_OK;
     if (!*out) {
         rc = tg_store_resolve_context(conn, workspace, out);
-        if (rc == TG_OK && key)
+        if (rc == TG_OK && claimed)
             cache_put(c, key, gen, *out);
+        else if (claimed)
+            cache_release(c, key);
     }
     free(key);
     return rc;
