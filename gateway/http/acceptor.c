@@ -86,8 +86,12 @@ tg_acceptor_t *tg_acceptor_start(struct MHD_Daemon *const *daemons, _Atomic int 
     int on = 1;
     struct sockaddr_storage bound;
     socklen_t blen = sizeof(bound);
+    /* As libmicrohttpd's own socket was: a restarted gateway binds at once
+     * (SO_REUSEADDR), and a new one can start beside the old one during a
+     * rolling restart (SO_REUSEPORT). */
     if (a->stop < 0 || a->fd < 0 ||
         setsockopt(a->fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
+        setsockopt(a->fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) != 0 ||
         bind(a->fd, addr, addrlen) != 0 || listen(a->fd, SOMAXCONN) != 0 ||
         getsockname(a->fd, (struct sockaddr *)&bound, &blen) != 0) {
         snprintf(err, errlen, "%s", strerror(errno));
