@@ -72,6 +72,17 @@ int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_
     return 0;
 }
 
+void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_spec_file_t *f, char hex[65])
+{
+    for (size_t i = 0; i < c->nchecked; i++)
+        if (c->checked[i] == f) {
+            /* Equal to a hash computed here, so exactly 64 hex digits. */
+            memcpy(hex, c->checked_sha[i], 65);
+            return;
+        }
+    tg_spec_sha256_hex(f->data, f->len, hex);
+}
+
 const json_t *tg_render_get(const json_t *rc, const char *sect, const char *key)
 {
     const json_t *s = sect ? json_object_get(rc, sect) : rc;

@@ -167,7 +167,7 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     char digest[72], *pd = NULL;
     if (script) {
         char hex[65];
-        tg_spec_sha256_hex(script->data, script->len, hex);
+        tg_render_file_sha256(c, script, hex);
         memcpy(digest, "sha256:", 7);
         memcpy(digest + 7, hex, 65);
         pd = digest;

@@ -112,10 +112,11 @@ typedef struct rj_payload_s {
     size_t n;
 } rj_payload_t;
 
-static void rj_payload_add(rj_payload_t *p, const char *name, const void *data, size_t len)
+/* hex: the sha256 of the bytes (tg_render_file_sha256 for submitted files). */
+static void rj_payload_add(rj_payload_t *p, const char *name, const void *data, size_t len,
+                           const char hex[65])
 {
-    char hex[65], key[32];
-    tg_spec_sha256_hex(data, len, hex);
+    char key[32];
     char *b64 = tg_spec_b64_encode(data, len);
     size_t need = strlen(name) + 66 + strlen(b64) + 2;
     char *val = tg_xmalloc(need);
@@ -424,25 +425,32 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
         goto out;
     }
     const tg_spec_file_t *req = tg_spec_files_find(c->files, TG_SPEC_REQUIREMENTS);
+    char fhex[65];
     if (wd) {
         const tg_spec_file_t *zip = tg_spec_files_find(c->files, TG_SPEC_PROJECT_ARCHIVE);
         if (!zip) {
             tg_render_fail(c, "run.working_dir needs the project archive");
             goto out;
         }
-        rj_payload_add(&pl, TG_SPEC_PROJECT_ARCHIVE, zip->data, zip->len);
+        tg_render_file_sha256(c, zip, fhex);
+        rj_payload_add(&pl, TG_SPEC_PROJECT_ARCHIVE, zip->data, zip->len, fhex);
     } else {
         const tg_spec_file_t *script = tg_spec_files_find(c->files, c->entrypoint);
         if (!script) {
             tg_render_fail(c, "entrypoint \"%s\" is not among the files", c->entrypoint);
             goto out;
         }
-        rj_payload_add(&pl, rj_base(c->entrypoint), script->data, script->len);
+        tg_render_file_sha256(c, script, fhex);
+        rj_payload_add(&pl, rj_base(c->entrypoint), script->data, script->len, fhex);
     }
-    if (req)
-        rj_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len);
-    if (tune)
-        rj_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py));
+    if (req) {
+        tg_render_file_sha256(c, req, fhex);
+        rj_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len, fhex);
+    }
+    if (tune) {
+        tg_spec_sha256_hex(rj_tune_py, strlen(rj_tune_py), fhex);
+        rj_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py), fhex);
+    }
     if (rj_entrypoint(c, req != NULL, wd, &ep) != TG_OK || rj_runtime_env(r, wd, &renv) != TG_OK) {
         tg_render_fail(c, "entrypoint program too large");
         goto out;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "render/job.h"
 #include "render/metadata.h"
 #include "render/rayjob.h"
@@ -32,6 +33,10 @@ static int render_files_match(tg_render_ctx_t *c)
             tg_render_fail(c, "file \"%s\" differs from the one the config was resolved with",
                            name);
             return 0;
+        }
+        if (c->nchecked < TG_ARRAY_LEN(c->checked)) {
+            c->checked[c->nchecked] = f;
+            c->checked_sha[c->nchecked++] = sha;
         }
     }
     return 1;
