@@ -158,8 +158,9 @@ static const char *render_env_at(const tg_render_env_t *e, size_t off)
 
 static tg_render_env_ent_t *render_env_slot(tg_render_env_t *e, const char *name)
 {
+    size_t len = strlen(name);
     for (size_t i = 0; i < e->n; i++) {
-        if (strcmp(render_env_at(e, e->v[i].name), name) == 0) {
+        if (e->v[i].name_len == len && memcmp(render_env_at(e, e->v[i].name), name, len) == 0) {
             memmove(&e->v[i], &e->v[i + 1], (e->n - i - 1) * sizeof(*e->v));
             e->n--;
             break;
@@ -171,6 +172,7 @@ static tg_render_env_ent_t *render_env_slot(tg_render_env_t *e, const char *name
     }
     tg_render_env_ent_t *x = &e->v[e->n++];
     x->name = render_env_str(e, name);
+    x->name_len = len;
     x->value = x->secret = x->key = TG_RENDER_ENV_NONE;
     return x;
 }

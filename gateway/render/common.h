@@ -86,6 +86,7 @@ typedef struct tg_render_env_ent_s {
     size_t value; /* TG_RENDER_ENV_NONE for a secret reference */
     size_t secret;
     size_t key;
+    size_t name_len; /* compared before the bytes when a name is set again */
 } tg_render_env_ent_t;
 
 typedef struct tg_render_env_s {
