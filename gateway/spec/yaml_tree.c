@@ -191,8 +191,9 @@ json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
     if (n == 0)
         return json_null();
     char c = s[0];
-    /* Every word below starts with one of these; most scalars do not. */
-    if (memchr("~nNtTfF.+-", c, 10)) {
+    /* Every word below is at most five bytes long and starts with one of
+     * these; most scalars are longer or start otherwise. */
+    if (n <= 5 && memchr("~nNtTfF.+-", c, 10)) {
         if (yt_is_one_of(s, n, nulls))
             return json_null();
         if (yt_is_one_of(s, n, trues))
