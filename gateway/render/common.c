@@ -35,6 +35,22 @@ const char *tg_render_cat(char *out, size_t n, const char *a, const char *b, con
     return out;
 }
 
+const char *tg_render_int_text(char out[24], json_int_t v)
+{
+    char tmp[24];
+    size_t i = sizeof(tmp);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[--i] = '-';
+    memcpy(out, tmp + i, sizeof(tmp) - i);
+    out[sizeof(tmp) - i] = '\0';
+    return out;
+}
+
 int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_t n)
 {
     char base[256];
@@ -54,8 +70,8 @@ int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_
     while (k > 0 && base[k - 1] == '-')
         k--;
     base[k] = '\0';
-    char sfx[24];
-    snprintf(sfx, sizeof(sfx), "-a%u", attempt);
+    char num[24], sfx[28];
+    tg_render_cat(sfx, sizeof(sfx), "-a", tg_render_int_text(num, attempt), NULL);
     /* Services need a leading letter (DNS-1035); keep every object alike. */
     const char *lead = (k == 0 || base[0] < 'a' || base[0] > 'z') ? "r" : "";
     size_t room = 47 - strlen(sfx) - strlen(lead);
@@ -67,7 +83,8 @@ int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_
             keep--;
         snprintf(out, n, "%s%.*s-%.8s%s", lead, (int)keep, base, hex, sfx);
     } else {
-        snprintf(out, n, "%s%s%s", lead, base, sfx);
+        /* At most 47 bytes (room above), so n >= 48 holds it. */
+        tg_render_cat(out, n, lead, base, sfx);
     }
     return 0;
 }

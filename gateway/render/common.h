@@ -36,7 +36,7 @@ typedef struct tg_render_ctx_s {
     const tg_render_opts_t *opts;
     tg_jw_t *w;       /* output */
     char name[64];    /* object name, <= 47 characters */
-    char attempt[16]; /* attempt number as text */
+    char attempt[24]; /* attempt number as text */
     const char *ns;   /* namespace */
     const char *image;
     const char *launcher;
@@ -147,5 +147,9 @@ void tg_render_fail(tg_render_ctx_t *c, const char *fmt, ...) __attribute__((for
 
 /* "a" + "b" (+ "c") into out[n] without printf; returns out. */
 const char *tg_render_cat(char *out, size_t n, const char *a, const char *b, const char *c);
+
+/* v in decimal into out[24] without printf (as "%" JSON_INTEGER_FORMAT
+ * writes it); returns out. */
+const char *tg_render_int_text(char out[24], json_int_t v);
 
 #endif

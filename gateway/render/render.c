@@ -116,7 +116,7 @@ tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenanc
     }
     if (tg_render_object_name(opts->run_id, opts->attempt, c.name, sizeof(c.name)) != 0)
         goto out;
-    snprintf(c.attempt, sizeof(c.attempt), "%u", opts->attempt);
+    tg_render_int_text(c.attempt, opts->attempt);
     const char *engine = tg_render_str(resolved, NULL, "engine");
     c.ns = tg_render_str(c.policy, NULL, "namespace");
     c.image = tg_render_str(c.runtime, NULL, "image");
