@@ -35,6 +35,22 @@ const char *tg_render_cat(char *out, size_t n, const char *a, const char *b, con
     return out;
 }
 
+const char *tg_render_int_text(char out[24], json_int_t v)
+{
+    char tmp[24];
+    size_t i = sizeof(tmp);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[--i] = '-';
+    memcpy(out, tmp + i, sizeof(tmp) - i);
+    out[sizeof(tmp) - i] = '\0';
+    return out;
+}
+
 int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_t n)
 {
     char base[256];
@@ -54,8 +70,8 @@ int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_
     while (k > 0 && base[k - 1] == '-')
         k--;
     base[k] = '\0';
-    char sfx[24];
-    snprintf(sfx, sizeof(sfx), "-a%u", attempt);
+    char num[24], sfx[28];
+    tg_render_cat(sfx, sizeof(sfx), "-a", tg_render_int_text(num, attempt), NULL);
     /* Services need a leading letter (DNS-1035); keep every object alike. */
     const char *lead = (k == 0 || base[0] < 'a' || base[0] > 'z') ? "r" : "";
     size_t room = 47 - strlen(sfx) - strlen(lead);
@@ -67,9 +83,21 @@ int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_
             keep--;
         snprintf(out, n, "%s%.*s-%.8s%s", lead, (int)keep, base, hex, sfx);
     } else {
-        snprintf(out, n, "%s%s%s", lead, base, sfx);
+        /* At most 47 bytes (room above), so n >= 48 holds it. */
+        tg_render_cat(out, n, lead, base, sfx);
     }
     return 0;
+}
+
+void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_spec_file_t *f, char hex[65])
+{
+    for (size_t i = 0; i < c->nchecked; i++)
+        if (c->checked[i] == f) {
+            /* Equal to a hash computed here, so exactly 64 hex digits. */
+            memcpy(hex, c->checked_sha[i], 65);
+            return;
+        }
+    tg_spec_sha256_hex(f->data, f->len, hex);
 }
 
 const json_t *tg_render_get(const json_t *rc, const char *sect, const char *key)
@@ -147,8 +175,9 @@ static const char *render_env_at(const tg_render_env_t *e, size_t off)
 
 static tg_render_env_ent_t *render_env_slot(tg_render_env_t *e, const char *name)
 {
+    size_t len = strlen(name);
     for (size_t i = 0; i < e->n; i++) {
-        if (strcmp(render_env_at(e, e->v[i].name), name) == 0) {
+        if (e->v[i].name_len == len && memcmp(render_env_at(e, e->v[i].name), name, len) == 0) {
             memmove(&e->v[i], &e->v[i + 1], (e->n - i - 1) * sizeof(*e->v));
             e->n--;
             break;
@@ -160,6 +189,7 @@ static tg_render_env_ent_t *render_env_slot(tg_render_env_t *e, const char *name
     }
     tg_render_env_ent_t *x = &e->v[e->n++];
     x->name = render_env_str(e, name);
+    x->name_len = len;
     x->value = x->secret = x->key = TG_RENDER_ENV_NONE;
     return x;
 }

@@ -36,7 +36,7 @@ typedef struct tg_render_ctx_s {
     const tg_render_opts_t *opts;
     tg_jw_t *w;       /* output */
     char name[64];    /* object name, <= 47 characters */
-    char attempt[16]; /* attempt number as text */
+    char attempt[24]; /* attempt number as text */
     const char *ns;   /* namespace */
     const char *image;
     const char *launcher;
@@ -45,6 +45,12 @@ typedef struct tg_render_ctx_s {
     const char *gpu_resource;
     const char *gpu_class;
     char config_hash[72]; /* "sha256:<hex>" */
+    /* Files whose bytes were just checked against the digests the resolved
+     * config records (borrowed from files and rc): the renderers reuse those
+     * digests instead of hashing the same bytes again. */
+    const tg_spec_file_t *checked[4];
+    const char *checked_sha[4];
+    size_t nchecked;
     char *err;
     size_t errlen;
 } tg_render_ctx_t;
@@ -55,6 +61,9 @@ typedef struct tg_render_ctx_s {
  * also leaves room for a Job's "-headless" Service), shortened with an
  * 8-hex sha256 suffix of the run id when needed. 0 on success. */
 int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_t n);
+
+/* Lowercase hex sha256 of file f (one of c->files) into hex[65]. */
+void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_spec_file_t *f, char hex[65]);
 
 /* Members of a resolved-config section (borrowed; NULL when absent/null). */
 const json_t *tg_render_get(const json_t *rc, const char *sect, const char *key);
@@ -77,6 +86,7 @@ typedef struct tg_render_env_ent_s {
     size_t value; /* TG_RENDER_ENV_NONE for a secret reference */
     size_t secret;
     size_t key;
+    size_t name_len; /* compared before the bytes when a name is set again */
 } tg_render_env_ent_t;
 
 typedef struct tg_render_env_s {
@@ -137,5 +147,9 @@ void tg_render_fail(tg_render_ctx_t *c, const char *fmt, ...) __attribute__((for
 
 /* "a" + "b" (+ "c") into out[n] without printf; returns out. */
 const char *tg_render_cat(char *out, size_t n, const char *a, const char *b, const char *c);
+
+/* v in decimal into out[24] without printf (as "%" JSON_INTEGER_FORMAT
+ * writes it); returns out. */
+const char *tg_render_int_text(char out[24], json_int_t v);
 
 #endif

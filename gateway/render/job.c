@@ -25,8 +25,11 @@ static tg_rc_e job_program(tg_render_ctx_t *c, const tg_spec_file_t *script, int
     int torchrun = strcmp(c->launcher, "torchrun") == 0;
     int direct = !is_py && !torchrun && shebang;
     const char *dst = direct ? "/tmp/run.sh" : "/tmp/tau-entrypoint.py";
-    tg_rc_e rc =
-        tg_buf_printf(b, "set -eu\nprintf '%%s' \"$TAU_SCRIPT_B64\" | base64 -d > %s\n", dst);
+    tg_rc_e rc = tg_buf_puts(b, "set -eu\nprintf '%s' \"$TAU_SCRIPT_B64\" | base64 -d > ");
+    if (rc == TG_OK)
+        rc = tg_buf_puts(b, dst);
+    if (rc == TG_OK)
+        rc = tg_buf_puts(b, "\n");
     if (rc == TG_OK && has_req)
         rc = tg_buf_puts(b, "printf '%s' \"$TAU_REQUIREMENTS_B64\" | base64 -d > "
                             "/tmp/requirements.txt\n"
@@ -52,9 +55,10 @@ static tg_rc_e job_program(tg_render_ctx_t *c, const tg_spec_file_t *script, int
                              "exec python3 -m torch.distributed.run --standalone "
                              "--nproc_per_node=%" JSON_INTEGER_FORMAT " \"$@\" %s\n",
                              ppn, dst);
+    /* dst is one of two literals: the lines are literals too. */
     if (direct)
-        return tg_buf_printf(b, "chmod +x %s\nexec %s \"$@\"\n", dst, dst);
-    return tg_buf_printf(b, "exec python3 %s \"$@\"\n", dst);
+        return tg_buf_puts(b, "chmod +x /tmp/run.sh\nexec /tmp/run.sh \"$@\"\n");
+    return tg_buf_puts(b, "exec python3 /tmp/tau-entrypoint.py \"$@\"\n");
 }
 
 static void job_service(tg_render_ctx_t *c)
@@ -154,12 +158,12 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
         else
             snprintf(addr, sizeof(addr), "127.0.0.1");
         tg_render_env_set(&env, "MASTER_ADDR", addr);
-        snprintf(num, sizeof(num), "%d", JOB_RDZV_PORT);
+        tg_render_int_text(num, JOB_RDZV_PORT);
         tg_render_env_set(&env, "MASTER_PORT", num);
         if (nodes > 1 || ppn > 1)
             tg_render_env_set(&env, "OMP_NUM_THREADS", "1");
         tg_render_env_set(&env, "TAU_DIST_BACKEND", c->gpus > 0 ? "nccl" : "gloo");
-        snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, nodes * ppn);
+        tg_render_int_text(num, nodes * ppn);
         tg_render_env_set(&env, "TAU_WORLD_SIZE", num);
     }
     tg_render_env_platform(&env, c);
@@ -167,7 +171,7 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     char digest[72], *pd = NULL;
     if (script) {
         char hex[65];
-        tg_spec_sha256_hex(script->data, script->len, hex);
+        tg_render_file_sha256(c, script, hex);
         memcpy(digest, "sha256:", 7);
         memcpy(digest + 7, hex, 65);
         pd = digest;
@@ -179,7 +183,7 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
                  ",\"processes_per_node\":%" JSON_INTEGER_FORMAT "}",
                  c->launcher, nodes, ppn);
     else
-        snprintf(exec, sizeof(exec), "{\"launcher\":\"%s\"}", c->launcher);
+        tg_render_cat(exec, sizeof(exec), "{\"launcher\":\"", c->launcher, "\"}");
 
     /* The Service goes first so the rendezvous name resolves when pods start. */
     if (multi)

@@ -112,17 +112,26 @@ typedef struct rj_payload_s {
     size_t n;
 } rj_payload_t;
 
-static void rj_payload_add(rj_payload_t *p, const char *name, const void *data, size_t len)
+/* hex: the sha256 of the bytes (tg_render_file_sha256 for submitted files). */
+static void rj_payload_add(rj_payload_t *p, const char *name, const void *data, size_t len,
+                           const char hex[65])
 {
-    char hex[65], key[32];
-    tg_spec_sha256_hex(data, len, hex);
+    char key[32];
     char *b64 = tg_spec_b64_encode(data, len);
-    size_t need = strlen(name) + 66 + strlen(b64) + 2;
-    char *val = tg_xmalloc(need);
-    snprintf(val, need, "%s:%s:%s", name, hex, b64);
-    snprintf(key, sizeof(key), "TAU_PAYLOAD_%zu", p->n++);
+    size_t nl = strlen(name), bl = strlen(b64);
+    /* name:hex:b64, put together without printf. */
+    char *val = tg_xmalloc(nl + 66 + bl + 1);
+    memcpy(val, name, nl);
+    val[nl] = ':';
+    memcpy(val + nl + 1, hex, 64);
+    val[nl + 65] = ':';
+    memcpy(val + nl + 66, b64, bl + 1);
+    char num[24];
+    tg_render_cat(key, sizeof(key), "TAU_PAYLOAD_", tg_render_int_text(num, (json_int_t)p->n++),
+                  NULL);
     tg_render_env_set(&p->env, key, val);
-    if (tg_buf_printf(&p->list, "%s:%s\n", name, hex) != TG_OK)
+    if (tg_buf_append(&p->list, name, nl) != TG_OK || tg_buf_append(&p->list, ":", 1) != TG_OK ||
+        tg_buf_append(&p->list, hex, 64) != TG_OK || tg_buf_append(&p->list, "\n", 1) != TG_OK)
         tg_buf_reset(&p->list);
     free(val);
     free(b64);
@@ -159,7 +168,10 @@ static tg_rc_e rj_entrypoint(tg_render_ctx_t *c, int has_req, const char *wd, tg
                 *p = '.';
         return tg_buf_printf(b, "exec python3 -m %s\n", mod);
     }
-    return tg_buf_printf(b, "cd /data\nexec python3 /script/%s\n", rj_base(c->entrypoint));
+    rc = tg_buf_puts(b, "cd /data\nexec python3 /script/");
+    if (rc == TG_OK)
+        rc = tg_buf_puts(b, rj_base(c->entrypoint));
+    return rc == TG_OK ? tg_buf_puts(b, "\n") : rc;
 }
 
 /* runtimeEnvYAML text into b (empty when there is nothing to say). */
@@ -196,7 +208,7 @@ static void rj_ray_env(tg_render_ctx_t *c, tg_render_env_t *env)
     json_int_t workers = tg_render_int(c->compute, NULL, "workers", 1);
     char num[32];
     tg_render_env_set(env, "TAU_DIST_BACKEND", c->gpus > 0 ? "nccl" : "gloo");
-    snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, c->gpus > 0 ? workers * c->gpus : workers);
+    tg_render_int_text(num, c->gpus > 0 ? workers * c->gpus : workers);
     tg_render_env_set(env, "TAU_NUM_WORKERS", num);
     tg_render_env_set(env, "TAU_WORLD_SIZE", num);
     const json_t *cfg = tg_render_get(c->execution, NULL, "configs");
@@ -214,11 +226,9 @@ static void rj_ray_env(tg_render_ctx_t *c, tg_render_env_t *env)
         tg_render_env_set(env, "TAU_TUNE_METRIC", metric ? metric : "");
         const char *mode = tg_render_str(c->execution, NULL, "mode");
         tg_render_env_set(env, "TAU_TUNE_MODE", mode ? mode : "min");
-        snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-                 tg_render_int(c->execution, NULL, "num_samples", 1));
+        tg_render_int_text(num, tg_render_int(c->execution, NULL, "num_samples", 1));
         tg_render_env_set(env, "TAU_TUNE_NUM_SAMPLES", num);
-        snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-                 tg_render_int(c->execution, NULL, "max_concurrent_trials", 1));
+        tg_render_int_text(num, tg_render_int(c->execution, NULL, "max_concurrent_trials", 1));
         tg_render_env_set(env, "TAU_TUNE_MAX_CONCURRENT_TRIALS", num);
         tg_render_env_set(env, "TAU_TUNE_PARAM_SPACE", cj ? cj : "{}");
     } else {
@@ -390,7 +400,7 @@ static void rj_group(tg_render_ctx_t *c, const char *suffix, json_int_t replicas
     tg_jw_t *w = c->w;
     char gname[80], ng[32];
     tg_render_cat(gname, sizeof(gname), c->name, "-", suffix);
-    snprintf(ng, sizeof(ng), "%" JSON_INTEGER_FORMAT, gpus);
+    tg_render_int_text(ng, gpus);
     tg_jw_obj(w);
     tg_jw_kstr(w, "groupName", gname);
     tg_jw_kint(w, "maxReplicas", replicas);
@@ -424,25 +434,32 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
         goto out;
     }
     const tg_spec_file_t *req = tg_spec_files_find(c->files, TG_SPEC_REQUIREMENTS);
+    char fhex[65];
     if (wd) {
         const tg_spec_file_t *zip = tg_spec_files_find(c->files, TG_SPEC_PROJECT_ARCHIVE);
         if (!zip) {
             tg_render_fail(c, "run.working_dir needs the project archive");
             goto out;
         }
-        rj_payload_add(&pl, TG_SPEC_PROJECT_ARCHIVE, zip->data, zip->len);
+        tg_render_file_sha256(c, zip, fhex);
+        rj_payload_add(&pl, TG_SPEC_PROJECT_ARCHIVE, zip->data, zip->len, fhex);
     } else {
         const tg_spec_file_t *script = tg_spec_files_find(c->files, c->entrypoint);
         if (!script) {
             tg_render_fail(c, "entrypoint \"%s\" is not among the files", c->entrypoint);
             goto out;
         }
-        rj_payload_add(&pl, rj_base(c->entrypoint), script->data, script->len);
+        tg_render_file_sha256(c, script, fhex);
+        rj_payload_add(&pl, rj_base(c->entrypoint), script->data, script->len, fhex);
     }
-    if (req)
-        rj_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len);
-    if (tune)
-        rj_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py));
+    if (req) {
+        tg_render_file_sha256(c, req, fhex);
+        rj_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len, fhex);
+    }
+    if (tune) {
+        tg_spec_sha256_hex(rj_tune_py, strlen(rj_tune_py), fhex);
+        rj_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py), fhex);
+    }
     if (rj_entrypoint(c, req != NULL, wd, &ep) != TG_OK || rj_runtime_env(r, wd, &renv) != TG_OK) {
         tg_render_fail(c, "entrypoint program too large");
         goto out;
@@ -459,7 +476,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     memcpy(digest, "sha256:", 7);
     memcpy(digest + 7, hex, 65);
     char exec[64];
-    snprintf(exec, sizeof(exec), "{\"launcher\":\"%s\"}", c->launcher);
+    tg_render_cat(exec, sizeof(exec), "{\"launcher\":\"", c->launcher, "\"}");
 
     tg_jw_obj(w);
     tg_render_k_workload_header(c, "ray.io/v1", "RayJob", exec, digest);

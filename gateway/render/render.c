@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "render/job.h"
 #include "render/metadata.h"
 #include "render/rayjob.h"
@@ -32,6 +33,10 @@ static int render_files_match(tg_render_ctx_t *c)
             tg_render_fail(c, "file \"%s\" differs from the one the config was resolved with",
                            name);
             return 0;
+        }
+        if (c->nchecked < TG_ARRAY_LEN(c->checked)) {
+            c->checked[c->nchecked] = f;
+            c->checked_sha[c->nchecked++] = sha;
         }
     }
     return 1;
@@ -111,7 +116,7 @@ tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenanc
     }
     if (tg_render_object_name(opts->run_id, opts->attempt, c.name, sizeof(c.name)) != 0)
         goto out;
-    snprintf(c.attempt, sizeof(c.attempt), "%u", opts->attempt);
+    tg_render_int_text(c.attempt, opts->attempt);
     const char *engine = tg_render_str(resolved, NULL, "engine");
     c.ns = tg_render_str(c.policy, NULL, "namespace");
     c.image = tg_render_str(c.runtime, NULL, "image");

@@ -91,7 +91,8 @@ static void rs_list(const json_t *arr, tg_buf_t *b)
  * looking it up for every field. */
 static json_t *rs_sect(rs_t *r, const char *name)
 {
-    if (r->last_name && strcmp(r->last_name, name) == 0)
+    /* Callers pass literals: the same address is the common hit. */
+    if (r->last_name && (r->last_name == name || strcmp(r->last_name, name) == 0))
         return r->last_sect;
     json_t *s = json_object_get(r->out, name);
     if (!s) {

@@ -66,8 +66,10 @@ int tg_spec_quantity_parse(const char *s, double *out)
         mul = pow(10.0, (double)ex);
     } else {
         size_t i;
+        /* The first byte rules out all but one or two suffixes (the
+         * common empty one too) without a call. */
         for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
-            if (strcmp(p, sfx[i].sfx) == 0)
+            if (p[0] == sfx[i].sfx[0] && strcmp(p, sfx[i].sfx) == 0)
                 break;
         if (i == sizeof(sfx) / sizeof(sfx[0]))
             return -1;

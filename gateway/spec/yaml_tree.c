@@ -191,8 +191,9 @@ json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
     if (n == 0)
         return json_null();
     char c = s[0];
-    /* Every word below starts with one of these; most scalars do not. */
-    if (memchr("~nNtTfF.+-", c, 10)) {
+    /* Every word below is at most five bytes long and starts with one of
+     * these; most scalars are longer or start otherwise. */
+    if (n <= 5 && memchr("~nNtTfF.+-", c, 10)) {
         if (yt_is_one_of(s, n, nulls))
             return json_null();
         if (yt_is_one_of(s, n, trues))
@@ -205,7 +206,7 @@ json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
         }
     }
     if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') || n > 400)
-        return json_stringn(s, n);
+        return json_stringn_nocheck(s, n);
     /* yaml.v3 drops every '_' before trying the numeric forms. */
     char buf[401];
     size_t m = 0;
@@ -235,7 +236,7 @@ json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
                 return json_real(d);
         }
     }
-    return json_stringn(s, n);
+    return json_stringn_nocheck(s, n);
 }
 
 /* --- the event loop ------------------------------------------------------------------------- */
@@ -327,7 +328,9 @@ static json_t *yt_scalar(yt_state_t *st, const yaml_event_t *ev, int *is_string)
     }
     if ((!tag && !plain) || (tag && !kind) || (kind && strcmp(kind, "str") == 0)) {
         *is_string = 1;
-        json_t *s = json_stringn(v, n);
+        /* The document passed tg_spec_utf8_check and libyaml emits only valid
+         * UTF-8 (escapes included), so jansson need not check it again. */
+        json_t *s = json_stringn_nocheck(v, n);
         return s ? s : json_null();
     }
     int nonfinite = 0;

@@ -41,7 +41,9 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
                            tg_spec_doc_t *doc, tg_spec_diag_t *diag) TG_MUSTCHECK;
 
 /* Resolve one plain (unquoted, untagged) scalar as yaml.v3 does. Returns a new
- * reference; sets *nonfinite when the text is .inf/.nan (result is NULL). */
+ * reference; sets *nonfinite when the text is .inf/.nan (result is NULL).
+ * `s` must be valid UTF-8 (as every scalar of a document tg_spec_yaml_parse
+ * accepted is): a string result is not checked again. */
 json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite);
 
 /* Index of the first byte that is not valid UTF-8, or len when all is valid. */
