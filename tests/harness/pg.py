@@ -2,6 +2,7 @@
 
 initdb refuses to run as root, so when the tests run as root the cluster is
 owned by an unprivileged system user (created on first use)."""
+import contextlib
 import glob
 import os
 import pwd
@@ -105,6 +106,32 @@ class Postgres:
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
         return out.stdout.strip()
+
+    @contextlib.contextmanager
+    def table_locked(self, db, table, seconds):
+        """Another session holds ACCESS EXCLUSIVE on `table` in database `db`
+        for `seconds`: statements touching it wait. Yields once the lock is
+        held; on leaving, waits for the holder to let go."""
+        holder = subprocess.Popen(
+            ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user,
+             "-d", db, "-c", f"BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE;"
+                            f" SELECT pg_sleep({seconds}); COMMIT;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 10
+            while time.time() < deadline and self.psql(
+                    "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock'"
+                    f" AND granted AND relation = '{table}'::regclass", db=db) != "1":
+                time.sleep(0.05)
+            yield
+        finally:
+            holder.wait(seconds + 30)
+
+    def lock_waiters(self, db, application="taugate"):
+        """How many of `application`'s sessions in `db` wait for a lock now."""
+        return int(self.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name ="
+                             f" '{application}' AND datname = '{db}'"
+                             " AND wait_event_type = 'Lock'", db=db))
 
     def destroy(self):
         self.stop(mode="immediate")

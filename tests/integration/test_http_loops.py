@@ -6,7 +6,6 @@ import base64
 import http.client
 import json
 import os
-import subprocess
 import threading
 import time
 from urllib.parse import urlparse
@@ -35,24 +34,10 @@ def gw(db_url):
     assert status == 0
 
 
-def waiting_on_lock(pg, db):
-    return int(pg.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'taugate'"
-                       f" AND datname = '{db}' AND wait_event_type = 'Lock'", db=db))
-
-
 def test_a_burst_of_connections_is_served_in_parallel(gw, pg, db_url):
     db = db_url.rsplit("/", 1)[1]
-    # Hold the outbox so every submission blocks inside PostgreSQL.
-    holder = subprocess.Popen(
-        ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d", db,
-         "-c", "BEGIN; LOCK TABLE outbox IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 10
-        while time.time() < deadline and pg.psql(
-                "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted"
-                f" AND relation = 'outbox'::regclass", db=db) != "1":
-            time.sleep(0.05)
+    # every submission blocks inside PostgreSQL while the outbox is held
+    with pg.table_locked(db, "outbox", 4):
         url = urlparse(gw.url)
         conns = [http.client.HTTPConnection(url.hostname, url.port, timeout=30)
                  for _ in range(LOOPS)]
@@ -74,7 +59,7 @@ def test_a_burst_of_connections_is_served_in_parallel(gw, pg, db_url):
         most = 0
         deadline = time.time() + 3
         while time.time() < deadline and most < LOOPS:
-            most = max(most, waiting_on_lock(pg, db))
+            most = max(most, pg.lock_waiters(db))
             time.sleep(0.05)
         # every connection's request reached PostgreSQL at once
         assert most == LOOPS
@@ -83,5 +68,3 @@ def test_a_burst_of_connections_is_served_in_parallel(gw, pg, db_url):
         assert statuses == [201] * LOOPS
         for c in conns:
             c.close()
-    finally:
-        holder.wait(30)

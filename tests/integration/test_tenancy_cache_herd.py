@@ -4,7 +4,6 @@ from PostgreSQL once: the first reads, the others wait for its answer
 asking PostgreSQL the same thing at once was a latency spike."""
 import base64
 import os
-import subprocess
 import threading
 import time
 
@@ -30,28 +29,13 @@ def gw(db_url):
     assert status == 0
 
 
-def blocked_backends(pg, db):
-    return int(pg.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'taugate'"
-                       f" AND datname = '{db}' AND wait_event_type = 'Lock'", db=db))
-
-
 def test_concurrent_misses_read_the_workspace_settings_once(gw, pg, db_url):
     db = db_url.rsplit("/", 1)[1]
     # a change voids the cache: the next submissions all miss the settings
     assert gw.req("POST", "/v1/admin/priority-classes",
                   body={"name": "herd", "value": 5}).status == 201
     # and reading them blocks while compute_profiles is held
-    holder = subprocess.Popen(
-        ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d", db,
-         "-c", "BEGIN; LOCK TABLE compute_profiles IN ACCESS EXCLUSIVE MODE;"
-               " SELECT pg_sleep(3); COMMIT;"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 10
-        while time.time() < deadline and pg.psql(
-                "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted"
-                " AND relation = 'compute_profiles'::regclass", db=db) != "1":
-            time.sleep(0.05)
+    with pg.table_locked(db, "compute_profiles", 3):
         statuses = []
 
         def submit():
@@ -63,12 +47,10 @@ def test_concurrent_misses_read_the_workspace_settings_once(gw, pg, db_url):
         seen = []
         end = time.time() + 1.5
         while time.time() < end:
-            seen.append(blocked_backends(pg, db))
+            seen.append(pg.lock_waiters(db))
             time.sleep(0.05)
         # one request reads the settings; the others wait for its answer
         assert max(seen) == 1, seen
         for t in threads:
             t.join(30)
         assert statuses == [201] * THREADS
-    finally:
-        holder.wait(30)
