@@ -38,8 +38,15 @@ tg_spec_pos_t *tg_spec_pos_new(size_t max_bytes)
 {
     tg_spec_pos_t *pos = tg_xcalloc(1, sizeof(*pos));
     pos->amax = max_bytes ? max_bytes : (size_t)8 << 20;
-    pos->nslots = 64;
+    /* Sized for a tau.yaml of a few dozen fields at once: growing the slots
+     * and the entries by doubling from small cost a rehash and several
+     * copies on every request. */
+    pos->nslots = 256;
     pos->slots = tg_xcalloc(pos->nslots, sizeof(uint32_t));
+    pos->cap = 128;
+    pos->ents = tg_xmalloc(pos->cap * sizeof(*pos->ents));
+    pos->acap = pos->amax < 4096 ? pos->amax : 4096;
+    pos->arena = tg_xmalloc(pos->acap);
     return pos;
 }
 
