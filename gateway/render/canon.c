@@ -20,11 +20,6 @@ static inline tg_rc_e canon_put(tg_buf_t *b, const char *s, size_t n)
 }
 #define tg_buf_append canon_put
 
-static inline int canon_plain(unsigned char c)
-{
-    return c >= 0x20 && c != '"' && c != '\\';
-}
-
 /* The escape of a byte that is not plain into esc; returns its length. */
 static size_t canon_escape(unsigned char c, char *esc)
 {
@@ -91,36 +86,7 @@ static tg_rc_e canon_string(const char *s, size_t n, int q, tg_buf_t *out)
         char *o = out->data + out->len;
         memcpy(o, canon_quote[q], 2);
         o += 1 + q;
-        size_t i = 0;
-        /* As jw_quote (render/jw.c): eight bytes copied, the plain ones kept. */
-        while (n - i >= 8) {
-            uint64_t m = tg_render_special8(s + i);
-            memcpy(o, s + i, 8);
-            if (!m) {
-                o += 8;
-                i += 8;
-                continue;
-            }
-            size_t k = tg_render_first8(m);
-            o += k;
-            i += k;
-            o += canon_escape_q((unsigned char)s[i++], o, q);
-        }
-        if (i < n) {
-            uint64_t t = tg_render_tail(s + i, n - i);
-            if (!tg_render_special_w(t)) {
-                memcpy(o, &t, 8);
-                o += n - i;
-                i = n;
-            }
-        }
-        while (i < n) {
-            unsigned char c = (unsigned char)s[i++];
-            if (canon_plain(c))
-                *o++ = (char)c;
-            else
-                o += canon_escape_q(c, o, q);
-        }
+        o = tg_render_escape_into(o, s, n, canon_escape_q, q);
         memcpy(o, canon_quote[q], 2);
         o += 1 + q;
         *o = '\0';
@@ -131,7 +97,7 @@ static tg_rc_e canon_string(const char *s, size_t n, int q, tg_buf_t *out)
     size_t run = 0;
     for (size_t i = 0; i < n && rc == TG_OK; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (canon_plain(c))
+        if (tg_render_plain(c))
             continue;
         rc = tg_buf_append(out, s + run, i - run);
         run = i + 1;

@@ -87,6 +87,56 @@ static inline size_t tg_render_first8(uint64_t mask)
 #endif
 }
 
+/* Whether byte c goes into a JSON string as it is. */
+static inline int tg_render_plain(unsigned char c)
+{
+    return c >= 0x20 && c != '"' && c != '\\';
+}
+
+/* Writes the escape of byte c at o and returns its length; `arg` is the
+ * writer's own (the canonical writer's "quoted again" flag). */
+typedef size_t (*tg_render_escape_fn)(unsigned char c, char *o, int arg);
+
+/* The text of s[n] at o, each byte that needs it through `esc`; returns the
+ * end. The caller has checked room for the escapes' worst case plus
+ * TG_RENDER_TAIL_SLACK. A word at a time: eight bytes are copied whatever
+ * they hold (the room covers it), then the output advances past the plain
+ * ones only, so text dense in quotes (the provenance annotation) costs one
+ * step per escape. Inline, so each writer gets a copy with its escape. */
+static inline char *tg_render_escape_into(char *o, const char *s, size_t n, tg_render_escape_fn esc,
+                                          int arg)
+{
+    size_t i = 0;
+    while (n - i >= 8) {
+        uint64_t m = tg_render_special8(s + i);
+        memcpy(o, s + i, 8);
+        if (!m) {
+            o += 8;
+            i += 8;
+            continue;
+        }
+        size_t k = tg_render_first8(m);
+        o += k;
+        i += k;
+        o += esc((unsigned char)s[i++], o, arg);
+    }
+    if (i < n) {
+        uint64_t t = tg_render_tail(s + i, n - i);
+        if (!tg_render_special_w(t)) {
+            memcpy(o, &t, 8);
+            return o + (n - i);
+        }
+    }
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i++];
+        if (tg_render_plain(c))
+            *o++ = (char)c;
+        else
+            o += esc(c, o, arg);
+    }
+    return o;
+}
+
 /* The canonical text as a new string (free()); 15-digit reals, so decimals
  * users wrote read back as written. */
 char *tg_render_canon_text(const json_t *v);

@@ -76,16 +76,12 @@ void tg_jw_end_arr(tg_jw_t *w)
     jw_close(w, "]");
 }
 
-/* Bytes written as they are; the rest as \" \\ \n \t \r or \u00XX (\b and \f
- * too, unlike canon.c). */
-static inline int jw_plain(unsigned char c)
+/* The escape of a byte that is not plain (tg_render_plain), at o; returns
+ * its length: \" \\ \n \t \r or \u00XX (\b and \f too, unlike canon.c,
+ * whose text the config hash covers). A tg_render_escape_fn; `unused`. */
+static size_t jw_escape(unsigned char c, char *o, int unused)
 {
-    return c >= 0x20 && c != '"' && c != '\\';
-}
-
-/* The escape of a byte that is not plain, at o; returns its length. */
-static size_t jw_escape(unsigned char c, char *o)
-{
+    (void)unused;
     static const char hex[] = "0123456789abcdef";
     o[0] = '\\';
     switch (c) {
@@ -121,42 +117,11 @@ static char *jw_room(tg_jw_t *w, size_t need)
 }
 
 /* The escaped text of s[n] with its quotes, at o (room for 6n + 2 bytes and
- * TG_RENDER_TAIL_SLACK).
- * A word at a time: eight bytes are copied whatever they hold (the room
- * covers it), then the output advances past the plain ones only, so text
- * dense in quotes (the provenance annotation) costs one step per escape. */
+ * TG_RENDER_TAIL_SLACK). */
 static char *jw_quote(char *o, const char *s, size_t n)
 {
     *o++ = '"';
-    size_t i = 0;
-    while (n - i >= 8) {
-        uint64_t m = tg_render_special8(s + i);
-        memcpy(o, s + i, 8);
-        if (!m) {
-            o += 8;
-            i += 8;
-            continue;
-        }
-        size_t k = tg_render_first8(m);
-        o += k;
-        i += k;
-        o += jw_escape((unsigned char)s[i++], o);
-    }
-    if (i < n) {
-        uint64_t t = tg_render_tail(s + i, n - i);
-        if (!tg_render_special_w(t)) {
-            memcpy(o, &t, 8);
-            o += n - i;
-            i = n;
-        }
-    }
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i++];
-        if (jw_plain(c))
-            *o++ = (char)c;
-        else
-            o += jw_escape(c, o);
-    }
+    o = tg_render_escape_into(o, s, n, jw_escape, 0);
     *o++ = '"';
     return o;
 }
@@ -169,12 +134,12 @@ static void jw_string_grow(tg_jw_t *w, const char *s, size_t n)
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (jw_plain(c))
+        if (tg_render_plain(c))
             continue;
         jw_put(w, s + run, i - run);
         run = i + 1;
         char esc[6];
-        jw_put(w, esc, jw_escape(c, esc));
+        jw_put(w, esc, jw_escape(c, esc, 0));
     }
     jw_put(w, s + run, n - run);
     jw_put(w, "\"", 1);

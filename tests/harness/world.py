@@ -6,6 +6,13 @@ namespace `ray`, ResourceFlavor `default-flavor`, ClusterQueue `kind-cpu-cq`
 `kind-cpu`. kind_cpu_workspace(gw) registers the matching workspace `ray`,
 its queue, the `kind-cpu-job` profile and the priority class in the gateway."""
 
+import base64
+import contextlib
+import os
+
+from gateway import Gateway
+from paths import BUILD, SHARED
+
 KV = "kueue.x-k8s.io/v1beta1"
 
 RAY_WORKSPACE = [
@@ -48,3 +55,28 @@ def admin_posts(gw, posts, ok=(201,)):
 def kind_cpu_workspace(gw, extra=(), ok=(201,)):
     """Register workspace `ray` and what it uses, then `extra` (path, body) pairs."""
     admin_posts(gw, RAY_WORKSPACE + list(extra), ok)
+
+
+def smoke_body(script=b"#!/bin/sh\necho hi\n"):
+    """A JSON submission of TauGrid's kind smoke test (conformance 01) and
+    its entrypoint."""
+    with open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")) as f:
+        spec = f.read()
+    return {"spec": spec, "files": {"train.sh": base64.b64encode(script).decode()}}
+
+
+@contextlib.contextmanager
+def kind_cpu_gateway(db_url, threads=None):
+    """A gateway without a cluster (runs stay Accepted), workspace `ray`
+    registered; `threads` HTTP event loops and as many database connections
+    when given. It must exit cleanly."""
+    env = {"TAUGATE_THREADS": str(threads), "TAUGATE_DB_POOL_SIZE": str(threads)} if threads \
+        else None
+    g = Gateway(BUILD, db_url, extra_env=env).start()
+    try:
+        kind_cpu_workspace(g)
+        yield g
+    finally:
+        status = g.stop()
+        g.close()
+    assert status == 0

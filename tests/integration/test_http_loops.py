@@ -2,10 +2,8 @@
 HTTP event loop (http/acceptor.c), so a request blocked in PostgreSQL holds
 up no other connection. libmicrohttpd's own thread pool let the first worker
 to wake accept a burst of connections, which then waited for each other."""
-import base64
 import http.client
 import json
-import os
 import threading
 import time
 from urllib.parse import urlparse
@@ -13,25 +11,16 @@ from urllib.parse import urlparse
 import pytest
 
 import tokens
-from gateway import Gateway
-from paths import BUILD, SHARED
-from world import kind_cpu_workspace
+from world import kind_cpu_gateway, smoke_body
 
 LOOPS = 8
-SPEC = open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")).read()
-BODY = json.dumps({"spec": SPEC, "files": {
-    "train.sh": base64.b64encode(b"#!/bin/sh\necho hi\n").decode()}})
+BODY = json.dumps(smoke_body())
 
 
 @pytest.fixture(scope="module")
 def gw(db_url):
-    g = Gateway(BUILD, db_url, extra_env={"TAUGATE_THREADS": str(LOOPS),
-                                         "TAUGATE_DB_POOL_SIZE": str(LOOPS)}).start()
-    kind_cpu_workspace(g)
-    yield g
-    status = g.stop()
-    g.close()
-    assert status == 0
+    with kind_cpu_gateway(db_url, LOOPS) as g:
+        yield g
 
 
 def test_a_burst_of_connections_is_served_in_parallel(gw, pg, db_url):

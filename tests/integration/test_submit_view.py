@@ -2,28 +2,19 @@
 builds that answer itself (store/runs.c) rather than asking PostgreSQL to
 serialise the row it just wrote, so this pins the two together, key order and
 timestamp text included. No cluster here: the run stays Accepted."""
-import base64
 import json
-import os
 
 import pytest
 
-from gateway import Gateway
-from paths import BUILD, SHARED
-from world import kind_cpu_workspace
+from world import kind_cpu_gateway, smoke_body
 
-SPEC = open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")).read()
-BODY = {"spec": SPEC, "files": {"train.sh": base64.b64encode(b"#!/bin/sh\necho hi\n").decode()}}
+BODY = smoke_body()
 
 
 @pytest.fixture(scope="module")
 def gw(db_url):
-    g = Gateway(BUILD, db_url).start()
-    kind_cpu_workspace(g)
-    yield g
-    status = g.stop()
-    g.close()
-    assert status == 0
+    with kind_cpu_gateway(db_url) as g:
+        yield g
 
 
 def read(gw, run_id):

@@ -2,31 +2,21 @@
 from PostgreSQL once: the first reads, the others wait for its answer
 (store/tenancy_cache.c). Entries expire together, and every handler thread
 asking PostgreSQL the same thing at once was a latency spike."""
-import base64
-import os
 import threading
 import time
 
 import pytest
 
-from gateway import Gateway
-from paths import BUILD, SHARED
-from world import kind_cpu_workspace
+from world import kind_cpu_gateway, smoke_body
 
 THREADS = 6
-SPEC = open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")).read()
-BODY = {"spec": SPEC, "files": {"train.sh": base64.b64encode(b"#!/bin/sh\necho hi\n").decode()}}
+BODY = smoke_body()
 
 
 @pytest.fixture(scope="module")
 def gw(db_url):
-    g = Gateway(BUILD, db_url, extra_env={"TAUGATE_THREADS": str(THREADS),
-                                         "TAUGATE_DB_POOL_SIZE": str(THREADS)}).start()
-    kind_cpu_workspace(g)
-    yield g
-    status = g.stop()
-    g.close()
-    assert status == 0
+    with kind_cpu_gateway(db_url, THREADS) as g:
+        yield g
 
 
 def test_concurrent_misses_read_the_workspace_settings_once(gw, pg, db_url):
