@@ -73,7 +73,7 @@ deps:
 run: deps all $(KUBESIM_BIN)
 	@BUILD=$(BUILD) deploy/dev/run.sh
 
-test-unit: $(UNIT_BIN)
+test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 test-integration: all $(KUBESIM_BIN)

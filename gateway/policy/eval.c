@@ -39,7 +39,7 @@ json_int_t tg_policy_ev_int(const tg_policy_ev_t *e, const char *sect, const cha
 
 const char *tg_policy_ev_prov(const tg_policy_ev_t *e, const char *dotted)
 {
-    return json_string_value(json_object_get(e->prov, dotted));
+    return tg_spec_prov_get(e->prov, dotted);
 }
 
 static const char *ev_dotted(char *buf, size_t n, const char *sect, const char *key)
@@ -74,16 +74,17 @@ void tg_policy_ev_set(tg_policy_ev_t *e, const char *sect, const char *key, json
                       const tg_policy_rule_t *r)
 {
     e->out->patched = 1;
-    if (!e->own && e->in->patch_in_place && json_is_object(e->in->provenance)) {
+    if (!e->own && e->in->patch_in_place && e->in->provenance) {
         /* The caller owns the objects: write into them. */
         e->own = 2;
     } else if (!e->own) {
         e->out->resolved = json_copy(e->res);
-        e->out->provenance = json_copy(e->prov);
         json_decref(e->res);
-        json_decref(e->prov);
         e->res = e->out->resolved;
-        e->prov = e->out->provenance;
+        if (e->prov != &e->out->prov_copy)
+            tg_spec_prov_copy(&e->out->prov_copy, e->prov);
+        e->prov = &e->out->prov_copy;
+        e->out->prov_copied = 1;
         e->own = 1;
     }
     json_t *dst = e->res;
@@ -108,8 +109,7 @@ void tg_policy_ev_set(tg_policy_ev_t *e, const char *sect, const char *key, json
         }
     }
     json_object_set_new(dst, key, val ? val : json_null());
-    char path[160];
-    json_object_set(e->prov, ev_dotted(path, sizeof(path), sect, key), r->provenance);
+    tg_spec_prov_set(e->prov, sect, key, json_string_value(r->provenance));
 }
 
 /* ---- locations ----------------------------------------------------------------------------- */
@@ -341,14 +341,17 @@ tg_rc_e tg_policy_evaluate(const tg_policy_snapshot_t *snap, const tg_policy_inp
     out->snapshot = tg_policy_snapshot_ref((tg_policy_snapshot_t *)snap);
     memcpy(out->policy_digest, snap->digest, sizeof(out->policy_digest));
     out->generation = snap->generation;
+    tg_spec_prov_init(&out->prov_copy);
+    out->prov_in = in->provenance;
     if (!json_is_object(in->resolved)) {
         out->resolved = json_object();
-        out->provenance = json_object();
         return TG_EINVAL;
     }
     tg_policy_ev_t e = {.in = in, .out = out};
     e.res = json_incref((json_t *)in->resolved);
-    e.prov = json_is_object(in->provenance) ? json_incref((json_t *)in->provenance) : json_object();
+    /* Without one, fills are recorded in the (empty) copy. */
+    e.prov = in->provenance ? in->provenance : &out->prov_copy;
+    out->prov_copied = !in->provenance;
     e.ws = in->workspace ? in->workspace : tg_policy_ev_str(&e, "policy", "workspace");
     e.team = in->team ? in->team : tg_policy_ev_str(&e, "policy", "team");
     e.lane = in->lane ? in->lane : tg_policy_ev_str(&e, "policy", "lane");
@@ -367,11 +370,14 @@ tg_rc_e tg_policy_evaluate(const tg_policy_snapshot_t *snap, const tg_policy_inp
             tg_policy_kind_check[r->kind](&e, r);
     }
 
-    if (e.own != 1) {
+    if (e.own != 1)
         out->resolved = e.res;
-        out->provenance = e.prov;
-    }
     return json_array_size(out->errors) ? TG_EUNPROCESSABLE : TG_OK;
+}
+
+const tg_spec_prov_t *tg_policy_result_provenance(const tg_policy_result_t *r)
+{
+    return r->prov_copied || !r->prov_in ? &r->prov_copy : r->prov_in;
 }
 
 void tg_policy_result_clean(tg_policy_result_t *r)
@@ -387,10 +393,12 @@ void tg_policy_result_clean(tg_policy_result_t *r)
     TG_FREE_NULL(r->strs);
     r->slen = r->scap = 0;
     json_decref(r->resolved);
-    json_decref(r->provenance);
+    tg_spec_prov_clean(&r->prov_copy);
+    r->prov_in = NULL;
+    r->prov_copied = 0;
     json_decref(r->errors);
     json_decref(r->warnings);
-    r->resolved = r->provenance = r->errors = r->warnings = NULL;
+    r->resolved = r->errors = r->warnings = NULL;
     tg_policy_snapshot_release(r->snapshot);
     r->snapshot = NULL;
 }

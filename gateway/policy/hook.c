@@ -27,17 +27,16 @@ static void hook_append(json_t *dst, const json_t *src, size_t max)
 }
 
 tg_rc_e tg_policy_spec_hook(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
-                            json_t **provenance, tg_spec_diag_t *diag)
+                            tg_spec_prov_t *provenance, tg_spec_diag_t *diag)
 {
     tg_policy_hook_t *h = arg;
     if (!h || !h->snapshot || !resolved || !json_is_object(*resolved))
         return TG_EINTERNAL;
-    /* The pipeline built both objects for this request alone: defaults may
-     * be written into them rather than into copies. */
-    int owned = provenance && json_is_object(*provenance) && (*resolved)->refcount == 1 &&
-                (*provenance)->refcount == 1;
+    /* The pipeline built the config and its provenance for this request
+     * alone: defaults may be written into them rather than into copies. */
+    int owned = provenance && (*resolved)->refcount == 1;
     tg_policy_input_t in = {.resolved = *resolved,
-                            .provenance = provenance ? *provenance : NULL,
+                            .provenance = provenance,
                             .workspace = h->workspace,
                             .locate = tg_policy_locate_pos,
                             .locate_arg = (void *)pos,
@@ -50,10 +49,9 @@ tg_rc_e tg_policy_spec_hook(void *arg, const tg_spec_pos_t *pos, json_t **resolv
     if (h->result.patched) {
         json_decref(*resolved);
         *resolved = json_incref(h->result.resolved);
-        if (provenance) {
-            json_decref(*provenance);
-            *provenance = json_incref(h->result.provenance);
-        }
+        const tg_spec_prov_t *p = tg_policy_result_provenance(&h->result);
+        if (provenance && p != provenance)
+            tg_spec_prov_copy(provenance, p);
     }
     /* Policy findings are few and each names its rule; they are kept even
      * when the spec stages already filled the error list. */

@@ -3,8 +3,7 @@
  * The pipeline (spec/pipeline.c) resolves a run and then renders it; policy
  * must run in between, on the resolved config, with the spec's positions
  * table at hand so decisions can name a line and column. tg_policy_spec_hook
- * has the signature of the resolved-config hook proposed for
- * tg_spec_request_t (see the report for the exact pipeline.h addition):
+ * is the pipeline's resolved-config hook (tg_spec_resolved_hook_fn):
  *
  *     tg_policy_hook_t ph = {.snapshot = snap, .workspace = ws};
  *     tg_spec_request_t sr = {..., .on_resolved = tg_policy_spec_hook,
@@ -15,9 +14,9 @@
  *
  * Deny violations become pipeline errors (so the run is refused with 422 and
  * every violation listed), warn violations pipeline warnings; both carry
- * "rule_id". When a `default` rule filled values, *resolved and *provenance
- * are replaced by the patched ones, so the config hash and the manifests are
- * computed from what policy decided. */
+ * "rule_id". When a `default` rule filled values, *resolved is replaced by
+ * the patched config and the filled fields' provenance set, so the config
+ * hash and the manifests are computed from what policy decided. */
 #ifndef TG_POLICY_HOOK_H
 #define TG_POLICY_HOOK_H
 
@@ -36,11 +35,11 @@ typedef struct tg_policy_hook_s {
 } tg_policy_hook_t;
 
 /* The resolved-config hook. `arg` is a tg_policy_hook_t. *resolved and
- * *provenance are owned by the pipeline; they may be replaced (the old ones
- * released). Errors and warnings are appended to `diag`. Returns TG_OK, or
- * TG_EINTERNAL when the input is unusable (a bug; the pipeline answers 500). */
+ * `provenance` are owned by the pipeline; *resolved may be replaced (the old
+ * one released) and `provenance` written to. Errors and warnings are appended to `diag`. Returns
+ * TG_OK, or TG_EINTERNAL when the input is unusable (a bug; the pipeline answers 500). */
 tg_rc_e tg_policy_spec_hook(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
-                            json_t **provenance, tg_spec_diag_t *diag);
+                            tg_spec_prov_t *provenance, tg_spec_diag_t *diag);
 
 /* The decisions the hook recorded (new reference; [] when it did not run). */
 json_t *tg_policy_hook_decisions(const tg_policy_hook_t *h);

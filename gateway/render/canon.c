@@ -171,9 +171,9 @@ static int canon_before(const canon_kv_t *a, const canon_kv_t *b)
     return c < 0 || (c == 0 && a->n < b->n);
 }
 
-static tg_rc_e canon_value(const json_t *v, int precision, int q, tg_buf_t *out);
+static tg_rc_e canon_value(const json_t *v, int precision, tg_buf_t *out);
 
-static tg_rc_e canon_object(const json_t *o, int precision, int q, tg_buf_t *out)
+static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
 {
     size_t n = json_object_size(o);
     canon_kv_t stack[48];
@@ -199,11 +199,11 @@ static tg_rc_e canon_object(const json_t *o, int precision, int q, tg_buf_t *out
         if (i)
             rc = tg_buf_append(out, ",", 1);
         if (rc == TG_OK)
-            rc = canon_string(kv[i].k, kv[i].n, q, out);
+            rc = canon_string(kv[i].k, kv[i].n, 0, out);
         if (rc == TG_OK)
             rc = tg_buf_append(out, ":", 1);
         if (rc == TG_OK)
-            rc = canon_value(kv[i].v, precision, q, out);
+            rc = canon_value(kv[i].v, precision, out);
     }
     if (rc == TG_OK)
         rc = tg_buf_append(out, "}", 1);
@@ -212,24 +212,23 @@ static tg_rc_e canon_object(const json_t *o, int precision, int q, tg_buf_t *out
     return rc;
 }
 
-/* q: write the text as the contents of a JSON string (canon_escape_q). */
-static tg_rc_e canon_value(const json_t *v, int precision, int q, tg_buf_t *out)
+static tg_rc_e canon_value(const json_t *v, int precision, tg_buf_t *out)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        return canon_object(v, precision, q, out);
+        return canon_object(v, precision, out);
     case JSON_ARRAY: {
         tg_rc_e rc = tg_buf_append(out, "[", 1);
         for (size_t i = 0; i < json_array_size(v) && rc == TG_OK; i++) {
             if (i)
                 rc = tg_buf_append(out, ",", 1);
             if (rc == TG_OK)
-                rc = canon_value(json_array_get(v, i), precision, q, out);
+                rc = canon_value(json_array_get(v, i), precision, out);
         }
         return rc == TG_OK ? tg_buf_append(out, "]", 1) : rc;
     }
     case JSON_STRING:
-        return canon_string(json_string_value(v), json_string_length(v), q, out);
+        return canon_string(json_string_value(v), json_string_length(v), 0, out);
     case JSON_INTEGER:
         return canon_int(json_integer_value(v), out);
     case JSON_REAL:
@@ -245,12 +244,51 @@ static tg_rc_e canon_value(const json_t *v, int precision, int q, tg_buf_t *out)
 
 tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out)
 {
-    return canon_value(v, precision, 0, out);
+    return canon_value(v, precision, out);
 }
 
-tg_rc_e tg_render_canon_quoted(const json_t *v, int precision, tg_buf_t *out)
+/* Every byte as \\u00XX is 7; each member adds \"\":\"\" and a comma. */
+#define CANON_PAIR_WORST(bytes, n) (7 * (bytes) + 11 * (n) + 2 + TG_RENDER_TAIL_SLACK)
+
+tg_rc_e tg_render_canon_quoted_pairs(size_t n, tg_render_pair_fn pair, const void *arg,
+                                     size_t bytes, tg_buf_t *out)
 {
-    return canon_value(v, precision, 1, out);
+    const char *k, *v;
+    size_t kn, vn;
+    if (bytes < ((size_t)1 << 28) && n < ((size_t)1 << 24) &&
+        tg_buf_reserve(out, CANON_PAIR_WORST(bytes, n)) == TG_OK) {
+        char *o = out->data + out->len;
+        *o++ = '{';
+        for (size_t i = 0; i < n; i++) {
+            pair(arg, i, &k, &kn, &v, &vn);
+            if (i)
+                *o++ = ',';
+            memcpy(o, "\\\"", 2);
+            o = tg_render_escape_into(o + 2, k, kn, canon_escape_q, 1);
+            memcpy(o, "\\\":\\\"", 5);
+            o = tg_render_escape_into(o + 5, v, vn, canon_escape_q, 1);
+            memcpy(o, "\\\"", 2);
+            o += 2;
+        }
+        *o++ = '}';
+        *o = '\0';
+        out->len = (size_t)(o - out->data);
+        return TG_OK;
+    }
+    /* Near the buffer's ceiling: piece by piece, stopping where it is hit. */
+    tg_rc_e rc = tg_buf_append(out, "{", 1);
+    for (size_t i = 0; i < n && rc == TG_OK; i++) {
+        pair(arg, i, &k, &kn, &v, &vn);
+        if (i)
+            rc = tg_buf_append(out, ",", 1);
+        if (rc == TG_OK)
+            rc = canon_string(k, kn, 1, out);
+        if (rc == TG_OK)
+            rc = tg_buf_append(out, ":", 1);
+        if (rc == TG_OK)
+            rc = canon_string(v, vn, 1, out);
+    }
+    return rc == TG_OK ? tg_buf_append(out, "}", 1) : rc;
 }
 
 char *tg_render_canon_text(const json_t *v)

@@ -18,10 +18,18 @@
  * `precision` significant digits (17 round-trips every double). */
 tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out) TG_MUSTCHECK;
 
-/* The same text escaped as the contents of a JSON string (no enclosing
- * quotes): the bytes tg_render_canon's text would get from a JSON string
- * writer, without the intermediate copy (the provenance annotation). */
-tg_rc_e tg_render_canon_quoted(const json_t *v, int precision, tg_buf_t *out) TG_MUSTCHECK;
+/* Member i of a flat object of strings: key k[kn] -> value v[vn]. */
+typedef void (*tg_render_pair_fn)(const void *arg, size_t i, const char **k, size_t *kn,
+                                  const char **v, size_t *vn);
+
+/* The canonical text of the flat object whose n members `pair` gives, in
+ * bytewise key order and with distinct keys, escaped as the contents of a
+ * JSON string (the provenance annotation): the bytes a JSON string writer
+ * would make of tg_render_canon's text ({\"key\":\"value\",...}), without
+ * the intermediate copy. One pass when the worst case fits (every byte
+ * escaped; `bytes` bounds the keys' and values' total length). */
+tg_rc_e tg_render_canon_quoted_pairs(size_t n, tg_render_pair_fn pair, const void *arg,
+                                     size_t bytes, tg_buf_t *out) TG_MUSTCHECK;
 
 /* The bytes of the word w (8 bytes of text, as loaded from memory) that need
  * a JSON escape (control byte, quote or backslash), as a mask with the high

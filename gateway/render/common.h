@@ -16,6 +16,7 @@
 #include "core/status.h"
 #include "render/jw.h"
 #include "spec/files.h"
+#include "spec/prov.h"
 
 /* Inputs of one rendering. */
 typedef struct tg_render_opts_s {
@@ -27,8 +28,8 @@ typedef struct tg_render_opts_s {
 
 /* Everything a renderer needs, decoded once from the resolved config. */
 typedef struct tg_render_ctx_s {
-    const json_t *rc;   /* resolved config (borrowed) */
-    const json_t *prov; /* provenance (borrowed, may be NULL) */
+    const json_t *rc;           /* resolved config (borrowed) */
+    const tg_spec_prov_t *prov; /* provenance (borrowed, may be NULL) */
     /* Sections of rc, looked up once (borrowed; NULL when absent): most
      * fields are read from these, and every lookup hashes its key. */
     const json_t *policy, *runtime, *compute, *storage, *execution, *experiment, *resilience, *run;

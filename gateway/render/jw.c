@@ -228,12 +228,12 @@ void tg_jw_json(tg_jw_t *w, const json_t *v)
         w->rc = tg_render_canon(v, 15, w->b);
 }
 
-void tg_jw_kcanon(tg_jw_t *w, const char *k, const json_t *v)
+void tg_jw_kfill(tg_jw_t *w, const char *k, tg_jw_fill_fn fill, const void *arg)
 {
     tg_jw_key(w, k);
     jw_sep(w);
     jw_put(w, "\"", 1);
     if (w->rc == TG_OK)
-        w->rc = tg_render_canon_quoted(v, 15, w->b);
+        w->rc = fill(arg, w->b);
     jw_put(w, "\"", 1);
 }

@@ -37,9 +37,11 @@ void tg_jw_bool(tg_jw_t *w, int v);
 void tg_jw_null(tg_jw_t *w);
 /* A jansson value (borrowed), in canonical form (render/canon.h). */
 void tg_jw_json(tg_jw_t *w, const json_t *v);
-/* Key k and, as a string value, the canonical text of v (borrowed): the
- * bytes tg_jw_kstr of that text writes, escaped in one pass. */
-void tg_jw_kcanon(tg_jw_t *w, const char *k, const json_t *v);
+/* Key k and a string value whose contents `fill` appends to the buffer,
+ * already escaped as a JSON string's: text made to be quoted (the canonical
+ * JSON of the provenance) is written once, not built and then escaped. */
+typedef tg_rc_e (*tg_jw_fill_fn)(const void *arg, tg_buf_t *b);
+void tg_jw_kfill(tg_jw_t *w, const char *k, tg_jw_fill_fn fill, const void *arg);
 
 /* Inline so that the length of a literal key is known at compile time. */
 static inline void tg_jw_key(tg_jw_t *w, const char *k)

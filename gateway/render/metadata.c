@@ -58,6 +58,20 @@ void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue)
     tg_jw_end_obj(w);
 }
 
+static void md_provenance_pair(const void *arg, size_t i, const char **k, size_t *kn,
+                               const char **v, size_t *vn)
+{
+    *k = tg_spec_prov_path(arg, i, kn);
+    *v = tg_spec_prov_source(arg, i, vn);
+}
+
+tg_rc_e tg_render_provenance_text(const void *arg, tg_buf_t *b)
+{
+    const tg_spec_prov_t *p = arg;
+    /* the table's text holds every path and source (and any replaced) */
+    return tg_render_canon_quoted_pairs(p->n, md_provenance_pair, p, p->tlen, b);
+}
+
 void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
                              const char *payload_digest)
 {
@@ -88,7 +102,7 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
     if (payload_digest)
         tg_jw_kstr(w, TG_ANN_PAYLOAD, payload_digest);
     if (c->prov)
-        tg_jw_kcanon(w, TG_ANN_PROVENANCE, c->prov);
+        tg_jw_kfill(w, TG_ANN_PROVENANCE, tg_render_provenance_text, c->prov);
     tg_jw_kstr(w, "taugate.io/workloadspec-execution", execution);
     tg_jw_end_obj(w);
 }

@@ -81,7 +81,7 @@ tg_rc_e tg_render_workload_ref(const json_t *resolved, const char *run_id, unsig
     return e && *ns && tg_render_object_name(run_id, attempt, name, 64) == 0 ? TG_OK : TG_EINVAL;
 }
 
-tg_rc_e tg_render_manifests_text(const json_t *resolved, const json_t *provenance,
+tg_rc_e tg_render_manifests_text(const json_t *resolved, const tg_spec_prov_t *provenance,
                                  const tg_spec_files_t *files, const tg_render_opts_t *opts,
                                  tg_buf_t *out, char *err, size_t errlen)
 {
@@ -157,7 +157,7 @@ out:
     return rc;
 }
 
-tg_rc_e tg_render_manifests(const json_t *resolved, const json_t *provenance,
+tg_rc_e tg_render_manifests(const json_t *resolved, const tg_spec_prov_t *provenance,
                             const tg_spec_files_t *files, const tg_render_opts_t *opts,
                             json_t **manifests, char *err, size_t errlen)
 {

@@ -65,7 +65,9 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     pipeline_clock_t clk = {.t = req->timing, .stage = TG_SPEC_STAGE_PARSE};
     if (clk.t)
         clk.mark = pipeline_now_ns();
-    json_t *resolved = NULL, *prov = NULL, *manifests = NULL;
+    json_t *resolved = NULL, *manifests = NULL;
+    tg_spec_prov_t prov;
+    tg_spec_prov_init(&prov);
     /* the canonical resolved text goes to the caller's buffer when it
      * wants it, else to a scratch one */
     tg_buf_t scratch;
@@ -129,9 +131,9 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
                                  .config_hash = hash};
         if (req->texts)
             tg_buf_reset(&req->texts->manifests);
-        tg_rc_e r = req->texts ? tg_render_manifests_text(resolved, prov, req->files, &opts,
+        tg_rc_e r = req->texts ? tg_render_manifests_text(resolved, &prov, req->files, &opts,
                                                           &req->texts->manifests, err, sizeof(err))
-                               : tg_render_manifests(resolved, prov, req->files, &opts, &manifests,
+                               : tg_render_manifests(resolved, &prov, req->files, &opts, &manifests,
                                                      err, sizeof(err));
         if (r != TG_OK) {
             tg_log_error("spec", "render failed: %s", err);
@@ -144,10 +146,11 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     /* Built directly: json_pack parses its format on every call. */
     *out = json_object();
     json_object_set_new_nocheck(*out, "resolved", resolved);
-    json_object_set_new_nocheck(*out, "provenance", prov);
+    if (!req->texts)
+        json_object_set_new_nocheck(*out, "provenance", tg_spec_prov_json(&prov));
     json_object_set_new_nocheck(*out, "config_hash", json_string(hash));
     json_object_set_nocheck(*out, "warnings", d.warnings);
-    resolved = prov = NULL;
+    resolved = NULL;
     if (manifests)
         json_object_set_new(*out, "manifests", manifests);
     manifests = NULL;
@@ -158,7 +161,7 @@ fail:
 out:
     pipeline_next(&clk, TG_SPEC_STAGE_RELEASE);
     json_decref(resolved);
-    json_decref(prov);
+    tg_spec_prov_clean(&prov);
     json_decref(manifests);
     tg_buf_clean(&scratch);
     tg_spec_diag_clean(&d);

@@ -32,15 +32,16 @@
 #include "spec/limits.h"
 #include "spec/diag.h"
 #include "spec/pos.h"
+#include "spec/prov.h"
 #include "spec/schema.h"
 
 /* Called once the run resolved without errors, before the config hash and
- * the manifests are computed: may replace *resolved and *provenance
- * (releasing the old ones) and add errors (the run is then refused with 422)
- * or warnings to `diag`. `pos` locates spec paths. TG_OK, or any other code
- * for a server fault (the pipeline answers TG_EINTERNAL). */
+ * the manifests are computed: may replace *resolved (releasing the old one),
+ * set fields of `provenance` and add errors (the run is then refused with
+ * 422) or warnings to `diag`. `pos` locates spec paths. TG_OK, or any other
+ * code for a server fault (the pipeline answers TG_EINTERNAL). */
 typedef tg_rc_e (*tg_spec_resolved_hook_fn)(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
-                                            json_t **provenance, tg_spec_diag_t *diag);
+                                            tg_spec_prov_t *provenance, tg_spec_diag_t *diag);
 
 /* Stages of the pipeline, for tg_spec_timing_t. */
 typedef enum {
@@ -88,9 +89,11 @@ typedef struct tg_spec_request_s {
 } tg_spec_request_t;
 
 /* Run the pipeline. *out is always set to a new reference:
- *   TG_OK: {"resolved": {...}, "provenance": {...}, "config_hash": "sha256:...",
- *           "manifests": [...] (only with run_id and without texts; with texts
- *           they are in texts->manifests), "warnings": [...]}
+ *   TG_OK: {"resolved": {...}, "provenance": {...} (only without texts: a
+ *           submission's is in its manifests' provenance annotation),
+ *           "config_hash": "sha256:...", "manifests": [...] (only with run_id
+ *           and without texts; with texts they are in texts->manifests),
+ *           "warnings": [...]}
  *   otherwise: {"errors": [...], "warnings": [...]} with
  *   TG_ETOOLARGE       the document is over limits->max_doc_bytes (413)
  *   TG_EINVAL          not an acceptable YAML document: syntax, UTF-8, aliases,

@@ -21,22 +21,10 @@ typedef struct rs_s {
     const char *ws_name;
     tg_spec_diag_t *d;
     json_t *out;
-    json_t *prov;
-    json_t *src[4];        /* shared "spec", "profile", "workspace", "default" values */
+    tg_spec_prov_t *prov;
     const char *last_name; /* the section rs_sect returned last, and its object */
     json_t *last_sect;
 } rs_t;
-
-/* Provenance values are four words; share one string per word (incref)
- * instead of allocating one per field. */
-static json_t *rs_src(rs_t *r, const char *src)
-{
-    static const char *const words[4] = {"spec", "profile", "workspace", "default"};
-    for (int i = 0; i < 4; i++)
-        if (src[0] == words[i][0] && strcmp(src, words[i]) == 0)
-            return json_incref(r->src[i]);
-    return json_string(src);
-}
 
 /* "sect.key" (or "key") into buf[n]; returns its length (0 when it does not fit). */
 static size_t rs_path(char *buf, size_t n, const char *sect, const char *key)
@@ -109,11 +97,8 @@ static void rs_put(rs_t *r, const char *sect, const char *key, json_t *val, cons
 {
     json_t *dst = sect ? rs_sect(r, sect) : r->out;
     json_object_set_new_nocheck(dst, key, val ? val : json_null());
-    if (val && src && !json_is_null(val)) {
-        char path[160];
-        size_t n = rs_path(path, sizeof(path), sect, key);
-        json_object_setn_new_nocheck(r->prov, path, n, rs_src(r, src));
-    }
+    if (val && src && !json_is_null(val))
+        tg_spec_prov_set(r->prov, sect, key, src);
 }
 
 static const json_t *rs_spec(rs_t *r, const char *sect, const char *key)
@@ -461,8 +446,8 @@ static void rs_placement(rs_t *r)
                 continue;
             json_object_set_new(sel, k, json_string(json_string_value(v)));
             tg_spec_path_push_key(&p, k, strlen(k));
-            json_object_set_new(r->prov, tg_spec_path_str(&p),
-                                rs_src(r, pass == 0 ? "profile" : "spec"));
+            tg_spec_prov_set_path(r->prov, tg_spec_path_str(&p), p.len,
+                                  pass == 0 ? "profile" : "spec");
             tg_spec_path_pop(&p, base);
         }
     }
@@ -812,9 +797,9 @@ static void rs_metrics(rs_t *r)
 tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
                         const tg_spec_facts_t *facts, const json_t *context,
                         const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
-                        json_t **provenance)
+                        tg_spec_prov_t *provenance)
 {
-    *resolved = *provenance = NULL;
+    *resolved = NULL;
     const json_t *ws = json_object_get(context, "workspace");
     if (!json_is_object(ws) || !rs_str(ws, "name") || !rs_str(ws, "namespace")) {
         tg_log_error("spec", "resolve: context.workspace needs string name and namespace");
@@ -828,9 +813,7 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
               .ws_name = rs_str(ws, "name"),
               .d = diag,
               .out = json_object(),
-              .prov = json_object(),
-              .src = {json_string("spec"), json_string("profile"), json_string("workspace"),
-                      json_string("default")}};
+              .prov = provenance};
     rs_identity(&r);
     rs_profile(&r);
     rs_queue(&r);
@@ -844,9 +827,6 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
     rs_resilience(&r);
     rs_metrics(&r);
     rs_put(&r, NULL, "files", tg_spec_files_describe(facts, files), NULL);
-    for (int i = 0; i < 4; i++)
-        json_decref(r.src[i]);
     *resolved = r.out;
-    *provenance = r.prov;
     return TG_OK;
 }

@@ -51,8 +51,9 @@
  * checkpoint, volumes[{pvc, path, read_only}]}, execution{...},
  * resilience{...}, metrics{history, offload_enabled}, experiment{project,
  * name, group}, files{entrypoint|requirements|project: {name,size,sha256}}.
- * Absent optional values are JSON null. PROVENANCE (new reference): object
- * "dotted.field" -> "spec" | "profile" | "workspace" | "default". */
+ * Absent optional values are JSON null. PROVENANCE (spec/prov.h): each
+ * decided field's "dotted.field" -> "spec" | "profile" | "workspace" |
+ * "default". */
 #ifndef TG_SPEC_RESOLVE_H
 #define TG_SPEC_RESOLVE_H
 
@@ -61,6 +62,7 @@
 #include "core/status.h"
 #include "spec/diag.h"
 #include "spec/files.h"
+#include "spec/prov.h"
 #include "spec/schema.h"
 #include "spec/semantic.h"
 
@@ -68,12 +70,13 @@
  * problems (wrong workspace, unknown queue, profile not allowed...) are added
  * to `diag` and the function still returns TG_OK; check the error count.
  * TG_EINVAL means the context itself is malformed (a caller bug; logged).
- * On TG_OK *resolved and *provenance are new references; *resolved shares
- * immutable nodes with `root`, so treat it as read-only. */
+ * On TG_OK *resolved is a new reference, which shares immutable nodes with
+ * `root` (treat it as read-only), and `provenance` (initialised by the
+ * caller) has a source for each field it decided. */
 tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
                         const tg_spec_facts_t *facts, const json_t *context,
                         const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
-                        json_t **provenance) TG_MUSTCHECK;
+                        tg_spec_prov_t *provenance) TG_MUSTCHECK;
 
 /* Built-in images for a RayJob without one (TauGrid's defaults). */
 #define TG_SPEC_RAY_IMAGE_GPU       "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.56.0-cuda13.0"

@@ -7,9 +7,8 @@
  * Target: evaluation under 5% of the pipeline, so policy does not show in
  * the submission benchmark.
  * The variants run in interleaved rounds for about 4 x [seconds] in all.
- * Run from the repository root:
- *   cc $(CFLAGS) -o build/tests/bench/policy_bench tests/bench/policy_bench.c \
- *      build/libtaugate.a $(LDLIBS) && build/tests/bench/policy_bench [seconds] */
+ * Run from the repository root: make bench-policy, or
+ *   build/tests/bench/policy_bench [seconds] */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,8 +126,11 @@ int main(int argc, char **argv)
     tg_spec_diag_init(&d, NULL, 10);
     if (tg_spec_yaml_parse(b.yaml, b.len, &b.lim, &doc, &d) != TG_OK)
         return 1;
+    tg_spec_prov_t prov;
+    tg_spec_prov_init(&prov);
+    tg_spec_prov_add_json(&prov, json_object_get(out, "provenance"));
     tg_policy_input_t in = {.resolved = json_object_get(out, "resolved"),
-                            .provenance = json_object_get(out, "provenance"),
+                            .provenance = &prov,
                             .workspace = "ray",
                             .locate = tg_policy_locate_pos,
                             .locate_arg = doc.pos};
@@ -164,14 +166,17 @@ int main(int argc, char **argv)
         /* as the pipeline hook runs it: defaults written into the request's
          * own resolved config; the fresh objects are made outside the clock */
         for (int k = 0; k < 64; k++) {
-            json_t *rc = json_copy((json_t *)in.resolved), *pc = json_copy((json_t *)in.provenance);
+            json_t *rc = json_copy((json_t *)in.resolved);
+            tg_spec_prov_t pc;
+            tg_spec_prov_init(&pc);
+            tg_spec_prov_copy(&pc, &prov);
             const char *sect;
             json_t *v;
             json_object_foreach(rc, sect, v) if (json_is_object(v))
                 json_object_set_new(rc, sect, json_copy(v));
             tg_policy_input_t hin = in;
             hin.resolved = rc;
-            hin.provenance = pc;
+            hin.provenance = &pc;
             hin.patch_in_place = 1;
             s0 = bench_now();
             if (tg_policy_evaluate(snap, &hin, &res) != TG_OK)
@@ -179,7 +184,7 @@ int main(int argc, char **argv)
             tg_policy_result_clean(&res);
             t[V_HOOK] += bench_now() - s0;
             json_decref(rc);
-            json_decref(pc);
+            tg_spec_prov_clean(&pc);
         }
         n[V_HOOK] += 64;
         /* pure: defaults filled into a copy */
@@ -238,6 +243,7 @@ int main(int argc, char **argv)
     tg_spec_diag_clean(&d);
     tg_spec_doc_clean(&doc);
     json_decref(out);
+    tg_spec_prov_clean(&prov);
     tg_policy_snapshot_release(snap);
     tg_policy_files_clean(&files);
     tg_policy_schema_free(pschema);

@@ -10,6 +10,7 @@
 #   make fuzz-smoke   every harness briefly (spec 30 s, others 10 s); run by `make test`
 #   make fuzz         every harness for FUZZ_SECONDS (default 600) each
 #   make bench-spec   tests/bench/spec_bench.c: pipeline specs/s vs a bare libyaml parse
+#   make bench-policy tests/bench/policy_bench.c: policy evaluation vs the pipeline
 
 FUZZ_BUILD         ?= build-fuzz
 FUZZ_CC            ?= clang
@@ -45,7 +46,7 @@ endef
 $(foreach n,$(FUZZ_NAMES),$(eval $(call FUZZ_template,$(n))))
 
 FUZZ_SMOKE := fuzz-smoke
-.PHONY: fuzz-smoke fuzz fuzz-build bench-spec
+.PHONY: fuzz-smoke fuzz fuzz-build bench-spec bench-policy
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -59,12 +60,19 @@ fuzz: $(FUZZ_BINS)
 
 -include $(wildcard $(FUZZ_BUILD)/gateway/*/*.d $(FUZZ_BUILD)/tests/fuzz/*.d)
 
-# --- benchmark ------------------------------------------------------------------------------
-# Not a timed test: prints specs/s on one core and the ratio to a bare libyaml
-# parse of the same bytes measured in the same run.
-$(BUILD)/tests/bench/spec_bench: tests/bench/spec_bench.c $(BUILD)/libtaugate.a
+# --- benchmarks ----------------------------------------------------------------------------
+# Not timed tests: each prints its figures and a ratio against a reference
+# measured in the same run (spec_bench: specs/s on one core against a bare
+# libyaml parse of the same bytes; policy_bench: evaluation time against the
+# pipeline's). `make test-unit` builds them, so they keep compiling.
+BENCH_C_BINS := $(BUILD)/tests/bench/spec_bench $(BUILD)/tests/bench/policy_bench
+
+$(BENCH_C_BINS): $(BUILD)/tests/bench/%: tests/bench/%.c $(BUILD)/libtaugate.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench-spec: $(BUILD)/tests/bench/spec_bench
 	$(BUILD)/tests/bench/spec_bench
+
+bench-policy: $(BUILD)/tests/bench/policy_bench
+	$(BUILD)/tests/bench/policy_bench

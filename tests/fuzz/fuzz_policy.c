@@ -25,7 +25,8 @@
 #include "policy/load.h"
 
 static tg_policy_schema_t *fz_schema;
-static json_t *fz_cases[2][2]; /* {resolved, provenance} of a Job and a RayJob */
+static json_t *fz_cases[2];        /* the resolved config of a Job and a RayJob */
+static tg_spec_prov_t fz_provs[2]; /* and its provenance */
 
 static void fz_load_case(int i, const char *path)
 {
@@ -34,8 +35,9 @@ static void fz_load_case(int i, const char *path)
         fprintf(stderr, "fuzz_policy: cannot read %s (run from the repository root)\n", path);
         abort();
     }
-    fz_cases[i][0] = json_incref(json_object_get(g, "resolved"));
-    fz_cases[i][1] = json_incref(json_object_get(g, "provenance"));
+    fz_cases[i] = json_incref(json_object_get(g, "resolved"));
+    tg_spec_prov_init(&fz_provs[i]);
+    tg_spec_prov_add_json(&fz_provs[i], json_object_get(g, "provenance"));
     json_decref(g);
 }
 
@@ -120,9 +122,10 @@ static size_t fz_count(const json_t *decisions, const char *outcome)
 
 static void fz_evaluate(const tg_policy_snapshot_t *snap, int c)
 {
-    char *before = json_dumps(fz_cases[c][0], JSON_COMPACT | JSON_SORT_KEYS);
+    char *before = json_dumps(fz_cases[c], JSON_COMPACT | JSON_SORT_KEYS);
+    size_t nprov = fz_provs[c].n, tprov = fz_provs[c].tlen;
     tg_policy_input_t in = {
-        .resolved = fz_cases[c][0], .provenance = fz_cases[c][1], .locate = (c ? fz_locate : NULL)};
+        .resolved = fz_cases[c], .provenance = &fz_provs[c], .locate = (c ? fz_locate : NULL)};
     tg_policy_result_t res;
     tg_rc_e rc = tg_policy_evaluate(snap, &in, &res);
     json_t *decisions = tg_policy_result_decisions(&res);
@@ -144,17 +147,21 @@ static void fz_evaluate(const tg_policy_snapshot_t *snap, int c)
     json_decref(parsed);
     tg_buf_clean(&text);
     /* copy-on-write left the input alone */
-    char *after = json_dumps(fz_cases[c][0], JSON_COMPACT | JSON_SORT_KEYS);
-    if (!before || !after || strcmp(before, after) != 0)
+    char *after = json_dumps(fz_cases[c], JSON_COMPACT | JSON_SORT_KEYS);
+    if (!before || !after || strcmp(before, after) != 0 || fz_provs[c].n != nprov ||
+        fz_provs[c].tlen != tprov)
         abort();
     free(after);
     free(before);
 
     /* in place, on private copies: the same decisions */
-    json_t *rc2 = json_deep_copy(fz_cases[c][0]), *pc2 = json_deep_copy(fz_cases[c][1]);
+    json_t *rc2 = json_deep_copy(fz_cases[c]);
+    tg_spec_prov_t pc2;
+    tg_spec_prov_init(&pc2);
+    tg_spec_prov_copy(&pc2, &fz_provs[c]);
     tg_policy_input_t in2 = in;
     in2.resolved = rc2;
-    in2.provenance = pc2;
+    in2.provenance = &pc2;
     in2.patch_in_place = 1;
     tg_policy_result_t res2;
     if (tg_policy_evaluate(snap, &in2, &res2) != rc)
@@ -162,10 +169,16 @@ static void fz_evaluate(const tg_policy_snapshot_t *snap, int c)
     json_t *decisions2 = tg_policy_result_decisions(&res2);
     if (!json_equal(decisions, decisions2) || (res.patched && !json_equal(res.resolved, rc2)))
         abort();
+    json_t *p1 = tg_spec_prov_json(tg_policy_result_provenance(&res)),
+           *p2 = tg_spec_prov_json(&pc2);
+    if (!json_equal(p1, p2))
+        abort();
+    json_decref(p1);
+    json_decref(p2);
     json_decref(decisions2);
     tg_policy_result_clean(&res2);
     json_decref(rc2);
-    json_decref(pc2);
+    tg_spec_prov_clean(&pc2);
     json_decref(decisions);
     tg_policy_result_clean(&res);
 }

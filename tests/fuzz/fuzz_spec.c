@@ -119,10 +119,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_t *again = NULL;
         char err[256];
         tg_render_opts_t opts = {.run_id = "fuzz-run", .attempt = req.attempt};
-        if (tg_render_manifests(json_object_get(out, "resolved"),
-                                json_object_get(out, "provenance"), &fz_files, &opts, &again, err,
-                                sizeof(err)) != TG_OK)
+        tg_spec_prov_t prov;
+        tg_spec_prov_init(&prov);
+        tg_spec_prov_add_json(&prov, json_object_get(out, "provenance"));
+        if (tg_render_manifests(json_object_get(out, "resolved"), &prov, &fz_files, &opts, &again,
+                                err, sizeof(err)) != TG_OK)
             abort();
+        tg_spec_prov_clean(&prov);
         char *b = json_dumps(again, JSON_COMPACT | JSON_SORT_KEYS);
         if (!a || !b || strcmp(a, b) != 0)
             abort();

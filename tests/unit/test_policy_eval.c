@@ -74,7 +74,7 @@ static void test_scope_selection(void **state)
     tp_eval(snap, JOB_CPU, &r2);
     tg_policy_result_t res;
     tg_policy_input_t in = {.resolved = json_object_get(r2.out, "resolved"),
-                            .provenance = json_object_get(r2.out, "provenance"),
+                            .provenance = &r2.prov,
                             .workspace = "team-b",
                             .engine = "rayjob"};
     assert_int_equal(tg_policy_evaluate(snap, &in, &res), TG_OK);
@@ -121,18 +121,18 @@ static void test_defaults_fill_values(void **state)
     tp_eval(snap, JOB_CPU "compute:\n  cpu_request: 2\n", &run);
     assert_int_equal(run.rc, TG_OK);
     assert_true(run.res.patched);
-    const json_t *res = run.res.resolved, *prov = run.res.provenance;
+    const json_t *res = run.res.resolved;
     assert_int_equal(json_integer_value(tu_at(res, "run", "active_deadline_seconds", NULL)), 7200);
-    assert_string_equal(tp_str(prov, "run.active_deadline_seconds"), "policy:deadline");
+    assert_string_equal(tp_prov(&run, "run.active_deadline_seconds"), "policy:deadline");
     assert_string_equal(json_string_value(tu_at(res, "runtime", "security_mode", NULL)),
                         "restricted");
-    assert_string_equal(tp_str(prov, "runtime.security_mode"), "policy:secure");
+    assert_string_equal(tp_prov(&run, "runtime.security_mode"), "policy:secure");
     assert_int_equal(json_integer_value(tu_at(res, "resilience", "max_retries", NULL)), 2);
-    assert_string_equal(tp_str(prov, "resilience.max_retries"), "policy:retries");
+    assert_string_equal(tp_prov(&run, "resilience.max_retries"), "policy:retries");
     /* the spec's cpu_request stays; the unset limit is filled */
     assert_string_equal(json_string_value(tu_at(res, "compute", "cpu_request", NULL)), "2");
     assert_string_equal(json_string_value(tu_at(res, "compute", "cpu_limit", NULL)), "6");
-    assert_string_equal(tp_str(prov, "compute.cpu_limit"), "policy:cpu");
+    assert_string_equal(tp_prov(&run, "compute.cpu_limit"), "policy:cpu");
     /* the built-in 2Gi request is under the cap; the limit is filled */
     assert_string_equal(json_string_value(tu_at(res, "compute", "memory_limit", NULL)), "24Gi");
     /* a CPU run gets no GPU class */
@@ -152,6 +152,7 @@ static void test_defaults_fill_values(void **state)
     assert_true(json_is_null(tu_at(orig, "runtime", "security_mode", NULL)));
     assert_int_equal(json_integer_value(tu_at(orig, "resilience", "max_retries", NULL)), 0);
     assert_null(tu_at(run.out, "provenance", "run.active_deadline_seconds", NULL));
+    assert_null(tg_spec_prov_get(&run.prov, "run.active_deadline_seconds"));
     assert_true(res != orig);
     /* untouched sections are shared, touched ones copied */
     assert_ptr_equal(json_object_get(res, "storage"), json_object_get(orig, "storage"));
@@ -165,15 +166,14 @@ static void test_defaults_fill_values(void **state)
             "    mode: restricted\nresilience:\n  max_retries: 0\n",
             &run);
     res = run.res.resolved;
-    prov = run.res.provenance;
     assert_int_equal(json_integer_value(tu_at(res, "run", "active_deadline_seconds", NULL)), 86400);
-    assert_string_equal(tp_str(prov, "run.active_deadline_seconds"), "profile");
+    assert_string_equal(tp_prov(&run, "run.active_deadline_seconds"), "profile");
     assert_string_equal(outcome_of(&run, "deadline"), "allow");
     assert_string_equal(outcome_of(&run, "deadline-cap"), "deny");
     assert_int_equal(json_integer_value(tu_at(res, "resilience", "max_retries", NULL)), 0);
-    assert_string_equal(tp_str(prov, "resilience.max_retries"), "spec");
+    assert_string_equal(tp_prov(&run, "resilience.max_retries"), "spec");
     assert_string_equal(json_string_value(tu_at(res, "compute", "cpu_limit", NULL)), "5");
-    assert_string_equal(tp_str(prov, "runtime.security_mode"), "spec");
+    assert_string_equal(tp_prov(&run, "runtime.security_mode"), "spec");
     /* the profile's class is kept: no default over a profile value */
     assert_string_equal(json_string_value(tu_at(res, "policy", "gpu_class", NULL)), "a100-80gb");
     tp_run_clean(&run);
@@ -182,7 +182,7 @@ static void test_defaults_fill_values(void **state)
     tp_eval(snap, JOB_CPU "compute:\n  gpus: 2\n", &run);
     assert_string_equal(json_string_value(tu_at(run.res.resolved, "policy", "gpu_class", NULL)),
                         "h100-80gb");
-    assert_string_equal(tp_str(run.res.provenance, "policy.gpu_class"), "policy:gpu");
+    assert_string_equal(tp_prov(&run, "policy.gpu_class"), "policy:gpu");
     tp_run_clean(&run);
     tg_policy_snapshot_release(snap);
 }
@@ -209,7 +209,7 @@ static void test_first_default_wins_and_ray_requests(void **state)
     assert_string_equal(tp_str(c, "worker_memory_request"), "32Gi");
     assert_string_equal(tp_str(c, "worker_memory_limit"), "32Gi");
     assert_string_equal(tp_str(c, "head_memory_limit"), "16Gi");
-    assert_string_equal(tp_str(run.res.provenance, "compute.worker_memory_request"), "policy:mem");
+    assert_string_equal(tp_prov(&run, "compute.worker_memory_request"), "policy:mem");
     tp_run_clean(&run);
     tg_policy_snapshot_release(snap);
 }
@@ -309,7 +309,9 @@ static void test_pipeline_hook(void **state)
     tp_run_t run;
     tp_eval(snap, spec, &run);
     json_t *resolved = json_incref(json_object_get(run.out, "resolved"));
-    json_t *prov = json_incref(json_object_get(run.out, "provenance"));
+    tg_spec_prov_t prov;
+    tg_spec_prov_init(&prov);
+    tg_spec_prov_add_json(&prov, json_object_get(run.out, "provenance"));
     tg_spec_diag_t d;
     tg_spec_diag_init(&d, run.doc.pos, 200);
     tg_policy_hook_t h = {.snapshot = snap, .workspace = "team-a"};
@@ -327,7 +329,7 @@ static void test_pipeline_hook(void **state)
     assert_string_equal(tp_str(json_array_get(d.warnings, 0), "rule_id"), "exp");
     assert_string_equal(tp_str(json_array_get(d.warnings, 1), "rule_id"), "img");
     assert_int_equal(json_integer_value(tu_at(resolved, "resilience", "max_retries", NULL)), 2);
-    assert_string_equal(tp_str(prov, "resilience.max_retries"), "policy:fill");
+    assert_string_equal(tg_spec_prov_get(&prov, "resilience.max_retries"), "policy:fill");
     json_t *ds = tg_policy_hook_decisions(&h);
     assert_int_equal(json_array_size(ds), 4);
     json_decref(ds);
@@ -350,23 +352,24 @@ static void test_pipeline_hook(void **state)
     assert_int_equal(
         json_integer_value(tu_at(run.out, "resolved", "resilience", "max_retries", NULL)), 0);
     json_decref(resolved);
-    json_decref(prov);
+    tg_spec_prov_clean(&prov);
 
     /* Objects the pipeline owns alone are patched in place. */
     resolved = json_deep_copy(json_object_get(run.out, "resolved"));
-    prov = json_deep_copy(json_object_get(run.out, "provenance"));
-    json_t *r0 = resolved, *p0 = prov;
+    tg_spec_prov_init(&prov);
+    tg_spec_prov_add_json(&prov, json_object_get(run.out, "provenance"));
+    json_t *r0 = resolved;
     tg_spec_diag_init(&d, run.doc.pos, 200);
     assert_int_equal(tg_policy_spec_hook(&h, run.doc.pos, &resolved, &prov, &d), TG_OK);
     assert_ptr_equal(resolved, r0);
-    assert_ptr_equal(prov, p0);
+    assert_ptr_equal(tg_policy_result_provenance(&h.result), &prov);
     assert_int_equal(json_integer_value(tu_at(resolved, "resilience", "max_retries", NULL)), 2);
-    assert_string_equal(tp_str(prov, "resilience.max_retries"), "policy:fill");
+    assert_string_equal(tg_spec_prov_get(&prov, "resilience.max_retries"), "policy:fill");
     assert_true(h.result.patched);
     tg_policy_hook_clean(&h);
     tg_spec_diag_clean(&d);
     json_decref(resolved);
-    json_decref(prov);
+    tg_spec_prov_clean(&prov);
     tp_run_clean(&run);
 
     /* Bad input is a server fault, not a user error. */
@@ -409,14 +412,15 @@ static void test_default_policy_on_conformance(void **state)
     assert_int_equal(tu_run_ctx(spec, len, c2, &f.set, NULL, &run.out), TG_OK);
     json_decref(c2);
     tu_files_clean(&f);
-    tg_policy_input_t in = {.resolved = json_object_get(run.out, "resolved"),
-                            .provenance = json_object_get(run.out, "provenance")};
+    tg_policy_input_t in = {.resolved = json_object_get(run.out, "resolved")};
     assert_int_equal(tg_policy_evaluate(snap, &in, &run.res), TG_OK);
     assert_int_equal(json_array_size(run.res.errors), 0);
     assert_int_equal(json_array_size(run.res.warnings), 0);
     assert_int_equal(
         json_integer_value(tu_at(run.res.resolved, "run", "active_deadline_seconds", NULL)),
         604800);
+    /* without an input provenance the fills are recorded on their own */
+    assert_string_equal(tp_prov(&run, "run.active_deadline_seconds"), "policy:deadline-default");
     json_decref(run.out);
     tg_policy_result_clean(&run.res);
     free(ctx_text);

@@ -102,6 +102,7 @@ typedef struct tp_run_s {
     json_t *out;       /* pipeline answer (validate only) */
     json_t *decisions; /* the result's decisions as JSON */
     tg_spec_doc_t doc;
+    tg_spec_prov_t prov; /* the pipeline's provenance, as the hook would get it */
     tg_policy_result_t res;
     tg_rc_e rc;
 } tp_run_t;
@@ -129,8 +130,10 @@ static inline tg_rc_e tp_eval_ctx(const tg_policy_snapshot_t *snap, const char *
     tg_spec_doc_init(&run->doc);
     assert_int_equal(tg_spec_yaml_parse(spec, strlen(spec), &lim, &run->doc, &d), TG_OK);
     tg_spec_diag_clean(&d);
+    tg_spec_prov_init(&run->prov);
+    tg_spec_prov_add_json(&run->prov, json_object_get(run->out, "provenance"));
     tg_policy_input_t in = {.resolved = json_object_get(run->out, "resolved"),
-                            .provenance = json_object_get(run->out, "provenance"),
+                            .provenance = &run->prov,
                             .locate = tg_policy_locate_pos,
                             .locate_arg = run->doc.pos};
     run->rc = tg_policy_evaluate(snap, &in, &run->res);
@@ -150,6 +153,13 @@ static inline void tp_run_clean(tp_run_t *run)
     json_decref(run->decisions);
     tg_spec_doc_clean(&run->doc);
     tg_policy_result_clean(&run->res);
+    tg_spec_prov_clean(&run->prov);
+}
+
+/* Where the evaluated config's field `path` came from, or NULL. */
+static inline const char *tp_prov(const tp_run_t *run, const char *path)
+{
+    return tg_spec_prov_get(tg_policy_result_provenance(&run->res), path);
 }
 
 /* The decisions of one rule (borrowed entries in a new array). */

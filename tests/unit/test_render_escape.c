@@ -1,6 +1,8 @@
 /* Unit tests: string escaping of the canonical JSON writer (render/canon.c)
  * and the manifest writer (render/jw.c), which copy plain text a word at a
- * time, against a byte-at-a-time reference on strings dense in escapes. */
+ * time, against a byte-at-a-time reference on strings dense in escapes; and
+ * the provenance annotation, written escaped in one pass, against the
+ * canonical text escaped by the manifest writer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,8 @@
 
 #include "render/canon.h"
 #include "render/jw.h"
+#include "render/metadata.h"
+#include "spec/prov.h"
 
 /* The escapes both writers share; canon also has \b and \f. */
 static size_t ref_escape(unsigned char c, int canon, char *o)
@@ -106,37 +110,37 @@ static void test_escapes_match_byte_at_a_time(void **state)
     }
 }
 
-/* A nested value dense in escapes, in keys and string values alike. */
-static json_t *nasty_value(unsigned *seed)
-{
-    char s[40];
-    json_t *o = json_object(), *a = json_array();
-    for (size_t i = 0; i < 6; i++) {
-        fill(s, 3 + 6 * i, seed);
-        json_object_setn_new_nocheck(o, s, 3 + 6 * i, json_stringn_nocheck(s, 6 * i));
-        json_array_append_new(a, json_stringn_nocheck(s, 3 + 6 * i));
-    }
-    json_array_append_new(a, json_integer(-42));
-    json_array_append_new(a, json_real(0.1));
-    json_array_append_new(a, json_true());
-    json_array_append_new(a, json_null());
-    json_object_set_new(o, "arr", a);
-    json_object_set_new(o, "nested", json_pack("{s:s,s:{}}", "q\"", "\\", "e"));
-    return o;
-}
-
-/* tg_jw_kcanon writes what tg_jw_kstr of the canonical text writes, both
- * when the buffer has room (direct path) and when it must grow. */
-static void test_kcanon_matches_kstr_of_canon(void **state)
+/* A provenance table with paths and sources dense in escapes, many of
+ * them sharing prefixes (one path often the start of another), written as
+ * the annotation is, gives what tg_jw_kstr of the canonical text of the
+ * same object gives: the table's order is canon's key order and the one-pass
+ * escaping is the two-pass one. Both when the buffer has room (direct path)
+ * and when it must grow. */
+static void test_provenance_text_matches_kstr_of_canon(void **state)
 {
     (void)state;
     unsigned seed = 11;
     for (int round = 0; round < 200; round++) {
-        json_t *v = nasty_value(&seed);
+        tg_spec_prov_t prov;
+        tg_spec_prov_init(&prov);
+        char path[24], src[24];
+        for (int i = 0; i < 40; i++) {
+            size_t n = 1 + (size_t)(i * 7 + round) % (sizeof(path) - 1);
+            fill(path, n, &seed);
+            path[n] = '\0';
+            fill(src, n / 2, &seed);
+            src[n / 2] = '\0';
+            /* the same path again now and then: its last source stays */
+            if (i % 9 == 8)
+                tg_spec_prov_set_path(&prov, path, n, "earlier");
+            tg_spec_prov_set_path(&prov, path, n, src);
+        }
+        json_t *v = tg_spec_prov_json(&prov);
         tg_buf_t text, want, got;
         tg_buf_init(&text, 1 << 20);
         tg_buf_init(&want, 1 << 20);
         tg_buf_init(&got, 1 << 20);
+        assert_int_equal(json_object_size(v), prov.n);
         assert_int_equal(tg_render_canon(v, 15, &text), TG_OK);
         if (round & 1)
             assert_int_equal(tg_buf_reserve(&got, 1 << 16), TG_OK);
@@ -151,7 +155,7 @@ static void test_kcanon_matches_kstr_of_canon(void **state)
 
         tg_jw_init(&w, &got);
         tg_jw_obj(&w);
-        tg_jw_kcanon(&w, "p", v);
+        tg_jw_kfill(&w, "p", tg_render_provenance_text, &prov);
         tg_jw_kstr(&w, "z", "after");
         tg_jw_end_obj(&w);
         assert_int_equal(w.rc, TG_OK);
@@ -161,6 +165,7 @@ static void test_kcanon_matches_kstr_of_canon(void **state)
         tg_buf_clean(&want);
         tg_buf_clean(&got);
         json_decref(v);
+        tg_spec_prov_clean(&prov);
     }
 }
 
@@ -168,7 +173,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escapes_match_byte_at_a_time),
-        cmocka_unit_test(test_kcanon_matches_kstr_of_canon),
+        cmocka_unit_test(test_provenance_text_matches_kstr_of_canon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

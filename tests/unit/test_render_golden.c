@@ -139,12 +139,14 @@ static void run_case(const json_t *c)
 
     /* Determinism across a key-order shuffle of the stored resolved config. */
     json_t *resolved = reorder(json_object_get(out, "resolved"));
-    json_t *prov = reorder(json_object_get(out, "provenance"));
+    tg_spec_prov_t prov;
+    tg_spec_prov_init(&prov);
+    tg_spec_prov_add_json(&prov, json_object_get(out, "provenance"));
     tg_render_opts_t opts = {.run_id = run_id, .attempt = req.attempt, .retry_reason = reason};
     json_t *again = NULL;
     char err[256];
     assert_int_equal(
-        tg_render_manifests(resolved, prov, &files.set, &opts, &again, err, sizeof(err)), TG_OK);
+        tg_render_manifests(resolved, &prov, &files.set, &opts, &again, err, sizeof(err)), TG_OK);
     char *a = json_dumps(manifests, JSON_COMPACT | JSON_SORT_KEYS);
     char *b = json_dumps(again, JSON_COMPACT | JSON_SORT_KEYS);
     if (strcmp(a, b) != 0)
@@ -153,7 +155,7 @@ static void run_case(const json_t *c)
     free(b);
     json_decref(again);
     json_decref(resolved);
-    json_decref(prov);
+    tg_spec_prov_clean(&prov);
 
     json_decref(out);
     tu_files_clean(&files);

@@ -13,7 +13,7 @@ static const char *const job_yaml =
     "policy:\n  gpu_class: a100-80gb\n  node_selector:\n    zone: west\n"
     "resilience:\n  max_retries: 2\n";
 
-static json_t *resolve_job(const char *yaml, tu_files_t *f, json_t **prov)
+static json_t *resolve_job(const char *yaml, tu_files_t *f, tg_spec_prov_t *prov)
 {
     tu_files_init(f);
     tu_files_add_str(f, "train.py", "print('x')\n");
@@ -23,7 +23,8 @@ static json_t *resolve_job(const char *yaml, tu_files_t *f, json_t **prov)
         tu_dump_errors(out);
     assert_int_equal(rc, TG_OK);
     json_t *resolved = json_incref(json_object_get(out, "resolved"));
-    *prov = json_incref(json_object_get(out, "provenance"));
+    tg_spec_prov_init(prov);
+    tg_spec_prov_add_json(prov, json_object_get(out, "provenance"));
     json_decref(out);
     return resolved;
 }
@@ -51,12 +52,12 @@ static void test_indexed_torchrun(void **state)
 {
     (void)state;
     tu_files_t f;
-    json_t *prov = NULL;
+    tg_spec_prov_t prov;
     json_t *rc = resolve_job(job_yaml, &f, &prov);
     tg_render_opts_t opts = {.run_id = "run-7", .attempt = 1};
     json_t *m = NULL;
     char err[256];
-    assert_int_equal(tg_render_manifests(rc, prov, &f.set, &opts, &m, err, sizeof(err)), TG_OK);
+    assert_int_equal(tg_render_manifests(rc, &prov, &f.set, &opts, &m, err, sizeof(err)), TG_OK);
     assert_int_equal(json_array_size(m), 2);
     const json_t *svc = json_array_get(m, 0), *job = json_array_get(m, 1);
     assert_string_equal(json_string_value(json_object_get(svc, "kind")), "Service");
@@ -96,7 +97,7 @@ static void test_indexed_torchrun(void **state)
 
     /* Same input, same bytes. */
     json_t *m2 = NULL;
-    assert_int_equal(tg_render_manifests(rc, prov, &f.set, &opts, &m2, err, sizeof(err)), TG_OK);
+    assert_int_equal(tg_render_manifests(rc, &prov, &f.set, &opts, &m2, err, sizeof(err)), TG_OK);
     char *a = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
     char *b = json_dumps(m2, JSON_COMPACT | JSON_SORT_KEYS);
     assert_string_equal(a, b);
@@ -106,7 +107,7 @@ static void test_indexed_torchrun(void **state)
 
     /* Attempt 2 gets a new name and the retry env, set last. */
     tg_render_opts_t retry = {.run_id = "run-7", .attempt = 2, .retry_reason = "Evicted"};
-    assert_int_equal(tg_render_manifests(rc, prov, &f.set, &retry, &m2, err, sizeof(err)), TG_OK);
+    assert_int_equal(tg_render_manifests(rc, &prov, &f.set, &retry, &m2, err, sizeof(err)), TG_OK);
     c = tu_at(m2, "#1", "spec", "template", "spec", "containers", "#0", NULL);
     assert_string_equal(json_string_value(tu_at(m2, "#1", "metadata", "name", NULL)), "run-7-a2");
     assert_string_equal(tu_env(c, "TAU_RETRY_ATTEMPT"), "1");
@@ -117,7 +118,7 @@ static void test_indexed_torchrun(void **state)
 
     json_decref(m);
     json_decref(rc);
-    json_decref(prov);
+    tg_spec_prov_clean(&prov);
     tu_files_clean(&f);
 }
 
@@ -125,35 +126,36 @@ static void test_render_input_checks(void **state)
 {
     (void)state;
     tu_files_t f;
-    json_t *prov = NULL;
+    tg_spec_prov_t prov;
     json_t *rc = resolve_job(job_yaml, &f, &prov);
     json_t *m = NULL;
     char err[256];
     tg_render_opts_t bad = {.run_id = "has space", .attempt = 1};
-    assert_int_equal(tg_render_manifests(rc, prov, &f.set, &bad, &m, err, sizeof(err)), TG_EINVAL);
+    assert_int_equal(tg_render_manifests(rc, &prov, &f.set, &bad, &m, err, sizeof(err)), TG_EINVAL);
     tu_assert_contains(err, "run id");
     tg_render_opts_t zero = {.run_id = "ok", .attempt = 0};
-    assert_int_equal(tg_render_manifests(rc, prov, &f.set, &zero, &m, err, sizeof(err)), TG_EINVAL);
+    assert_int_equal(tg_render_manifests(rc, &prov, &f.set, &zero, &m, err, sizeof(err)),
+                     TG_EINVAL);
 
     /* A changed script no longer matches the digest recorded at resolve time. */
     tu_files_t other;
     tu_files_init(&other);
     tu_files_add_str(&other, "train.py", "print('changed')\n");
     tg_render_opts_t ok = {.run_id = "ok", .attempt = 1};
-    assert_int_equal(tg_render_manifests(rc, prov, &other.set, &ok, &m, err, sizeof(err)),
+    assert_int_equal(tg_render_manifests(rc, &prov, &other.set, &ok, &m, err, sizeof(err)),
                      TG_EINVAL);
     tu_assert_contains(err, "differs from the one the config was resolved with");
-    assert_int_equal(tg_render_manifests(rc, prov, NULL, &ok, &m, err, sizeof(err)), TG_EINVAL);
+    assert_int_equal(tg_render_manifests(rc, &prov, NULL, &ok, &m, err, sizeof(err)), TG_EINVAL);
     tu_assert_contains(err, "was not supplied");
     tu_files_clean(&other);
 
     json_t *broken = json_deep_copy(rc);
     json_object_del(json_object_get(broken, "policy"), "queue");
-    assert_int_equal(tg_render_manifests(broken, prov, &f.set, &ok, &m, err, sizeof(err)),
+    assert_int_equal(tg_render_manifests(broken, &prov, &f.set, &ok, &m, err, sizeof(err)),
                      TG_EINVAL);
     json_decref(broken);
     json_decref(rc);
-    json_decref(prov);
+    tg_spec_prov_clean(&prov);
     tu_files_clean(&f);
 }
 
@@ -161,13 +163,13 @@ static void test_cpu_job_defaults(void **state)
 {
     (void)state;
     tu_files_t f;
-    json_t *prov = NULL;
+    tg_spec_prov_t prov;
     json_t *rc = resolve_job("name: cpu\nengine: job\nentrypoint: train.py\nimage: python:3.12\n",
                              &f, &prov);
     json_t *m = NULL;
     char err[256];
     tg_render_opts_t o = {.run_id = "cpu-1", .attempt = 1};
-    assert_int_equal(tg_render_manifests(rc, prov, &f.set, &o, &m, err, sizeof(err)), TG_OK);
+    assert_int_equal(tg_render_manifests(rc, &prov, &f.set, &o, &m, err, sizeof(err)), TG_OK);
     assert_int_equal(json_array_size(m), 1);
     const json_t *pod = tu_at(m, "#0", "spec", "template", "spec", NULL);
     assert_null(json_object_get(pod, "tolerations"));
@@ -183,7 +185,7 @@ static void test_cpu_job_defaults(void **state)
                      28800);
     json_decref(m);
     json_decref(rc);
-    json_decref(prov);
+    tg_spec_prov_clean(&prov);
     tu_files_clean(&f);
 }
 
