@@ -1,6 +1,8 @@
 /* Canonical JSON text. */
 #include "render/canon.h"
 
+#include "core/keyorder.h"
+
 #include <endian.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -142,33 +144,15 @@ static tg_rc_e canon_real(double d, int precision, tg_buf_t *out)
 }
 
 typedef struct canon_kv_s {
-    uint64_t pre; /* the first 8 bytes, big-endian, zero-padded: orders most pairs */
+    uint64_t pre; /* tg_key_prefix: orders most pairs */
     const char *k;
     size_t n;
     json_t *v;
 } canon_kv_t;
 
-static uint64_t canon_prefix(const char *k, size_t n)
-{
-    uint64_t p = 0;
-    if (n >= 8) {
-        memcpy(&p, k, 8);
-        return be64toh(p);
-    }
-    for (size_t i = 0; i < n; i++)
-        p |= (uint64_t)(unsigned char)k[i] << (56 - 8 * i);
-    return p;
-}
-
-/* Bytewise order of keys (a key sorts before its extensions). Prefixes that
- * differ decide as the bytes would: padding only meets a longer key's byte. */
 static int canon_before(const canon_kv_t *a, const canon_kv_t *b)
 {
-    if (a->pre != b->pre)
-        return a->pre < b->pre;
-    size_t m = a->n < b->n ? a->n : b->n;
-    int c = memcmp(a->k, b->k, m);
-    return c < 0 || (c == 0 && a->n < b->n);
+    return tg_key_cmp(a->pre, a->k, a->n, b->pre, b->k, b->n) < 0;
 }
 
 static tg_rc_e canon_value(const json_t *v, int precision, tg_buf_t *out);
@@ -186,7 +170,7 @@ static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
         /* Insertion sort: objects are small and often already in order. */
         canon_kv_t e = {.k = k, .v = v};
         e.n = json_object_iter_key_len(json_object_key_to_iter(k));
-        e.pre = canon_prefix(k, e.n);
+        e.pre = tg_key_prefix(k, e.n);
         size_t j = i++;
         while (j > 0 && canon_before(&e, &kv[j - 1])) {
             kv[j] = kv[j - 1];

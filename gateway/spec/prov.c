@@ -1,9 +1,9 @@
 /* Provenance table of a resolved run config. */
 #include "spec/prov.h"
 
-#include <endian.h>
 #include <string.h>
 
+#include "core/keyorder.h"
 #include "core/mem.h"
 
 /* A table is rebuilt for every request: one allocation each for the
@@ -23,30 +23,10 @@ void tg_spec_prov_clean(tg_spec_prov_t *p)
     tg_spec_prov_init(p);
 }
 
-static uint64_t prov_prefix(const char *s, size_t n)
-{
-    uint64_t w = 0;
-    if (n >= 8) {
-        memcpy(&w, s, 8);
-        return be64toh(w);
-    }
-    for (size_t i = 0; i < n; i++)
-        w |= (uint64_t)(unsigned char)s[i] << (56 - 8 * i);
-    return w;
-}
-
-/* Bytewise order of e's path against (pre, s, n); paths hold no NUL, so
- * equal prefixes of a path under 8 bytes mean equal paths. */
 static int prov_cmp(const tg_spec_prov_t *p, const tg_spec_prov_entry_t *e, uint64_t pre,
                     const char *s, size_t n)
 {
-    if (e->pre != pre)
-        return e->pre < pre ? -1 : 1;
-    size_t m = e->len < n ? e->len : n;
-    int c = m > 8 ? memcmp(p->text + e->path + 8, s + 8, m - 8) : 0;
-    if (c)
-        return c;
-    return e->len < n ? -1 : e->len > n;
+    return tg_key_cmp(e->pre, p->text + e->path, e->len, pre, s, n);
 }
 
 /* The index of the path, or where it would go (*found 0). */
@@ -99,7 +79,7 @@ static uint32_t prov_text_put(tg_spec_prov_t *p, const char *s, size_t n)
 
 void tg_spec_prov_set_path(tg_spec_prov_t *p, const char *path, size_t len, const char *src)
 {
-    uint64_t pre = prov_prefix(path, len);
+    uint64_t pre = tg_key_prefix(path, len);
     int found;
     size_t i = prov_find(p, pre, path, len, &found);
     size_t sl = strlen(src);
@@ -142,7 +122,7 @@ const char *tg_spec_prov_get(const tg_spec_prov_t *p, const char *path)
 {
     size_t n = strlen(path);
     int found;
-    size_t i = prov_find(p, prov_prefix(path, n), path, n, &found);
+    size_t i = prov_find(p, tg_key_prefix(path, n), path, n, &found);
     return found ? p->text + p->v[i].src : NULL;
 }
 

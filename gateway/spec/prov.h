@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 typedef struct tg_spec_prov_entry_s {
-    uint64_t pre;  /* the path's first 8 bytes, big-endian, zero-padded: orders most pairs */
+    uint64_t pre;  /* tg_key_prefix of the path: orders most pairs */
     uint32_t path; /* offset of the path (NUL-terminated) in text */
     uint32_t len;  /* the path's length */
     uint32_t src;  /* offset of the source (NUL-terminated) in text */

@@ -126,7 +126,8 @@ static unsigned sc_type_bit(sc_ctx_t *c, const json_t *t)
 
 static int sc_prop_cmp(const void *a, const void *b)
 {
-    return strcmp(((const tg_sprop_t *)a)->name, ((const tg_sprop_t *)b)->name);
+    const tg_sprop_t *x = a, *y = b;
+    return tg_key_cmp(x->pre, x->name, x->len, y->pre, y->name, y->len);
 }
 
 static int sc_is_annotation(const char *k)
@@ -212,6 +213,8 @@ static void sc_keyword(sc_ctx_t *c, tg_snode_t *n, const char *k, const json_t *
         json_object_foreach((json_t *)v, pk, pv)
         {
             n->props[i].name = pk;
+            n->props[i].len = strlen(pk);
+            n->props[i].pre = tg_key_prefix(pk, n->props[i].len);
             n->props[i].node = sc_compile(c, pv);
             i++;
         }
@@ -359,16 +362,30 @@ tg_spec_schema_t *tg_spec_schema_load_file(const char *path, char *err, size_t e
     return s;
 }
 
-const tg_snode_t *tg_snode_prop(const tg_snode_t *n, const char *name)
+const tg_snode_t *tg_snode_own_prop(const tg_snode_t *n, const char *name, size_t len)
+{
+    uint64_t pre = tg_key_prefix(name, len);
+    size_t lo = 0, hi = n->nprops;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const tg_sprop_t *p = &n->props[mid];
+        int r = tg_key_cmp(pre, name, len, p->pre, p->name, p->len);
+        if (r == 0)
+            return p->node;
+        if (r < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+const tg_snode_t *tg_snode_prop_n(const tg_snode_t *n, const char *name, size_t len)
 {
     for (; n; n = n->ref) {
-        if (n->nprops) {
-            tg_sprop_t key = {.name = name};
-            const tg_sprop_t *p =
-                bsearch(&key, n->props, n->nprops, sizeof(*n->props), sc_prop_cmp);
-            if (p)
-                return p->node;
-        }
+        const tg_snode_t *p = tg_snode_own_prop(n, name, len);
+        if (p)
+            return p;
     }
     return NULL;
 }
@@ -383,28 +400,6 @@ const char *tg_snode_message(const tg_snode_t *n, const char *keyword)
     return NULL;
 }
 
-/* tg_snode_prop for a name given by length (a segment of a dotted path). */
-static const tg_snode_t *sc_prop_n(const tg_snode_t *n, const char *name, size_t len)
-{
-    for (; n; n = n->ref) {
-        size_t lo = 0, hi = n->nprops;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            const char *pn = n->props[mid].name;
-            int r = strncmp(name, pn, len);
-            if (r == 0 && pn[len] != '\0')
-                r = -1; /* name is a proper prefix of pn: it sorts first */
-            if (r == 0)
-                return n->props[mid].node;
-            if (r < 0)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-    }
-    return NULL;
-}
-
 const json_t *tg_spec_schema_default(const tg_spec_schema_t *s, const char *dotted)
 {
     const tg_snode_t *n = s->root;
@@ -414,7 +409,7 @@ const json_t *tg_spec_schema_default(const tg_spec_schema_t *s, const char *dott
         size_t len = dot ? (size_t)(dot - p) : strlen(p);
         if (len >= 128)
             return NULL;
-        n = sc_prop_n(n, p, len);
+        n = tg_snode_prop_n(n, p, len);
         p += len + (dot ? 1 : 0);
     }
     for (; n; n = n->ref)

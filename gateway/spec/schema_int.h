@@ -4,6 +4,10 @@
 
 #include <jansson.h>
 #include <regex.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/keyorder.h"
 
 #include "spec/pattern.h"
 #include "spec/schema.h"
@@ -24,7 +28,9 @@ enum { TG_ADDL_ANY = 0, TG_ADDL_NONE, TG_ADDL_SCHEMA };
 typedef struct tg_snode_s tg_snode_t;
 
 typedef struct tg_sprop_s {
+    uint64_t pre;     /* tg_key_prefix of the name: most look-up steps compare only this */
     const char *name; /* borrowed from the schema document */
+    size_t len;
     tg_snode_t *node;
 } tg_sprop_t;
 
@@ -72,8 +78,15 @@ struct tg_spec_schema_s {
     const json_t **srcs; /* schema object of all[i], for $ref memoisation */
 };
 
-/* Property schema by name, or NULL. */
-const tg_snode_t *tg_snode_prop(const tg_snode_t *n, const char *name);
+/* The property schema `name` (len bytes) declared on n itself, not on its
+ * $ref chain, or NULL. */
+const tg_snode_t *tg_snode_own_prop(const tg_snode_t *n, const char *name, size_t len);
+/* The same on n or, failing that, its $ref chain. */
+const tg_snode_t *tg_snode_prop_n(const tg_snode_t *n, const char *name, size_t len);
+static inline const tg_snode_t *tg_snode_prop(const tg_snode_t *n, const char *name)
+{
+    return tg_snode_prop_n(n, name, strlen(name));
+}
 /* The message template for `keyword` on n (or its $ref chain), or NULL. */
 const char *tg_snode_message(const tg_snode_t *n, const char *keyword);
 

@@ -341,23 +341,6 @@ static void v_key(v_ctx_t *c, const tg_snode_t *n, const char *key)
         v_string(c, m, key, TG_AT_KEY);
 }
 
-/* Property schema declared on this node itself; $ref targets get their own pass. */
-static const tg_snode_t *v_own_prop(const tg_snode_t *n, const char *key)
-{
-    size_t lo = 0, hi = n->nprops;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int r = strcmp(key, n->props[mid].name);
-        if (r == 0)
-            return n->props[mid].node;
-        if (r < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
-}
-
 /* The types a value may have after every schema on the $ref chain. */
 static unsigned v_types(const tg_snode_t *n)
 {
@@ -392,10 +375,12 @@ static void v_object(v_ctx_t *c, const tg_snode_t *n, json_t *obj)
     }
     json_object_foreach_safe(obj, tmp, key, val)
     {
-        tg_spec_path_push_key(&c->path, key, strlen(key));
+        size_t klen = strlen(key);
+        tg_spec_path_push_key(&c->path, key, klen);
         if (n->prop_names)
             v_key(c, n->prop_names, key);
-        const tg_snode_t *p = v_own_prop(n, key);
+        /* $ref targets get their own pass */
+        const tg_snode_t *p = tg_snode_own_prop(n, key, klen);
         v_slot_t slot = {.parent = obj, .key = key};
         if (p) {
             if (!v_unsupported(c, p)) {
