@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/json_alloc.h"
 #include "core/log.h"
 #include "policy/eval.h"
 #include "policy/hook.h"
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 2.0;
     tg_log_set_level(TG_LOG_OFF);
+    tg_json_alloc_install(); /* as the gateway does at startup */
     const char *shared = getenv("TAUGATE_SHARED");
     if (!shared || !*shared)
         shared = "../shared";
