@@ -28,16 +28,24 @@ static inline uint64_t tg_key_prefix(const char *k, size_t n)
 }
 
 /* <0, 0 or >0 as key a (an bytes, prefix ap) sorts before, with or after
- * key b: memcmp order, a shorter key first when it is the other's start. */
+ * key b: memcmp order, a shorter key first when it is the other's start.
+ * Keys that share their first eight bytes (fields of one section:
+ * "compute.head_cpu_limit", "compute.head_memory_request") are told apart
+ * by their next eight the same way before any memcmp. */
 static inline int tg_key_cmp(uint64_t ap, const char *a, size_t an, uint64_t bp, const char *b,
                              size_t bn)
 {
     if (ap != bp)
         return ap < bp ? -1 : 1;
-    size_t m = an < bn ? an : bn;
-    int c = m > 8 ? memcmp(a + 8, b + 8, m - 8) : 0;
-    if (c)
-        return c;
+    if (an > 8 && bn > 8) {
+        uint64_t a2 = tg_key_prefix(a + 8, an - 8), b2 = tg_key_prefix(b + 8, bn - 8);
+        if (a2 != b2)
+            return a2 < b2 ? -1 : 1;
+        size_t m = an < bn ? an : bn;
+        int c = m > 16 ? memcmp(a + 16, b + 16, m - 16) : 0;
+        if (c)
+            return c;
+    }
     return an < bn ? -1 : an > bn;
 }
 
