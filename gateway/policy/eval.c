@@ -13,9 +13,19 @@
 
 /* ---- reading the config -------------------------------------------------------------------- */
 
+static const json_t *ev_section(const tg_policy_ev_t *e, const char *sect)
+{
+    tg_policy_ev_sect_t *c = e->last;
+    if (c->name && (c->name == sect || strcmp(c->name, sect) == 0))
+        return c->obj;
+    c->obj = json_object_get(e->res, sect);
+    c->name = sect;
+    return c->obj;
+}
+
 const json_t *tg_policy_ev_get(const tg_policy_ev_t *e, const char *sect, const char *key)
 {
-    const json_t *o = sect ? json_object_get(e->res, sect) : e->res;
+    const json_t *o = sect ? ev_section(e, sect) : e->res;
     const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
     return json_is_null(v) ? NULL : v;
 }
@@ -74,6 +84,7 @@ void tg_policy_ev_set(tg_policy_ev_t *e, const char *sect, const char *key, json
                       const tg_policy_rule_t *r)
 {
     e->out->patched = 1;
+    e->last->name = NULL; /* res or one of its sections is about to change */
     if (!e->own && e->in->patch_in_place && e->in->provenance) {
         /* The caller owns the objects: write into them. */
         e->own = 2;
@@ -347,7 +358,8 @@ tg_rc_e tg_policy_evaluate(const tg_policy_snapshot_t *snap, const tg_policy_inp
         out->resolved = json_object();
         return TG_EINVAL;
     }
-    tg_policy_ev_t e = {.in = in, .out = out};
+    tg_policy_ev_sect_t last = {0};
+    tg_policy_ev_t e = {.in = in, .out = out, .last = &last};
     e.res = json_incref((json_t *)in->resolved);
     /* Without one, fills are recorded in the (empty) copy. */
     e.prov = in->provenance ? in->provenance : &out->prov_copy;

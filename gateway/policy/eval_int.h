@@ -9,6 +9,14 @@
 #include "core/mem.h"
 #include "policy/eval.h"
 
+/* The section of the config read last, and its name: the checks read
+ * "compute" or "policy" field after field. Reached through a pointer so the
+ * read-only getters can keep it; forgotten whenever the config changes. */
+typedef struct tg_policy_ev_sect_s {
+    const char *name;
+    const json_t *obj;
+} tg_policy_ev_sect_t;
+
 typedef struct tg_policy_ev_s {
     const tg_policy_input_t *in;
     tg_policy_result_t *out;
@@ -17,6 +25,7 @@ typedef struct tg_policy_ev_s {
     int own;                /* 1: res/prov are patched copies held by out; 2: patched in place */
     const char *copied[16]; /* sections of res already copied for patching */
     size_t ncopied;
+    struct tg_policy_ev_sect_s *last; /* the section read last (eval.c) */
     const char *ws, *team, *lane, *engine;
     int is_ray;
 } tg_policy_ev_t;
