@@ -113,19 +113,16 @@ static const json_t *rs_default(rs_t *r, const char *sect, const char *key)
     return tg_spec_schema_default(r->schema, path);
 }
 
-/* Resolved values share the (immutable) scalar nodes of the spec, context and
- * schema instead of copying them: jansson reference counts are atomic, and
- * nothing downstream modifies a resolved config. Containers are shared only
- * when they come from this request's spec; the schema (and possibly a cached
- * context) is shared between threads, so its arrays and objects are copied. */
+/* Resolved values share the nodes of the spec, the context and the schema,
+ * containers included, instead of copying them: nothing modifies a value of
+ * a resolved config in place (the resolver fills containers it made itself;
+ * policy replaces values in sections it made or copied; rendering and
+ * storing only read), and jansson's reference counts are atomic, so the
+ * schema's defaults and a cached context's values may be held by requests
+ * on several threads at once. */
 static json_t *rs_ref(const json_t *v)
 {
     return json_incref((json_t *)v);
-}
-
-static json_t *rs_shared(const json_t *v)
-{
-    return json_is_object(v) || json_is_array(v) ? json_deep_copy(v) : json_incref((json_t *)v);
 }
 
 /* The string `s` for the resolved config: `holder` itself (shared, as rs_ref)
@@ -160,11 +157,11 @@ static void rs_pick(rs_t *r, const char *sect, const char *key, const char *pkey
     if ((v = rs_spec(r, sect, key)))
         rs_put(r, sect, key, rs_ref(v), "spec");
     else if (pkey && r->prof && (v = json_object_get(r->prof, pkey)) && !json_is_null(v))
-        rs_put(r, sect, key, rs_shared(v), "profile");
+        rs_put(r, sect, key, rs_ref(v), "profile");
     else if (wkey && (v = json_object_get(r->ws, wkey)) && !json_is_null(v))
-        rs_put(r, sect, key, rs_shared(v), "workspace");
+        rs_put(r, sect, key, rs_ref(v), "workspace");
     else if ((v = rs_default(r, sect, key)))
-        rs_put(r, sect, key, rs_shared(v), "default");
+        rs_put(r, sect, key, rs_ref(v), "default");
     else
         rs_put(r, sect, key, NULL, NULL);
 }
@@ -456,7 +453,7 @@ static void rs_placement(rs_t *r)
     json_t *tol = json_array();
     const json_t *pt = r->prof ? json_object_get(r->prof, "tolerations") : NULL;
     size_t i;
-    json_array_foreach(pt, i, v) if (json_is_object(v)) json_array_append_new(tol, rs_shared(v));
+    json_array_foreach(pt, i, v) if (json_is_object(v)) json_array_append_new(tol, rs_ref(v));
     rs_put(r, "policy", "tolerations", tol, json_array_size(tol) ? "profile" : NULL);
 }
 

@@ -381,6 +381,74 @@ static void test_pipeline_hook(void **state)
     tg_policy_snapshot_release(snap);
 }
 
+/* The resolved config shares the schema's and the context's values,
+ * containers included (resilience.retry_on is the schema's default array,
+ * policy.tolerations holds the profile's objects), across requests and
+ * threads: the pipeline with the hook filling values in place, as the
+ * gateway runs it, must leave them as they were. */
+static void test_shared_values_stay_unchanged(void **state)
+{
+    (void)state;
+    const char *pol = "rules:\n"
+                      "- {id: retries, description: d, action: default, max_retries: 2}\n"
+                      "- {id: deadline, description: d, action: default,"
+                      " max_active_deadline_seconds: 7200}\n"
+                      "- {id: cpu, description: d, action: default, max_cpu_per_pod: \"6\"}\n";
+    tg_policy_snapshot_t *snap = tp_snapshot(pol);
+    json_t *ctx = tu_load_json("tests/fixtures/context/ws-team-a.json");
+    assert_non_null(ctx);
+    const json_t *retry_on = tg_spec_schema_default(tu_schema, "resilience.retry_on");
+    assert_true(json_is_array(retry_on));
+    char *ctx_before = json_dumps(ctx, JSON_COMPACT | JSON_SORT_KEYS);
+    char *retry_before = json_dumps(retry_on, JSON_COMPACT);
+    const char *spec = "name: demo\nengine: job\nentrypoint: train.py\ncompute:\n  gpus: 1\n"
+                       "policy:\n  profile: gpu-a100\n";
+    tu_files_t f;
+    tu_files_init(&f);
+    tu_files_add_str(&f, "train.py", "print('train')\n");
+    tg_spec_limits_t lim;
+    tg_spec_limits_default(&lim);
+    for (int round = 0; round < 2; round++) {
+        tg_policy_hook_t h = {.snapshot = snap, .workspace = "team-a"};
+        tg_spec_request_t req = {.yaml = spec,
+                                 .yaml_len = strlen(spec),
+                                 .files = &f.set,
+                                 .context = ctx,
+                                 .run_id = round ? "run-1" : NULL,
+                                 .attempt = 1,
+                                 .on_resolved = tg_policy_spec_hook,
+                                 .on_resolved_arg = &h};
+        json_t *out = NULL;
+        assert_int_equal(tg_spec_pipeline(tu_schema, &lim, &req, &out), TG_OK);
+        assert_true(h.result.patched);
+        const json_t *res = json_object_get(out, "resolved");
+        assert_int_equal(json_integer_value(tu_at(res, "resilience", "max_retries", NULL)), 2);
+        /* shared, not copied */
+        assert_ptr_equal(tu_at(res, "resilience", "retry_on", NULL), retry_on);
+        const json_t *prof = json_array_get(json_object_get(ctx, "profiles"), 0);
+        assert_ptr_equal(json_array_get(tu_at(res, "policy", "tolerations", NULL), 0),
+                         json_array_get(json_object_get(prof, "tolerations"), 0));
+        /* filled in the request's own sections: the provenance says so */
+        if (!round) /* a dry run answers the provenance */
+            assert_string_equal(
+                json_string_value(tu_at(out, "provenance", "resilience.max_retries", NULL)),
+                "policy:retries");
+        json_decref(out);
+        tg_policy_hook_clean(&h);
+    }
+    char *ctx_after = json_dumps(ctx, JSON_COMPACT | JSON_SORT_KEYS);
+    char *retry_after = json_dumps(retry_on, JSON_COMPACT);
+    assert_string_equal(ctx_after, ctx_before);
+    assert_string_equal(retry_after, retry_before);
+    free(ctx_before);
+    free(ctx_after);
+    free(retry_before);
+    free(retry_after);
+    tu_files_clean(&f);
+    json_decref(ctx);
+    tg_policy_snapshot_release(snap);
+}
+
 /* The policy shipped in policies/default.yaml passes every conformance
  * file the corpus accepts, and fills the deadline. */
 static void test_default_policy_on_conformance(void **state)
@@ -437,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_disabled_and_warn),
         cmocka_unit_test(test_decisions_for_evidence),
         cmocka_unit_test(test_pipeline_hook),
+        cmocka_unit_test(test_shared_values_stay_unchanged),
         cmocka_unit_test(test_default_policy_on_conformance),
     };
     return cmocka_run_group_tests(tests, tp_setup, tp_teardown);
