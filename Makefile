@@ -10,7 +10,10 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-CFLAGS  ?= -O2 -g
+# -fno-plt: calls into the shared libraries (jansson above all: a few
+# hundred per tau.yaml) go through the GOT directly instead of a PLT stub;
+# the pipeline benchmark gains about 2% against the same bare parse.
+CFLAGS  ?= -O2 -g -fno-plt
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
            -fno-strict-aliasing -D_GNU_SOURCE -Igateway $(PKG_CFLAGS) \
            -MMD -MP
