@@ -3,7 +3,6 @@
 
 #include "core/keyorder.h"
 
-#include <endian.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

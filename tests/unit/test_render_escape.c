@@ -114,8 +114,8 @@ static void test_escapes_match_byte_at_a_time(void **state)
  * them sharing prefixes (one path often the start of another), written as
  * the annotation is, gives what tg_jw_kstr of the canonical text of the
  * same object gives: the table's order is canon's key order and the one-pass
- * escaping is the two-pass one. Both when the buffer has room (direct path)
- * and when it must grow. */
+ * escaping is the two-pass one, whether the buffer has room, must grow or
+ * has a ceiling too close for the one-pass path. */
 static void test_provenance_text_matches_kstr_of_canon(void **state)
 {
     (void)state;
@@ -139,11 +139,8 @@ static void test_provenance_text_matches_kstr_of_canon(void **state)
         tg_buf_t text, want, got;
         tg_buf_init(&text, 1 << 20);
         tg_buf_init(&want, 1 << 20);
-        tg_buf_init(&got, 1 << 20);
         assert_int_equal(json_object_size(v), prov.n);
         assert_int_equal(tg_render_canon(v, 15, &text), TG_OK);
-        if (round & 1)
-            assert_int_equal(tg_buf_reserve(&got, 1 << 16), TG_OK);
 
         tg_jw_t w;
         tg_jw_init(&w, &want);
@@ -153,6 +150,12 @@ static void test_provenance_text_matches_kstr_of_canon(void **state)
         tg_jw_end_obj(&w);
         assert_int_equal(w.rc, TG_OK);
 
+        /* room to spare (round 0 mod 3), grown on the way (1), or a
+         * ceiling of exactly the text's length, under the escapes' worst
+         * case, so the piece-by-piece path writes it (2) */
+        tg_buf_init(&got, round % 3 == 2 ? want.len : 1 << 20);
+        if (round % 3 == 0)
+            assert_int_equal(tg_buf_reserve(&got, 1 << 16), TG_OK);
         tg_jw_init(&w, &got);
         tg_jw_obj(&w);
         tg_jw_kfill(&w, "p", tg_render_provenance_text, &prov);
@@ -160,6 +163,19 @@ static void test_provenance_text_matches_kstr_of_canon(void **state)
         tg_jw_end_obj(&w);
         assert_int_equal(w.rc, TG_OK);
         assert_string_equal(got.data, want.data);
+        if (round % 3 == 2) {
+            /* one byte less: refused, never written past the ceiling */
+            tg_buf_t small;
+            tg_buf_init(&small, want.len - 1);
+            tg_jw_init(&w, &small);
+            tg_jw_obj(&w);
+            tg_jw_kfill(&w, "p", tg_render_provenance_text, &prov);
+            tg_jw_kstr(&w, "z", "after");
+            tg_jw_end_obj(&w);
+            assert_int_equal(w.rc, TG_ETOOLARGE);
+            assert_true(small.len <= want.len - 1);
+            tg_buf_clean(&small);
+        }
 
         tg_buf_clean(&text);
         tg_buf_clean(&want);
