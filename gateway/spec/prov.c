@@ -34,9 +34,6 @@ static size_t prov_find(const tg_spec_prov_t *p, uint64_t pre, const char *s, si
 {
     size_t lo = 0, hi = p->n;
     *found = 0;
-    /* Resolution records fields roughly in order: try the end first. */
-    if (hi > 0 && prov_cmp(p, &p->v[hi - 1], pre, s, n) < 0)
-        return hi;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = prov_cmp(p, &p->v[mid], pre, s, n);
