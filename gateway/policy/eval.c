@@ -52,25 +52,13 @@ const char *tg_policy_ev_prov(const tg_policy_ev_t *e, const char *dotted)
     return tg_spec_prov_get(e->prov, dotted);
 }
 
-static const char *ev_dotted(char *buf, size_t n, const char *sect, const char *key)
-{
-    size_t sl = sect ? strlen(sect) : 0, kl = strlen(key);
-    if (sl + kl + 2 > n)
-        return "";
-    if (sl) {
-        memcpy(buf, sect, sl);
-        buf[sl++] = '.';
-    }
-    memcpy(buf + sl, key, kl + 1);
-    return buf;
-}
-
 int tg_policy_ev_fillable(const tg_policy_ev_t *e, const char *sect, const char *key)
 {
     if (!tg_policy_ev_get(e, sect, key))
         return 1;
     char path[160];
-    const char *p = tg_policy_ev_prov(e, ev_dotted(path, sizeof(path), sect, key));
+    tg_spec_path_field(path, sizeof(path), sect, key);
+    const char *p = tg_policy_ev_prov(e, path);
     return p && strcmp(p, "default") == 0;
 }
 

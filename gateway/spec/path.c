@@ -154,3 +154,19 @@ char *tg_spec_path_join(const char *parent, const char *key)
     tg_spec_path_push_key(&p, key, strlen(key));
     return p.s;
 }
+
+size_t tg_spec_path_field(char *buf, size_t n, const char *sect, const char *key)
+{
+    size_t sl = sect ? strlen(sect) : 0, kl = strlen(key);
+    if (sl + kl + 2 > n) {
+        if (n)
+            buf[0] = '\0';
+        return 0;
+    }
+    if (sl) {
+        memcpy(buf, sect, sl);
+        buf[sl++] = '.';
+    }
+    memcpy(buf + sl, key, kl + 1);
+    return sl + kl;
+}

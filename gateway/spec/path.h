@@ -32,6 +32,10 @@ size_t tg_spec_path_parent(const char *path, size_t len);
  * cost on the hot path: field names such as "head_" "cpu" "_request").
  * Returns buf. */
 const char *tg_spec_path_cat(char *buf, size_t n, const char *a, const char *b, const char *c);
+/* The dotted field "sect.key" ("key" when sect is NULL) into buf[n], as
+ * resolved configs, their provenance and schema defaults name fields.
+ * Returns its length, or 0 (buf "") when it does not fit. */
+size_t tg_spec_path_field(char *buf, size_t n, const char *sect, const char *key);
 /* Write the path of `key` below `parent` into `out` (a fresh buffer owned by
  * the caller, free()). Convenience for code that has no tg_spec_path_t. */
 char *tg_spec_path_join(const char *parent, const char *key);

@@ -5,6 +5,7 @@
 
 #include "core/keyorder.h"
 #include "core/mem.h"
+#include "spec/path.h"
 
 /* A table is rebuilt for every request: one allocation each for the
  * entries and the text of a typical resolution (about forty fields). */
@@ -101,18 +102,10 @@ void tg_spec_prov_set_path(tg_spec_prov_t *p, const char *path, size_t len, cons
 
 void tg_spec_prov_set(tg_spec_prov_t *p, const char *sect, const char *key, const char *src)
 {
-    if (!sect) {
-        tg_spec_prov_set_path(p, key, strlen(key), src);
-        return;
-    }
     char buf[256];
-    size_t sl = strlen(sect), kl = strlen(key);
-    if (sl + kl + 1 >= sizeof(buf))
-        return; /* no field of the schema is near this long */
-    memcpy(buf, sect, sl);
-    buf[sl] = '.';
-    memcpy(buf + sl + 1, key, kl);
-    tg_spec_prov_set_path(p, buf, sl + 1 + kl, src);
+    size_t n = tg_spec_path_field(buf, sizeof(buf), sect, key);
+    if (n) /* no field of the schema is near 256 bytes */
+        tg_spec_prov_set_path(p, buf, n, src);
 }
 
 const char *tg_spec_prov_get(const tg_spec_prov_t *p, const char *path)

@@ -26,22 +26,6 @@ typedef struct rs_s {
     json_t *last_sect;
 } rs_t;
 
-/* "sect.key" (or "key") into buf[n]; returns its length (0 when it does not fit). */
-static size_t rs_path(char *buf, size_t n, const char *sect, const char *key)
-{
-    size_t sl = sect ? strlen(sect) : 0, kl = strlen(key);
-    if (sl + kl + 2 > n) {
-        buf[0] = '\0';
-        return 0;
-    }
-    if (sl) {
-        memcpy(buf, sect, sl);
-        buf[sl++] = '.';
-    }
-    memcpy(buf + sl, key, kl + 1);
-    return sl + kl;
-}
-
 /* --- small helpers -------------------------------------------------------------------------- */
 
 static const char *rs_str(const json_t *o, const char *k)
@@ -109,7 +93,7 @@ static const json_t *rs_spec(rs_t *r, const char *sect, const char *key)
 static const json_t *rs_default(rs_t *r, const char *sect, const char *key)
 {
     char path[160];
-    rs_path(path, sizeof(path), sect, key);
+    tg_spec_path_field(path, sizeof(path), sect, key);
     return tg_spec_schema_default(r->schema, path);
 }
 

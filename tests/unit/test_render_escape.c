@@ -110,6 +110,18 @@ static void test_escapes_match_byte_at_a_time(void **state)
     }
 }
 
+/* {"p": <provenance annotation>, "z": "after"} into b; the writer's rc. */
+static tg_rc_e write_annotation(tg_buf_t *b, const tg_spec_prov_t *prov)
+{
+    tg_jw_t w;
+    tg_jw_init(&w, b);
+    tg_jw_obj(&w);
+    tg_jw_kfill(&w, "p", tg_render_provenance_text, prov);
+    tg_jw_kstr(&w, "z", "after");
+    tg_jw_end_obj(&w);
+    return w.rc;
+}
+
 /* A provenance table with paths and sources dense in escapes, many of
  * them sharing prefixes (one path often the start of another), written as
  * the annotation is, gives what tg_jw_kstr of the canonical text of the
@@ -156,23 +168,13 @@ static void test_provenance_text_matches_kstr_of_canon(void **state)
         tg_buf_init(&got, round % 3 == 2 ? want.len : 1 << 20);
         if (round % 3 == 0)
             assert_int_equal(tg_buf_reserve(&got, 1 << 16), TG_OK);
-        tg_jw_init(&w, &got);
-        tg_jw_obj(&w);
-        tg_jw_kfill(&w, "p", tg_render_provenance_text, &prov);
-        tg_jw_kstr(&w, "z", "after");
-        tg_jw_end_obj(&w);
-        assert_int_equal(w.rc, TG_OK);
+        assert_int_equal(write_annotation(&got, &prov), TG_OK);
         assert_string_equal(got.data, want.data);
         if (round % 3 == 2) {
             /* one byte less: refused, never written past the ceiling */
             tg_buf_t small;
             tg_buf_init(&small, want.len - 1);
-            tg_jw_init(&w, &small);
-            tg_jw_obj(&w);
-            tg_jw_kfill(&w, "p", tg_render_provenance_text, &prov);
-            tg_jw_kstr(&w, "z", "after");
-            tg_jw_end_obj(&w);
-            assert_int_equal(w.rc, TG_ETOOLARGE);
+            assert_int_equal(write_annotation(&small, &prov), TG_ETOOLARGE);
             assert_true(small.len <= want.len - 1);
             tg_buf_clean(&small);
         }
