@@ -80,11 +80,8 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     rc = tg_spec_yaml_parse(req->yaml ? req->yaml : "", req->yaml ? req->yaml_len : 0, limits, &doc,
                             &d);
     d.pos = doc.pos;
-    if (rc != TG_OK) {
-        if (rc != TG_ETOOLARGE && rc != TG_EINTERNAL)
-            rc = TG_EINVAL;
+    if (rc != TG_OK)
         goto fail;
-    }
     pipeline_next(&clk, TG_SPEC_STAGE_VALIDATE);
     /* The checks and the resolver read the tree's sections many times. */
     tg_spec_sections_bind(doc.root);

@@ -96,9 +96,11 @@ typedef struct tg_spec_request_s {
  *           "warnings": [...]}
  *   otherwise: {"errors": [...], "warnings": [...]} with
  *   TG_ETOOLARGE       the document is over limits->max_doc_bytes (413)
- *   TG_EINVAL          not an acceptable YAML document: syntax, UTF-8, aliases,
- *                      depth, duplicate keys, several or no documents (400)
- *   TG_EUNPROCESSABLE  YAML fine, run config invalid or not resolvable (422)
+ *   TG_EINVAL          the text is not YAML at all: a syntax error or bytes that
+ *                      are not UTF-8 (400)
+ *   TG_EUNPROCESSABLE  well-formed YAML whose content is refused: aliases,
+ *                      duplicate keys, tags, depth, several or no documents, or an
+ *                      invalid or unresolvable run config (422)
  *   TG_EINTERNAL       the context or rendering failed (a server bug; logged)
  * "resolved" shares immutable nodes with the parsed spec; treat it as read-only
  * (json_deep_copy before editing). `schema` and `limits` are shared read-only;

@@ -310,6 +310,14 @@ static void v_unknown_key(v_ctx_t *c, const tg_snode_t *n, const char *key, cons
     tg_buf_clean(&allowed);
 }
 
+static int v_is_unsupported(const tg_snode_t *p)
+{
+    for (; p; p = p->ref)
+        if (p->unsupported)
+            return 1;
+    return 0;
+}
+
 static int v_unsupported(v_ctx_t *c, const tg_snode_t *p)
 {
     for (; p; p = p->ref) {
@@ -383,15 +391,15 @@ static void v_object(v_ctx_t *c, const tg_snode_t *n, json_t *obj)
         const tg_snode_t *p = tg_snode_own_prop(n, key, klen);
         v_slot_t slot = {.parent = obj, .key = key};
         if (p) {
-            if (!v_unsupported(c, p)) {
-                if (json_is_null(val) && !v_type_ok(v_types(p), val) && !p->never) {
-                    /* `key: ~` means "not set", as yaml.v3 leaves the zero value. */
-                    if (!unset)
-                        unset = json_array();
-                    json_array_append_new(unset, json_string(key));
-                } else {
-                    v_value(c, p, val, &slot, TG_AT_VALUE);
-                }
+            if (json_is_null(val) && !p->never &&
+                (!v_type_ok(v_types(p), val) || v_is_unsupported(p))) {
+                /* `key: ~` means "not set", as yaml.v3 leaves the zero value
+                 * (also for a field taugate does not support). */
+                if (!unset)
+                    unset = json_array();
+                json_array_append_new(unset, json_string(key));
+            } else if (!v_unsupported(c, p)) {
+                v_value(c, p, val, &slot, TG_AT_VALUE);
             }
         } else if (n->addl_mode == TG_ADDL_SCHEMA) {
             slot.is_map_value = 1;
@@ -468,6 +476,17 @@ static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slo
     }
     if (n->warning)
         tg_spec_diag_warn(c->diag, v_path(c), TG_AT_KEY, "%s", n->warning);
+    if (!v_type_ok(n->types, v) && (n->types & TG_ST_INT) && json_is_real(v) && slot->parent) {
+        /* yaml.v3 decodes a float into an integer field; a whole number
+         * (2.0, 1e3) is taken as the integer it is. A fraction is refused
+         * below rather than truncated as yaml.v3 would. */
+        double d = json_real_value(v);
+        if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(json_int_t)d) {
+            json_t *i = json_integer((json_int_t)d);
+            v_replace(slot, i);
+            v = i;
+        }
+    }
     if (!v_type_ok(n->types, v)) {
         if ((n->types & TG_ST_STR) && slot->parent &&
             (json_is_number(v) || json_is_boolean(v) || (json_is_null(v) && slot->is_map_value))) {

@@ -264,7 +264,7 @@ typedef struct yt_state_s {
     json_t *root;
     tg_buf_t keys; /* pending keys of all open mappings, innermost last */
     unsigned root_line, root_col;
-    int failed; /* fatal: stop the loop */
+    int failed; /* fatal: stop building the tree (the text is still scanned for syntax) */
     int errors; /* non-fatal errors seen */
 } yt_state_t;
 
@@ -570,6 +570,26 @@ static void yt_node(yt_state_t *st, const yaml_event_t *ev)
     yt_push(st, is_map ? json_object() : json_array(), is_map);
 }
 
+/* The text is not YAML: report the parser's error, and only it (what was
+ * found in the part read before it is moot). libyaml's wording for a tab in
+ * indentation never says "tab", so the offending byte is looked at. */
+static void yt_syntax_error(yt_state_t *st, const yaml_parser_t *parser, const char *text,
+                            size_t len)
+{
+    yaml_mark_t m = parser->problem_mark;
+    json_array_clear(st->diag->errors);
+    st->failed = 1;
+    if (m.index < len && text[m.index] == '\t') {
+        tg_spec_diag_error_at(st->diag, "", yt_line(m), yt_col(m),
+                              "YAML syntax error: a tab character is not allowed here (YAML "
+                              "indents with spaces only); replace the tab with spaces");
+        return;
+    }
+    tg_spec_diag_error_at(st->diag, tg_spec_path_str(&st->path), yt_line(m), yt_col(m),
+                          "YAML syntax error: %s%s%s", parser->problem ? parser->problem : "",
+                          parser->context ? " " : "", parser->context ? parser->context : "");
+}
+
 tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t *limits,
                            tg_spec_doc_t *doc, tg_spec_diag_t *diag)
 {
@@ -606,6 +626,12 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
                               (unsigned char)text[bad], bad);
         goto out;
     }
+    /* A leading byte-order mark is not content (yaml.v3 skips it too);
+     * positions are counted from after it, as editors show them. */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
     /* Paths are stored per node; cap their total so a small document with
      * long keys nested deep cannot make the table huge. */
     size_t cap = len * 16 + 65536;
@@ -620,20 +646,21 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 
-    int ndocs = 0, done = 0;
-    while (!done && !st.failed) {
+    int ndocs = 0, done = 0, syntax = 0;
+    while (!done) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
-            yaml_mark_t m = parser.problem_mark;
-            tg_spec_diag_error_at(diag, tg_spec_path_str(&st.path), yt_line(m), yt_col(m),
-                                  "YAML syntax error: %s%s%s", parser.problem ? parser.problem : "",
-                                  parser.context ? " " : "", parser.context ? parser.context : "");
-            st.failed = 1;
+            yt_syntax_error(&st, &parser, text, len);
+            syntax = 1;
             break;
         }
-        switch (ev.type) {
+        /* After an error found inside the document the rest is only read
+         * through, so a syntax error further down still makes it 400. */
+        switch (st.failed ? (ev.type == YAML_STREAM_END_EVENT ? ev.type : YAML_NO_EVENT)
+                          : ev.type) {
         case YAML_STREAM_START_EVENT:
         case YAML_DOCUMENT_END_EVENT:
+        case YAML_NO_EVENT:
             break;
         case YAML_STREAM_END_EVENT:
             done = 1;
@@ -659,6 +686,10 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
         }
         yaml_event_delete(&ev);
     }
+    if (syntax)
+        goto out;
+    /* A well-formed document: what is wrong inside it is 422. */
+    rc = TG_EUNPROCESSABLE;
     if (st.failed || st.errors)
         goto out;
     if (!st.root || json_is_null(st.root)) {

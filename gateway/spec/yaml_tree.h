@@ -3,7 +3,8 @@
  * Bounded: document size, nesting depth, node count and key length come from
  * tg_spec_limits_t. Rejected outright: invalid UTF-8, aliases (no alias
  * bombs), duplicate keys, non-scalar keys, unknown tags, more than one
- * document, an empty document, a top level that is not a mapping.
+ * document, an empty document, a top level that is not a mapping. The full
+ * resolution table is docs/taugrid-compat.md ("YAML scalars").
  *
  * Scalars follow the YAML 1.2 core schema as Go's yaml.v3 resolves them:
  * null (~, null, Null, NULL, empty), bool (true/True/TRUE, false/...), int
@@ -34,9 +35,15 @@ void tg_spec_doc_clean(tg_spec_doc_t *doc);
 
 /* Parse `len` bytes of YAML into `doc` (which must be freshly initialised).
  * Diagnostics go to `diag` with explicit positions; the caller should point
- * diag->pos at doc->pos afterwards. Returns TG_OK (doc->root is an object),
- * TG_ETOOLARGE (document over limits->max_doc_bytes; nothing parsed), or
- * TG_EINVAL (the text is not an acceptable YAML document; doc->root NULL). */
+ * diag->pos at doc->pos afterwards. A leading UTF-8 byte-order mark is
+ * skipped (positions count from after it). Returns TG_OK (doc->root is an
+ * object), TG_ETOOLARGE (document over limits->max_doc_bytes; nothing
+ * parsed), TG_EINVAL (not YAML: invalid UTF-8 or a syntax error, which is
+ * then the only error reported; a tab in indentation is named as such) or
+ * TG_EUNPROCESSABLE (well-formed YAML this parser refuses: aliases,
+ * duplicate keys, tags, NUL, non-finite numbers, limits, several or no
+ * documents, a top level that is not a mapping); doc->root is NULL unless
+ * TG_OK. */
 tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t *limits,
                            tg_spec_doc_t *doc, tg_spec_diag_t *diag) TG_MUSTCHECK;
 

@@ -124,14 +124,14 @@ static void test_quoted_and_tagged(void **state)
 
     y = "name: x\nimage: !custom foo\n";
     yt_parse(&r, y, strlen(y), NULL);
-    assert_int_equal(r.rc, TG_EINVAL);
+    assert_int_equal(r.rc, TG_EUNPROCESSABLE);
     const json_t *e = yt_error(&r, 2, "YAML tag !custom is not supported");
     assert_string_equal(json_string_value(json_object_get(e, "path")), "image");
     yt_clean(&r);
 
     y = "gpus: !!int two\n";
     yt_parse(&r, y, strlen(y), NULL);
-    assert_int_equal(r.rc, TG_EINVAL);
+    assert_int_equal(r.rc, TG_EUNPROCESSABLE);
     yt_error(&r, 1, "does not match its tag !!int");
     yt_clean(&r);
 }
@@ -189,7 +189,7 @@ static void test_alias_bomb(void **state)
         "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n"
         "i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n";
     json_t *out = NULL;
-    assert_int_equal(tu_run(y, strlen(y), NULL, NULL, NULL, &out), TG_EINVAL);
+    assert_int_equal(tu_run(y, strlen(y), NULL, NULL, NULL, &out), TG_EUNPROCESSABLE);
     const json_t *e = tu_find_error(out, "b[0]", 2);
     tu_assert_contains(tu_msg(e), "YAML aliases (*a) are not supported");
     assert_int_equal(json_integer_value(json_object_get(e, "column")), 8);
@@ -210,7 +210,7 @@ static void test_depth_1000(void **state)
         y[n++] = ']';
     y[n++] = '\n';
     json_t *out = NULL;
-    assert_int_equal(tu_run(y, n, NULL, NULL, NULL, &out), TG_EINVAL);
+    assert_int_equal(tu_run(y, n, NULL, NULL, NULL, &out), TG_EUNPROCESSABLE);
     /* The root mapping is level 1 and "configs" level 2, so the error is at
      * the 64th '[': configs followed by 63 [0] segments. */
     char path[400] = "configs";
@@ -228,7 +228,7 @@ static void test_duplicate_key(void **state)
     (void)state;
     const char *y = "name: x\nengine: job\ncompute:\n  gpus: 1\n  cpu_request: 1\n  gpus: 2\n";
     json_t *out = NULL;
-    assert_int_equal(tu_run(y, strlen(y), NULL, NULL, NULL, &out), TG_EINVAL);
+    assert_int_equal(tu_run(y, strlen(y), NULL, NULL, NULL, &out), TG_EUNPROCESSABLE);
     const json_t *e = tu_find_error(out, "compute.gpus", 6);
     tu_assert_contains(tu_msg(e), "mapping key \"gpus\" already defined at line 4");
     assert_int_equal(json_integer_value(json_object_get(e, "column")), 3);
@@ -257,13 +257,14 @@ static void test_empty_document(void **state)
     static const char *const empties[] = {"", "# nothing here\n", "---\n", "~\n", "\n\n"};
     for (size_t i = 0; i < sizeof(empties) / sizeof(empties[0]); i++) {
         json_t *out = NULL;
-        assert_int_equal(tu_run(empties[i], strlen(empties[i]), NULL, NULL, NULL, &out), TG_EINVAL);
+        assert_int_equal(tu_run(empties[i], strlen(empties[i]), NULL, NULL, NULL, &out),
+                         TG_EUNPROCESSABLE);
         const json_t *e = tu_find_error(out, "", 0);
         tu_assert_contains(tu_msg(e), "the document is empty");
         json_decref(out);
     }
     json_t *out = NULL;
-    assert_int_equal(tu_run("- a\n- b\n", 8, NULL, NULL, NULL, &out), TG_EINVAL);
+    assert_int_equal(tu_run("- a\n- b\n", 8, NULL, NULL, NULL, &out), TG_EUNPROCESSABLE);
     tu_assert_contains(tu_msg(tu_find_error(out, "", 1)), "must be a mapping");
     json_decref(out);
 }
@@ -273,7 +274,7 @@ static void test_two_documents(void **state)
     (void)state;
     const char *y = "name: a\nengine: job\n---\nname: b\n";
     json_t *out = NULL;
-    assert_int_equal(tu_run(y, strlen(y), NULL, NULL, NULL, &out), TG_EINVAL);
+    assert_int_equal(tu_run(y, strlen(y), NULL, NULL, NULL, &out), TG_EUNPROCESSABLE);
     const json_t *e = tu_find_error(out, "", 3);
     tu_assert_contains(tu_msg(e), "only one YAML document is allowed");
     json_decref(out);
@@ -294,6 +295,75 @@ static void test_two_mib_body(void **state)
     free(y);
 }
 
+/* A leading byte-order mark is skipped as yaml.v3 skips it; positions count
+ * from after it. */
+static void test_byte_order_mark(void **state)
+{
+    (void)state;
+    yt_res_t r;
+    const char *y = "\xEF\xBB\xBF" "name: x\nengine: job\n";
+    yt_parse(&r, y, strlen(y), NULL);
+    assert_int_equal(r.rc, TG_OK);
+    assert_string_equal(json_string_value(json_object_get(r.doc.root, "name")), "x");
+    const tg_spec_mark_t *m = tg_spec_pos_get(r.doc.pos, "name");
+    assert_non_null(m);
+    assert_int_equal(m->kline, 1);
+    assert_int_equal(m->kcol, 1);
+    yt_clean(&r);
+    /* Only a leading one: further on it is content libyaml refuses. */
+    y = "name: x\n\xEF\xBB\xBF" "engine: job\n";
+    yt_parse(&r, y, strlen(y), NULL);
+    assert_int_not_equal(r.rc, TG_OK);
+    yt_clean(&r);
+}
+
+/* A tab used for indentation is named as such (libyaml's own words for
+ * it, "found character that cannot start any token", never say "tab"). */
+static void test_tab_indentation(void **state)
+{
+    (void)state;
+    static const char *const tabbed[] = {"a:\n\t- b\n", "name: x\n\tengine: job\n",
+                                         "compute:\n\tgpus: 1\n"};
+    for (size_t i = 0; i < sizeof(tabbed) / sizeof(tabbed[0]); i++) {
+        yt_res_t r;
+        yt_parse(&r, tabbed[i], strlen(tabbed[i]), NULL);
+        assert_int_equal(r.rc, TG_EINVAL);
+        const json_t *e = yt_error(&r, 2, "a tab character is not allowed here");
+        assert_int_equal(json_integer_value(json_object_get(e, "column")), 1);
+        assert_int_equal(json_array_size(r.diag.errors), 1);
+        yt_clean(&r);
+    }
+    /* A tab inside a value is ordinary text. */
+    yt_res_t r;
+    yt_parse(&r, "name: x\tand y\n", strlen("name: x\tand y\n"), NULL);
+    assert_int_equal(r.rc, TG_OK);
+    yt_clean(&r);
+}
+
+/* What is wrong inside a well-formed document is 422; a syntax error
+ * anywhere makes the text "not YAML" (400), even after such a problem, and
+ * is then the only error reported. */
+static void test_content_errors_and_syntax(void **state)
+{
+    (void)state;
+    yt_res_t r;
+    const char *y = "a: &x 1\nb: *x\nc: [1, 2\n";
+    yt_parse(&r, y, strlen(y), NULL);
+    assert_int_equal(r.rc, TG_EINVAL);
+    yt_error(&r, 0, "YAML syntax error");
+    assert_int_equal(json_array_size(r.diag.errors), 1);
+    yt_clean(&r);
+    y = "a: 1\na: 2\nb: [1,\n";
+    yt_parse(&r, y, strlen(y), NULL);
+    assert_int_equal(r.rc, TG_EINVAL);
+    assert_int_equal(json_array_size(r.diag.errors), 1);
+    yt_clean(&r);
+    y = "a: 1\na: 2\nb: *nowhere\n";
+    yt_parse(&r, y, strlen(y), NULL);
+    assert_int_not_equal(r.rc, TG_OK);
+    yt_clean(&r);
+}
+
 static void test_syntax_error_and_misc(void **state)
 {
     (void)state;
@@ -306,19 +376,19 @@ static void test_syntax_error_and_misc(void **state)
 
     y = "? [a]\n: b\n";
     yt_parse(&r, y, strlen(y), NULL);
-    assert_int_equal(r.rc, TG_EINVAL);
+    assert_int_equal(r.rc, TG_EUNPROCESSABLE);
     yt_error(&r, 1, "mapping keys must be plain scalars");
     yt_clean(&r);
 
     y = "a: \"x\\0y\"\n";
     yt_parse(&r, y, strlen(y), NULL);
-    assert_int_equal(r.rc, TG_EINVAL);
+    assert_int_equal(r.rc, TG_EUNPROCESSABLE);
     yt_error(&r, 1, "NUL");
     yt_clean(&r);
 
     y = "a: .inf\n";
     yt_parse(&r, y, strlen(y), NULL);
-    assert_int_equal(r.rc, TG_EINVAL);
+    assert_int_equal(r.rc, TG_EUNPROCESSABLE);
     yt_error(&r, 1, "non-finite");
     yt_clean(&r);
 
@@ -327,7 +397,7 @@ static void test_syntax_error_and_misc(void **state)
     lim.max_nodes = 10;
     y = "a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
     yt_parse(&r, y, strlen(y), &lim);
-    assert_int_equal(r.rc, TG_EINVAL);
+    assert_int_equal(r.rc, TG_EUNPROCESSABLE);
     yt_error(&r, 1, "too many nodes");
     yt_clean(&r);
 
@@ -352,6 +422,9 @@ int main(void)
         cmocka_unit_test(test_two_documents),
         cmocka_unit_test(test_two_mib_body),
         cmocka_unit_test(test_syntax_error_and_misc),
+        cmocka_unit_test(test_byte_order_mark),
+        cmocka_unit_test(test_tab_indentation),
+        cmocka_unit_test(test_content_errors_and_syntax),
     };
     return cmocka_run_group_tests(tests, tu_setup, tu_teardown);
 }
