@@ -28,34 +28,99 @@ void tg_render_config_hash(const json_t *resolved, char out[72])
     tg_buf_clean(&b);
 }
 
-static void md_label(tg_jw_t *w, const char *key, const char *value)
+/* Labels or annotations gathered before they are written in key order. */
+typedef struct md_pairs_s {
+    const char *k[40];
+    const char *v[40];
+    size_t n;
+} md_pairs_t;
+
+static void md_add(md_pairs_t *p, const char *key, const char *value)
+{
+    if (value && *value && p->n < TG_ARRAY_LEN(p->k)) {
+        p->k[p->n] = key;
+        p->v[p->n++] = value;
+    }
+}
+
+/* A label only when the value is a valid label value. */
+static void md_add_label(md_pairs_t *p, const char *key, const char *value)
 {
     if (value && tg_spec_label_value(value))
-        tg_jw_kstr(w, key, value);
+        md_add(p, key, value);
+}
+
+static void md_write(tg_jw_t *w, const char *name, md_pairs_t *p)
+{
+    for (size_t i = 1; i < p->n; i++)
+        for (size_t j = i; j > 0 && strcmp(p->k[j - 1], p->k[j]) > 0; j--) {
+            const char *tk = p->k[j - 1], *tv = p->v[j - 1];
+            p->k[j - 1] = p->k[j];
+            p->v[j - 1] = p->v[j];
+            p->k[j] = tk;
+            p->v[j] = tv;
+        }
+    tg_jw_kobj(w, name);
+    for (size_t i = 0; i < p->n; i++)
+        tg_jw_kstr(w, p->k[i], p->v[i]);
+    tg_jw_end_obj(w);
+}
+
+/* The experiment identity as TauGrid's Stellar keys carry it: the
+ * experiment id falls back to the group, as TauGrid's ExperimentRunMetadata
+ * does. */
+static const char *md_experiment_id(const tg_render_ctx_t *c)
+{
+    const char *n = tg_render_str(c->experiment, NULL, "name");
+    return n ? n : tg_render_str(c->experiment, NULL, "group");
 }
 
 void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue)
 {
-    tg_jw_t *w = c->w;
-    tg_jw_kobj(w, "labels");
-    tg_jw_kstr(w, TG_LABEL_MANAGED_BY, "taugate");
+    md_pairs_t p = {.n = 0};
+    const char *engine = tg_render_str(c->rc, NULL, "engine");
+    md_add(&p, TG_LABEL_MANAGED_BY, "taugate");
+    md_add(&p, TG_TAU_MANAGED_BY, "tau");
     if (with_kueue) {
-        md_label(w, TG_LABEL_PRIORITY, tg_render_str(c->policy, NULL, "workload_priority_class"));
-        md_label(w, TG_LABEL_QUEUE, tg_render_str(c->policy, NULL, "queue"));
+        md_add_label(&p, TG_LABEL_PRIORITY,
+                     tg_render_str(c->policy, NULL, "workload_priority_class"));
+        md_add_label(&p, TG_LABEL_QUEUE, tg_render_str(c->policy, NULL, "queue"));
     }
-    md_label(w, TG_LABEL_ATTEMPT, c->attempt);
-    if (with_kueue && c->gpus > 0 && c->gpu_class && strcmp(c->gpu_class, "any") != 0)
-        md_label(w, "taugate.io/gpu-class", c->gpu_class);
+    md_add_label(&p, TG_LABEL_ATTEMPT, c->attempt);
+    md_add_label(&p, TG_LABEL_RUN_ID, c->opts->run_id);
+    md_add_label(&p, TG_LABEL_RUN_NAME, tg_render_str(c->rc, NULL, "name"));
+    md_add_label(&p, TG_LABEL_WORKSPACE, tg_render_str(c->policy, NULL, "workspace"));
+    /* TauGrid's workload metadata contract (core/workloadmeta), which its
+     * Portal and `tau run status` select on. */
+    md_add_label(&p, "tau.azure.com/run-id", c->opts->run_id);
+    md_add_label(&p, "tau.azure.com/run", tg_render_str(c->rc, NULL, "name"));
+    md_add_label(&p, "tau.azure.com/workload-kind", engine);
+    md_add_label(&p, "tau.azure.com/workspace", tg_render_str(c->policy, NULL, "workspace"));
     if (with_kueue) {
-        md_label(w, "taugate.io/lane", tg_render_str(c->policy, NULL, "lane"));
-        md_label(w, "taugate.io/profile", tg_render_str(c->policy, NULL, "profile"));
+        const char *profile = tg_render_str(c->policy, NULL, "profile");
+        md_add_label(&p, "taugate.io/profile", profile);
+        md_add_label(&p, "tau.azure.com/profile", profile);
+        md_add_label(&p, "taugate.io/lane", tg_render_str(c->policy, NULL, "lane"));
+        md_add_label(&p, "tau.azure.com/lane", tg_render_str(c->policy, NULL, "lane"));
+        md_add_label(&p, "taugate.io/team", tg_render_str(c->policy, NULL, "team"));
+        md_add_label(&p, "tau.azure.com/team", tg_render_str(c->policy, NULL, "team"));
+        if (c->gpus > 0 && c->gpu_class && strcmp(c->gpu_class, "any") != 0) {
+            md_add_label(&p, "taugate.io/gpu-class", c->gpu_class);
+            md_add_label(&p, "tau.azure.com/gpu-class", c->gpu_class);
+        }
+        md_add_label(&p, "tau.azure.com/stellar-project",
+                     tg_render_str(c->experiment, NULL, "project"));
+        md_add_label(&p, "tau.azure.com/stellar-experiment", md_experiment_id(c));
+        md_add_label(&p, "tau.azure.com/stellar-group",
+                     tg_render_str(c->experiment, NULL, "group"));
+    } else {
+        /* pods: the workload they belong to, TauGrid's pod selector */
+        md_add_label(&p, "tau.azure.com/job", c->name);
+        if (tg_render_bool(c->policy, NULL, "workload_identity") &&
+            tg_render_str(c->policy, NULL, "service_account"))
+            md_add(&p, "azure.workload.identity/use", "true");
     }
-    md_label(w, TG_LABEL_RUN_ID, c->opts->run_id);
-    md_label(w, TG_LABEL_RUN_NAME, tg_render_str(c->rc, NULL, "name"));
-    if (with_kueue)
-        md_label(w, "taugate.io/team", tg_render_str(c->policy, NULL, "team"));
-    md_label(w, TG_LABEL_WORKSPACE, tg_render_str(c->policy, NULL, "workspace"));
-    tg_jw_end_obj(w);
+    md_write(c->w, "labels", &p);
 }
 
 static void md_provenance_pair(const void *arg, size_t i, const char **k, size_t *kn,
@@ -72,12 +137,42 @@ tg_rc_e tg_render_provenance_text(const void *arg, tg_buf_t *b)
     return tg_render_canon_quoted_pairs(p->n, md_provenance_pair, p, p->tlen, b);
 }
 
+/* The storage mounts as TauGrid's tau.azure.com/storage-mounts records
+ * them, [{"path","source","source_ref"}], as JSON text into b. */
+static void md_storage_mounts(const tg_render_ctx_t *c, tg_buf_t *b)
+{
+    tg_jw_t w;
+    tg_jw_init(&w, b);
+    tg_jw_arr(&w);
+    const char *pvc = tg_render_str(c->storage, NULL, "data_pvc");
+    tg_jw_obj(&w);
+    tg_jw_kstr(&w, "path", "/data");
+    tg_jw_kstr(&w, "source", pvc ? "pvc" : "emptyDir");
+    if (pvc)
+        tg_jw_kstr(&w, "source_ref", pvc);
+    tg_jw_end_obj(&w);
+    const json_t *vols = tg_render_get(c->storage, NULL, "volumes");
+    size_t i;
+    const json_t *v;
+    json_array_foreach(vols, i, v)
+    {
+        tg_jw_obj(&w);
+        tg_jw_kstr(&w, "path", json_string_value(json_object_get(v, "path")));
+        tg_jw_kstr(&w, "source", "pvc");
+        tg_jw_kstr(&w, "source_ref", json_string_value(json_object_get(v, "pvc")));
+        tg_jw_end_obj(&w);
+    }
+    tg_jw_end_arr(&w);
+    if (w.rc != TG_OK)
+        tg_buf_reset(b);
+}
+
 void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
                              const char *payload_digest)
 {
     tg_jw_t *w = c->w;
-    tg_jw_kobj(w, "annotations");
-    tg_jw_kstr(w, TG_ANN_CONFIG_HASH, c->config_hash);
+    md_pairs_t p = {.n = 0};
+    char experiment[1200] = "", gpus[24];
     static const char *const keys[] = {"group", "name", "project"};
     int any = 0;
     for (size_t i = 0; i < 3; i++)
@@ -85,7 +180,7 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
     if (any) {
         tg_buf_t b;
         tg_jw_t ew;
-        tg_buf_init(&b, 1 << 20);
+        tg_buf_init(&b, sizeof(experiment) - 1);
         tg_jw_init(&ew, &b);
         tg_jw_obj(&ew);
         for (size_t i = 0; i < 3; i++) {
@@ -94,17 +189,61 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
                 tg_jw_kstr(&ew, keys[i], v);
         }
         tg_jw_end_obj(&ew);
-        if (ew.rc == TG_OK)
-            tg_jw_kstr(w, "taugate.io/experiment", b.data);
+        if (ew.rc == TG_OK && b.len < sizeof(experiment))
+            memcpy(experiment, b.data, b.len + 1);
         tg_buf_clean(&b);
     }
-    tg_jw_kstr(w, "taugate.io/image", c->image);
-    if (payload_digest)
-        tg_jw_kstr(w, TG_ANN_PAYLOAD, payload_digest);
-    if (c->prov)
-        tg_jw_kfill(w, TG_ANN_PROVENANCE, tg_render_provenance_text, c->prov);
-    tg_jw_kstr(w, "taugate.io/workloadspec-execution", execution);
+    md_add(&p, TG_ANN_CONFIG_HASH, c->config_hash);
+    md_add(&p, "taugate.io/experiment", experiment);
+    md_add(&p, "taugate.io/image", c->image);
+    md_add(&p, TG_ANN_PAYLOAD, payload_digest);
+    md_add(&p, "taugate.io/workloadspec-execution", execution);
+    /* TauGrid's keys for the same facts */
+    md_add(&p, "tau.azure.com/config-hash", c->config_hash);
+    md_add(&p, "tau.azure.com/image", c->image);
+    md_add(&p, "tau.azure.com/payload-digest", payload_digest);
+    md_add(&p, "tau.azure.com/workloadspec-execution", execution);
+    md_add(&p, "tau.azure.com/submission-id", c->opts->run_id);
+    md_add(&p, "tau.azure.com/workspace-id", tg_render_str(c->policy, NULL, "workspace"));
+    md_add(&p, "tau.azure.com/namespace", c->ns);
+    md_add(&p, "tau.azure.com/workload-profile", tg_render_str(c->policy, NULL, "profile"));
+    md_add(&p, "tau.azure.com/workload-priority-class",
+           tg_render_str(c->policy, NULL, "workload_priority_class"));
+    md_add(&p, "tau.azure.com/pod-priority-class",
+           tg_render_str(c->policy, NULL, "pod_priority_class"));
+    md_add(&p, "tau.azure.com/result-path", tg_render_str(c->storage, NULL, "output"));
+    md_add(&p, "tau.azure.com/result-pvc", tg_render_str(c->storage, NULL, "data_pvc"));
+    md_add(&p, "tau.azure.com/checkpoint-artifact", tg_render_str(c->storage, NULL, "checkpoint"));
+    md_add(&p, "tau.azure.com/gpu-count", tg_render_int_text(gpus, c->gpus));
+    md_add(&p, "tau.azure.com/stellar-project-value",
+           tg_render_str(c->experiment, NULL, "project"));
+    md_add(&p, "tau.azure.com/stellar-experiment-id", md_experiment_id(c));
+    md_add(&p, "tau.azure.com/stellar-group-value", tg_render_str(c->experiment, NULL, "group"));
+    tg_buf_t mounts;
+    tg_buf_init(&mounts, 1 << 20);
+    md_storage_mounts(c, &mounts);
+    md_add(&p, "tau.azure.com/storage-mounts", mounts.data);
+    /* the provenance table is filled in, at its place in key order */
+    tg_jw_kobj(w, "annotations");
+    for (size_t i = 1; i < p.n; i++)
+        for (size_t j = i; j > 0 && strcmp(p.k[j - 1], p.k[j]) > 0; j--) {
+            const char *tk = p.k[j - 1], *tv = p.v[j - 1];
+            p.k[j - 1] = p.k[j];
+            p.v[j - 1] = p.v[j];
+            p.k[j] = tk;
+            p.v[j] = tv;
+        }
+    int filled = !c->prov;
+    for (size_t i = 0; i <= p.n; i++) {
+        if (!filled && (i == p.n || strcmp(TG_ANN_PROVENANCE, p.k[i]) < 0)) {
+            tg_jw_kfill(w, TG_ANN_PROVENANCE, tg_render_provenance_text, c->prov);
+            filled = 1;
+        }
+        if (i < p.n)
+            tg_jw_kstr(w, p.k[i], p.v[i]);
+    }
     tg_jw_end_obj(w);
+    tg_buf_clean(&mounts);
 }
 
 void tg_render_k_workload_header(const tg_render_ctx_t *c, const char *api, const char *kind,

@@ -1,21 +1,35 @@
-/* The metadata contract of rendered workloads.
+/* The metadata contract of rendered workloads: taugate's own keys, and next
+ * to them TauGrid's (core/workloadmeta), so TauGrid's Portal and `tau run
+ * status` on the same cluster see taugate's runs.
  *
  * Labels on the Job/RayJob (and, minus the Kueue ones, on its pods):
  *   kueue.x-k8s.io/queue-name      LocalQueue (Kueue admits by it)
  *   kueue.x-k8s.io/priority-class  WorkloadPriorityClass, when one applies
  *   app.kubernetes.io/managed-by   "taugate"
- *   taugate.io/run-id              the run id (the engine's watches select on it)
+ *   tau.azure.com/managed-by       "tau" (TauGrid's ownership label)
+ *   taugate.io/run-id, tau.azure.com/run-id   the run id (the engine's
+ *                                  watches select on taugate.io/run-id)
  *   taugate.io/attempt             attempt number
- *   taugate.io/workspace           workspace name
- *   taugate.io/run-name            tau.yaml name
- *   taugate.io/profile, /team, /lane, /gpu-class   when set and label-safe
+ *   taugate.io/workspace, tau.azure.com/workspace   workspace name
+ *   taugate.io/run-name, tau.azure.com/run          tau.yaml name
+ *   tau.azure.com/workload-kind    job | rayjob
+ *   taugate.io/ and tau.azure.com/ profile, team, lane, gpu-class (workload
+ *   only; when set and label-safe); tau.azure.com/stellar-project,
+ *   stellar-experiment, stellar-group (from experiment.*)
+ * Pods also carry tau.azure.com/job (the workload object's name) and, for a
+ * profile with workload identity and a service account,
+ * azure.workload.identity/use: "true".
  * Annotations on the Job/RayJob:
- *   taugate.io/config-hash         "sha256:<hex>" of the canonical resolved config
+ *   taugate.io/config-hash, tau.azure.com/config-hash   "sha256:<hex>"
  *   taugate.io/provenance          compact JSON: field -> spec|profile|workspace|default
- *   taugate.io/payload-digest      "sha256:<hex>" over the embedded files, when any
- *   taugate.io/workloadspec-execution  {"launcher":...} (+ nodes, processes_per_node)
- *   taugate.io/image               the image
+ *   taugate.io/payload-digest, tau.azure.com/payload-digest   over the embedded files
+ *   taugate.io/workloadspec-execution, tau.azure.com/...      {"launcher":...}
+ *   taugate.io/image, tau.azure.com/image
  *   taugate.io/experiment          compact JSON {project, name, group}, when set
+ *   tau.azure.com/ submission-id (run id), workspace-id, namespace,
+ *   workload-profile, workload-/pod-priority-class, result-path, result-pvc,
+ *   checkpoint-artifact, gpu-count, storage-mounts (JSON list),
+ *   stellar-project-value, stellar-experiment-id, stellar-group-value
  *
  * The config hash is sha256 over the canonical JSON text of the resolved
  * config (render/canon.h: compact, keys sorted bytewise, UTF-8, reals with 17
@@ -30,6 +44,7 @@
 #define TG_LABEL_QUEUE      "kueue.x-k8s.io/queue-name"
 #define TG_LABEL_PRIORITY   "kueue.x-k8s.io/priority-class"
 #define TG_LABEL_MANAGED_BY "app.kubernetes.io/managed-by"
+#define TG_TAU_MANAGED_BY   "tau.azure.com/managed-by"
 #define TG_LABEL_RUN_ID     "taugate.io/run-id"
 #define TG_LABEL_ATTEMPT    "taugate.io/attempt"
 #define TG_LABEL_WORKSPACE  "taugate.io/workspace"

@@ -254,6 +254,8 @@ void tg_spec_files_check(const json_t *root, const tg_spec_facts_t *f, const tg_
     }
     if (f->is_ray && f->working_dir) {
         files_project(f, files, lim, d);
+    } else if (tg_spec_get(root, "run", "source")) {
+        /* the entrypoint is a path inside the run.source image */
     } else if (f->entrypoint) {
         const tg_spec_file_t *ep = tg_spec_files_find(files, f->entrypoint);
         if (!ep) {
@@ -281,7 +283,6 @@ void tg_spec_files_check(const json_t *root, const tg_spec_facts_t *f, const tg_
         tg_spec_diag_error_at(d, "files[\"" TG_SPEC_REQUIREMENTS "\"]", 1, 1,
                               TG_SPEC_REQUIREMENTS " is %zu bytes; at most %zu are accepted",
                               req->len, lim->max_requirements_bytes);
-    (void)root;
     for (size_t i = 0; i < n; i++) {
         const char *nm = files->v[i].name;
         if (!nm)

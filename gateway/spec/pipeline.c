@@ -8,6 +8,7 @@
 #include "render/metadata.h"
 #include "render/render.h"
 #include "spec/diag.h"
+#include "spec/managed.h"
 #include "spec/resolve.h"
 #include "spec/semantic.h"
 #include "spec/validate.h"
@@ -65,7 +66,7 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     pipeline_clock_t clk = {.t = req->timing, .stage = TG_SPEC_STAGE_PARSE};
     if (clk.t)
         clk.mark = pipeline_now_ns();
-    json_t *resolved = NULL, *manifests = NULL;
+    json_t *resolved = NULL, *manifests = NULL, *managed = NULL;
     tg_spec_prov_t prov;
     tg_spec_prov_init(&prov);
     /* the canonical resolved text goes to the caller's buffer when it
@@ -85,17 +86,21 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
     pipeline_next(&clk, TG_SPEC_STAGE_VALIDATE);
     /* The checks and the resolver read the tree's sections many times. */
     tg_spec_sections_bind(doc.root);
-    if (tg_spec_semantic_managed(doc.root, &d)) {
-        rc = TG_EUNPROCESSABLE;
-        goto fail;
-    }
-    tg_spec_validate_schema(schema, doc.root, &d);
     tg_spec_facts_t facts;
-    tg_spec_facts_collect(doc.root, &facts);
-    tg_spec_semantic_check(doc.root, &facts, limits, &d);
-    tg_spec_files_check(doc.root, &facts, req->files, limits, &d);
+    if (tg_spec_managed_detect(doc.root)) {
+        tg_spec_managed_check(schema, doc.root, req->files, &facts, &d);
+        if (tg_spec_diag_nerrors(&d) == 0)
+            managed =
+                tg_spec_managed_section(doc.root, &facts, req->files, req->yaml, req->yaml_len);
+    } else {
+        tg_spec_validate_schema(schema, doc.root, &d);
+        tg_spec_facts_collect(doc.root, &facts);
+        tg_spec_semantic_check(doc.root, &facts, limits, &d);
+        tg_spec_files_check(doc.root, &facts, req->files, limits, &d);
+    }
     pipeline_next(&clk, TG_SPEC_STAGE_RESOLVE);
-    rc = tg_spec_resolve(schema, doc.root, &facts, req->context, req->files, &d, &resolved, &prov);
+    rc = tg_spec_resolve(schema, doc.root, &facts, managed, req->context, req->files, &d, &resolved,
+                         &prov);
     if (rc != TG_OK) {
         tg_spec_diag_error_at(&d, "", 1, 1, "the gateway could not resolve this run (context)");
         rc = TG_EINTERNAL;
@@ -158,6 +163,7 @@ fail:
 out:
     pipeline_next(&clk, TG_SPEC_STAGE_RELEASE);
     json_decref(resolved);
+    json_decref(managed);
     tg_spec_prov_clean(&prov);
     json_decref(manifests);
     tg_buf_clean(&scratch);

@@ -3,11 +3,14 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/buf.h"
 #include "core/mem.h"
 #include "core/log.h"
+#include "spec/digest.h"
 #include "spec/path.h"
+#include "spec/semantic_env.h"
 #include "spec/units.h"
 
 typedef struct rs_s {
@@ -22,6 +25,7 @@ typedef struct rs_s {
     tg_spec_diag_t *d;
     json_t *out;
     tg_spec_prov_t *prov;
+    const json_t *managed; /* the managed manifest's section (spec/managed.h), or NULL */
     const char *last_name; /* the section rs_sect returned last, and its object */
     json_t *last_sect;
 } rs_t;
@@ -378,6 +382,25 @@ static void rs_priority(rs_t *r)
     rs_put(r, "policy", "pod_priority_class", pod ? json_string(pod) : NULL, psrc);
 }
 
+/* What a compute profile sets on every pod of its runs: pull secrets, the
+ * service account (and Azure workload identity), a DRA claim template for
+ * GPUs, GPU packing, the KubeRay version. */
+static void rs_pod_settings(rs_t *r)
+{
+    static const char *const strs[] = {"service_account", "dra_claim_template", "gpu_placement",
+                                       "ray_version"};
+    for (size_t i = 0; i < TG_ARRAY_LEN(strs); i++) {
+        const json_t *v = r->prof ? json_object_get(r->prof, strs[i]) : NULL;
+        rs_put(r, "policy", strs[i], json_is_string(v) ? rs_ref(v) : NULL, "profile");
+    }
+    const json_t *wi = r->prof ? json_object_get(r->prof, "workload_identity") : NULL;
+    rs_put(r, "policy", "workload_identity", json_boolean(json_is_true(wi)),
+           json_is_true(wi) ? "profile" : NULL);
+    const json_t *ps = r->prof ? json_object_get(r->prof, "image_pull_secrets") : NULL;
+    rs_put(r, "policy", "image_pull_secrets", json_is_array(ps) ? rs_ref(ps) : json_array(),
+           json_array_size(ps) ? "profile" : NULL);
+}
+
 static void rs_placement(rs_t *r)
 {
     tg_spec_qv_t q;
@@ -439,6 +462,7 @@ static void rs_placement(rs_t *r)
     size_t i;
     json_array_foreach(pt, i, v) if (json_is_object(v)) json_array_append_new(tol, rs_ref(v));
     rs_put(r, "policy", "tolerations", tol, json_array_size(tol) ? "profile" : NULL);
+    rs_pod_settings(r);
 }
 
 /* --- compute -------------------------------------------------------------------------------- */
@@ -546,9 +570,49 @@ static void rs_role_resource(rs_t *r, const char *prefix, const char *res, const
     rs_put(r, "compute", ok_l, rs_text(lim.node, lim.val), lim.src);
 }
 
+/* A managed manifest's sizing, in the direct config's compute fields (the
+ * policy engine and the renderers read those). */
+static void rs_managed_compute(rs_t *r)
+{
+    const json_t *z = json_object_get(r->managed, "sizing");
+    static const char *const roles[][2] = {{"head", "control"}, {"worker", "worker"}};
+    static const char *const keys[][2] = {{"cpu", "cpu_request"},
+                                          {"cpu_limit", "cpu_limit"},
+                                          {"memory", "memory_request"},
+                                          {"memory_limit", "memory_limit"}};
+    json_int_t gpus = json_integer_value(json_object_get(r->managed, "gpus"));
+    rs_put(r, "compute", "gpu_resource", json_string("nvidia.com/gpu"), "default");
+    for (size_t k = 0; k < TG_ARRAY_LEN(keys); k++) {
+        char key[48];
+        if (r->f->is_job) {
+            tg_spec_path_cat(key, sizeof(key), "", keys[k][1], "");
+            rs_put(r, "compute", key,
+                   rs_ref(json_object_get(json_object_get(z, "head"), keys[k][0])), "spec");
+            continue;
+        }
+        for (size_t i = 0; i < TG_ARRAY_LEN(roles); i++) {
+            tg_spec_path_cat(key, sizeof(key), roles[i][0], "_", keys[k][1]);
+            rs_put(r, "compute", key,
+                   rs_ref(json_object_get(json_object_get(z, roles[i][1]), keys[k][0])), "spec");
+        }
+    }
+    if (r->f->is_job) {
+        rs_put(r, "compute", "gpus", json_integer(gpus), "spec");
+    } else {
+        rs_put(r, "compute", "workers", rs_ref(json_object_get(r->managed, "workers")), "spec");
+        rs_put(r, "compute", "gpus_per_worker", json_integer(gpus), "spec");
+        rs_put(r, "compute", "cpu_workers", json_integer(0), "default");
+    }
+    rs_put(r, "compute", "gpu_count", json_integer(gpus), NULL);
+}
+
 static void rs_compute(rs_t *r)
 {
     const tg_spec_facts_t *f = r->f;
+    if (r->managed) {
+        rs_managed_compute(r);
+        return;
+    }
     rs_pick(r, "compute", "gpu_resource_mode", NULL, NULL);
     rs_pick(r, "compute", "mig_profile", NULL, NULL);
     const char *mode = rs_str(json_object_get(r->out, "compute"), "gpu_resource_mode");
@@ -594,7 +658,10 @@ static void rs_runtime(rs_t *r)
 {
     const tg_spec_facts_t *f = r->f;
     tg_spec_qv_t q;
-    if (f->image) {
+    if (r->managed && f->is_job) {
+        /* TauGrid's managed Job template always runs its GPU Ray image. */
+        rs_put(r, "runtime", "image", json_string(TG_SPEC_RAY_IMAGE_GPU), "default");
+    } else if (f->image) {
         rs_put(r, "runtime", "image", rs_spec_text(r, f->image_path, f->image), "spec");
     } else if (r->prof && rs_str(r->prof, "default_image")) {
         const json_t *di = json_object_get(r->prof, "default_image");
@@ -622,17 +689,30 @@ static void rs_runtime(rs_t *r)
            pip ? "spec" : NULL);
     rs_pick(r, "runtime", "working_dir", NULL, NULL);
     const char *mode = tg_spec_get_str(rs_spec(r, "runtime", "security"), NULL, "mode");
-    rs_put(r, "runtime", "security_mode", mode ? json_string(mode) : NULL, "spec");
+    const json_t *pmode = r->prof ? json_object_get(r->prof, "security_mode") : NULL;
+    if (mode && *mode)
+        rs_put(r, "runtime", "security_mode", json_string(mode), "spec");
+    else if (json_is_string(pmode) && *json_string_value(pmode))
+        rs_put(r, "runtime", "security_mode", rs_ref(pmode), "profile");
+    else
+        rs_put(r, "runtime", "security_mode", NULL, NULL);
 }
 
 static void rs_run(rs_t *r)
 {
     rs_pick(r, "run", "working_dir", NULL, NULL);
+    const json_t *src = rs_spec(r, "run", "source");
+    rs_put(r, "run", "source", json_is_object(src) ? rs_ref(src) : NULL, "spec");
     const json_t *ex = rs_spec(r, "run", "working_dir_excludes");
     rs_put(r, "run", "working_dir_excludes", json_is_array(ex) ? rs_ref(ex) : json_array(),
            ex ? "spec" : NULL);
     if (r->f->is_ray)
         rs_put(r, "run", "ttl_seconds_after_finished", json_integer(15), "default");
+    else if (r->managed && json_is_integer(json_object_get(r->ws, "ttl_seconds")))
+        rs_put(r, "run", "ttl_seconds_after_finished",
+               rs_ref(json_object_get(r->ws, "ttl_seconds")), "workspace");
+    else if (r->managed)
+        rs_put(r, "run", "ttl_seconds_after_finished", json_integer(86400), "default");
     else
         rs_pick(r, "run", "ttl_seconds_after_finished", "ttl_seconds", "ttl_seconds");
     const json_t *ad = r->prof ? json_object_get(r->prof, "active_deadline_seconds") : NULL;
@@ -663,7 +743,17 @@ static void rs_storage(rs_t *r)
     } else {
         rs_put(r, "storage", "output", NULL, NULL);
     }
-    rs_pick(r, "storage", "checkpoint", NULL, NULL);
+    const char *ck = tg_spec_get_str(r->root, "storage", "checkpoint");
+    int ck_set = 0;
+    for (const char *c = ck; c && *c && !ck_set; c++)
+        ck_set = *c != ' ' && *c != '\t' && *c != '\n' && *c != '\r';
+    rs_put(r, "storage", "checkpoint",
+           ck_set ? rs_ref(tg_spec_get(r->root, "storage", "checkpoint")) : NULL, "spec");
+    const char *pub = tg_spec_get_str(r->root, "storage", "publish");
+    rs_put(r, "storage", "publish", pub && *pub ? json_string(pub) : NULL, "spec");
+    const json_t *assets = rs_spec(r, "storage", "image_assets");
+    rs_put(r, "storage", "image_assets", json_is_array(assets) ? rs_ref(assets) : json_array(),
+           json_array_size(assets) ? "spec" : NULL);
 
     json_t *vols = json_array();
     const json_t *sv = rs_spec(r, "storage", "volumes");
@@ -723,11 +813,19 @@ static void rs_execution(rs_t *r)
            cfg ? "spec" : NULL);
     if (strcmp(f->launcher, "ray-tune") == 0) {
         rs_pick(r, "execution", "metric", NULL, NULL);
-        rs_pick(r, "execution", "mode", NULL, NULL);
+        const char *mode = tg_spec_get_str(r->root, "execution", "mode");
+        if (mode && *mode)
+            rs_put(r, "execution", "mode",
+                   json_string(strcasecmp(mode, "max") == 0 ? "max" : "min"), "spec");
+        else
+            rs_pick(r, "execution", "mode", NULL, NULL);
         rs_pick(r, "execution", "num_samples", NULL, NULL);
         rs_pick(r, "execution", "max_concurrent_trials", NULL, NULL);
     }
     rs_pick(r, "execution", "allow_nccl_override", NULL, NULL);
+    const json_t *bf = rs_spec(r, "execution", "beta_features");
+    rs_put(r, "execution", "beta_features", json_is_array(bf) ? rs_ref(bf) : json_array(),
+           json_array_size(bf) ? "spec" : NULL);
 }
 
 static void rs_resilience(rs_t *r)
@@ -772,11 +870,39 @@ static void rs_metrics(rs_t *r)
     }
     rs_pick(r, "experiment", "project", NULL, NULL);
     rs_pick(r, "experiment", "name", NULL, NULL);
+    /* A legacy title names the experiment when experiment.name does not. */
+    const char *title = tg_spec_get_str(r->root, "experiment", "title");
+    if (!tg_spec_get_str(r->root, "experiment", "name") && title && *title) {
+        char id[64];
+        tg_spec_experiment_id_from_title(title, id, sizeof(id));
+        if (*id)
+            rs_put(r, "experiment", "name", json_string(id), "spec");
+    }
     rs_pick(r, "experiment", "group", NULL, NULL);
 }
 
+/* The PVCs a managed manifest mounts must be the workspace's. */
+static void rs_managed_pvcs(rs_t *r)
+{
+    const json_t *pvcs = json_object_get(r->ws, "pvcs");
+    size_t i;
+    const json_t *m;
+    json_array_foreach(json_object_get(r->managed, "mounts"), i, m)
+    {
+        const char *pvc = rs_str(m, "pvc");
+        if (!pvc || !json_is_array(pvcs) || rs_in(pvcs, pvc))
+            continue;
+        char path[48];
+        snprintf(path, sizeof(path), "storage.mounts[%zu]", i);
+        tg_spec_qv_t q, q2;
+        tg_spec_diag_error(r->d, path, TG_AT_VALUE,
+                           "storage.mounts PVC \"%s\" is not a PVC of workspace \"%s\"",
+                           tg_spec_qv(&q, pvc), tg_spec_qv(&q2, r->ws_name));
+    }
+}
+
 tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
-                        const tg_spec_facts_t *facts, const json_t *context,
+                        const tg_spec_facts_t *facts, const json_t *managed, const json_t *context,
                         const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
                         tg_spec_prov_t *provenance)
 {
@@ -794,7 +920,8 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
               .ws_name = rs_str(ws, "name"),
               .d = diag,
               .out = json_object(),
-              .prov = provenance};
+              .prov = provenance,
+              .managed = managed};
     rs_identity(&r);
     rs_profile(&r);
     rs_queue(&r);
@@ -807,7 +934,22 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
     rs_execution(&r);
     rs_resilience(&r);
     rs_metrics(&r);
-    rs_put(&r, NULL, "files", tg_spec_files_describe(facts, files), NULL);
+    if (managed) {
+        rs_managed_pvcs(&r);
+        rs_put(&r, NULL, "managed", rs_ref(managed), "spec");
+        json_t *fl = json_object();
+        const tg_spec_file_t *t = tg_spec_files_find(files, rs_str(managed, "main_script"));
+        if (t) {
+            char hex[65];
+            tg_spec_sha256_hex(t->data, t->len, hex);
+            json_object_set_new(fl, "entrypoint",
+                                json_pack("{s:s, s:I, s:s}", "name", t->name, "size",
+                                          (json_int_t)t->len, "sha256", hex));
+        }
+        rs_put(&r, NULL, "files", fl, NULL);
+    } else {
+        rs_put(&r, NULL, "files", tg_spec_files_describe(facts, files), NULL);
+    }
     *resolved = r.out;
     return TG_OK;
 }

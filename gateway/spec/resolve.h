@@ -66,7 +66,10 @@
 #include "spec/schema.h"
 #include "spec/semantic.h"
 
-/* Resolve `root` (borrowed, validated) in `context` (borrowed). User-facing
+/* Resolve `root` (borrowed, validated) in `context` (borrowed). For a
+ * managed workflow manifest `managed` is its section (spec/managed.h,
+ * borrowed), which then supplies the compute sizing and is kept as the
+ * resolved config's "managed"; NULL for a direct run config. User-facing
  * problems (wrong workspace, unknown queue, profile not allowed...) are added
  * to `diag` and the function still returns TG_OK; check the error count.
  * TG_EINVAL means the context itself is malformed (a caller bug; logged).
@@ -74,7 +77,7 @@
  * `root` (treat it as read-only), and `provenance` (initialised by the
  * caller) has a source for each field it decided. */
 tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
-                        const tg_spec_facts_t *facts, const json_t *context,
+                        const tg_spec_facts_t *facts, const json_t *managed, const json_t *context,
                         const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
                         tg_spec_prov_t *provenance) TG_MUSTCHECK;
 

@@ -259,6 +259,10 @@ static void sc_keyword(sc_ctx_t *c, tg_snode_t *n, const char *k, const json_t *
         if (!json_is_string(v))
             sc_fail(c, "schema: x-taugate-unsupported must be a string");
         n->unsupported = json_string_value(v);
+    } else if (strcmp(k, "x-taugate-refused") == 0) {
+        if (!json_is_string(v))
+            sc_fail(c, "schema: x-taugate-refused must be a string");
+        n->refused = json_string_value(v);
     } else if (strcmp(k, "x-taugate-warning") == 0) {
         if (!json_is_string(v))
             sc_fail(c, "schema: x-taugate-warning must be a string");
@@ -416,4 +420,65 @@ const json_t *tg_spec_schema_default(const tg_spec_schema_t *s, const char *dott
         if (n->defaultv)
             return n->defaultv;
     return NULL;
+}
+
+/* The node that lists n's fields: n or the first on its $ref chain that has
+ * properties. */
+static const tg_snode_t *sc_props_of(const tg_snode_t *n)
+{
+    for (; n; n = n->ref)
+        if (n->nprops)
+            return n;
+    return NULL;
+}
+
+static int sc_refused(const tg_snode_t *n)
+{
+    for (; n; n = n->ref)
+        if (n->refused)
+            return 1;
+    return 0;
+}
+
+static const tg_snode_t *sc_items_of(const tg_snode_t *n)
+{
+    for (; n; n = n->ref)
+        if (n->items)
+            return n->items;
+    return NULL;
+}
+
+static void sc_paths(const tg_snode_t *n, char *buf, size_t len, size_t cap,
+                     tg_spec_schema_path_fn fn, void *arg)
+{
+    const tg_snode_t *o = sc_props_of(n);
+    for (size_t i = 0; o && i < o->nprops; i++) {
+        const tg_sprop_t *p = &o->props[i];
+        if (sc_refused(p->node))
+            continue;
+        size_t need = len + (len ? 1 : 0) + p->len;
+        if (need + 1 > cap)
+            continue;
+        size_t at = len;
+        if (len)
+            buf[at++] = '.';
+        memcpy(buf + at, p->name, p->len);
+        buf[need] = '\0';
+        const tg_snode_t *child = sc_props_of(p->node);
+        const tg_snode_t *items = child ? NULL : sc_items_of(p->node);
+        const tg_snode_t *elem = items ? sc_props_of(items) : NULL;
+        fn(arg, buf, child || elem);
+        if (child)
+            sc_paths(p->node, buf, need, cap, fn, arg);
+        else if (elem)
+            sc_paths(items, buf, need, cap, fn, arg);
+        buf[len] = '\0';
+    }
+}
+
+void tg_spec_schema_paths(const tg_spec_schema_t *s, tg_spec_schema_path_fn fn, void *arg)
+{
+    char buf[512];
+    buf[0] = '\0';
+    sc_paths(s->root, buf, 0, sizeof(buf), fn, arg);
 }

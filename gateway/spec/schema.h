@@ -36,4 +36,12 @@ void tg_spec_schema_free(tg_spec_schema_t *s);
  * following $ref. Borrowed (lives as long as the schema); NULL when none. */
 const json_t *tg_spec_schema_default(const tg_spec_schema_t *s, const char *dotted);
 
+/* Every field path the schema declares ("compute", "compute.gpus",
+ * "storage.image_assets.name"), in schema order, with whether it is a
+ * structure whose own fields are listed (descend) or a leaf (a scalar, a
+ * list of scalars, or a map of user keys). Fields marked x-taugate-refused
+ * are not TauGrid's and are left out. */
+typedef void (*tg_spec_schema_path_fn)(void *arg, const char *path, int descend);
+void tg_spec_schema_paths(const tg_spec_schema_t *s, tg_spec_schema_path_fn fn, void *arg);
+
 #endif

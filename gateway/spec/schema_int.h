@@ -64,7 +64,8 @@ struct tg_snode_s {
     const json_t *enumv;
     const json_t *constv;
     /* custom keywords (borrowed) */
-    const char *unsupported;
+    const char *unsupported; /* a TauGrid field taugate does not offer: why */
+    const char *refused;     /* a field refused in this place, TauGrid's words */
     const char *warning;
     const json_t *messages;
     const json_t *defaultv;

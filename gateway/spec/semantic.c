@@ -9,6 +9,7 @@
 
 #include "spec/path.h"
 #include "spec/semantic_env.h"
+#include "spec/semantic_sources.h"
 #include "spec/units.h"
 
 /* The sections of the tree being checked, remembered as they are looked up:
@@ -92,14 +93,62 @@ int tg_spec_get_bool(const json_t *root, const char *sect, const char *key, int 
     return 1;
 }
 
+/* `s` without surrounding blanks and lowercased, into out[n]; NULL when it
+ * does not fit (no canonical value is that long). */
+static const char *sm_fold(const char *s, char *out, size_t n)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t len = strlen(s);
+    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    if (len >= n)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        out[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
+    out[len] = '\0';
+    return out;
+}
+
+/* TauGrid's NormalizeEngine: "job", "rayjob" and its alias "ray", in any
+ * case. */
 static const char *sm_canon_engine(const char *e)
 {
-    if (!e)
+    char b[16];
+    if (!e || !sm_fold(e, b, sizeof(b)))
         return NULL;
-    if (strcmp(e, "job") == 0)
+    if (strcmp(b, "job") == 0)
         return "job";
-    if (strcmp(e, "rayjob") == 0 || strcmp(e, "ray") == 0)
+    if (strcmp(b, "rayjob") == 0 || strcmp(b, "ray") == 0)
         return "rayjob";
+    return NULL;
+}
+
+/* TauGrid's workload_kind aliases for a direct run config. */
+static const char *sm_kind_engine(const char *k, int *valid)
+{
+    char b[16];
+    *valid = 1;
+    if (!k || !sm_fold(k, b, sizeof(b)) || !*b)
+        return NULL;
+    if (strcmp(b, "job") == 0)
+        return "job";
+    if (strcmp(b, "ray") == 0 || strcmp(b, "rayjob") == 0 || strcmp(b, "ray-train") == 0 ||
+        strcmp(b, "ray_train") == 0)
+        return "rayjob";
+    *valid = 0;
+    return NULL;
+}
+
+const char *tg_spec_launcher_canon(const char *s)
+{
+    static const char *const known[] = {"python", "torchrun", "ray-train", "ray-tune"};
+    char b[16];
+    if (!s || !sm_fold(s, b, sizeof(b)))
+        return NULL;
+    for (size_t i = 0; i < TG_ARRAY_LEN(known); i++)
+        if (strcmp(b, known[i]) == 0)
+            return known[i];
     return NULL;
 }
 
@@ -111,13 +160,22 @@ void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
         f->name_path = "name";
     else if ((f->name = tg_spec_get_str(root, "run", "name")))
         f->name_path = "run.name";
-    const char *e;
-    if ((e = tg_spec_get_str(root, "run", "engine"))) {
+    const char *e = NULL;
+    if ((e = tg_spec_get_str(root, "run", "engine")) && *e)
         f->engine_path = "run.engine";
-    } else if ((e = tg_spec_get_str(root, NULL, "engine"))) {
+    else if ((e = tg_spec_get_str(root, NULL, "engine")) && *e)
         f->engine_path = "engine";
-    }
+    else
+        e = NULL;
+    f->engine_raw = e;
     f->engine = sm_canon_engine(e);
+    if ((f->workload_kind = tg_spec_get_str(root, "run", "workload_kind")) && *f->workload_kind)
+        f->workload_kind_path = "run.workload_kind";
+    else if ((f->workload_kind = tg_spec_get_str(root, "compute", "workload_kind")) &&
+             *f->workload_kind)
+        f->workload_kind_path = "compute.workload_kind";
+    else
+        f->workload_kind = NULL;
     static const struct {
         const char *sect, *key, *path;
     } ep[] = {{"run", "entrypoint", "run.entrypoint"},
@@ -145,17 +203,10 @@ void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
             break;
         }
     }
-    f->is_job = f->engine && strcmp(f->engine, "job") == 0;
-    f->is_ray = f->engine && strcmp(f->engine, "rayjob") == 0;
-    f->launcher = tg_spec_get_str(root, "execution", "launcher");
-    f->launcher_explicit = f->launcher != NULL;
-    if (!f->launcher)
-        f->launcher = f->is_ray ? "ray-train" : "python";
-    f->working_dir = tg_spec_get_str(root, "run", "working_dir");
     f->gpus = 0;
     tg_spec_get_int(root, "compute", "gpus", &f->gpus);
     f->gpus_per_worker = 1;
-    tg_spec_get_int(root, "compute", "gpus_per_worker", &f->gpus_per_worker);
+    int gpw_set = tg_spec_get_int(root, "compute", "gpus_per_worker", &f->gpus_per_worker);
     f->workers = 1;
     tg_spec_get_int(root, "compute", "workers", &f->workers);
     tg_spec_get_int(root, "compute", "cpu_workers", &f->cpu_workers);
@@ -163,20 +214,29 @@ void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
     tg_spec_get_int(root, "execution", "nodes", &f->nodes);
     f->ppn = 1;
     tg_spec_get_int(root, "execution", "processes_per_node", &f->ppn);
-}
-
-int tg_spec_semantic_managed(const json_t *root, tg_spec_diag_t *diag)
-{
-    if (!tg_spec_get(root, NULL, "schema_version") || tg_spec_get(root, NULL, "engine") ||
-        tg_spec_get(root, "run", "engine"))
-        return 0;
-    tg_spec_diag_error(diag, "schema_version", TG_AT_KEY,
-                       "this is a TauGrid managed workflow manifest (schema_version without "
-                       "engine), not a direct run config; taugate accepts only direct run "
-                       "configs: remove schema_version and submit a direct config with name, "
-                       "engine (job or rayjob), entrypoint, runtime.image and compute.* (see "
-                       "`tau run --config`)");
-    return 1;
+    /* No engine written: TauGrid's dispatch takes it from workload_kind,
+     * else a RayJob when Ray-only fields are set, else a Job. */
+    if (!e) {
+        int valid;
+        f->engine = sm_kind_engine(f->workload_kind, &valid);
+        if (!f->engine && valid) {
+            const json_t *pip = tg_spec_get(root, "runtime", "pip");
+            f->engine = (f->workers > 1 || gpw_set || json_array_size(pip) > 0) ? "rayjob" : "job";
+        }
+        f->engine_inferred = f->engine != NULL;
+    }
+    f->is_job = f->engine && strcmp(f->engine, "job") == 0;
+    f->is_ray = f->engine && strcmp(f->engine, "rayjob") == 0;
+    f->launcher_raw = tg_spec_get_str(root, "execution", "launcher");
+    const char *l = tg_spec_launcher_canon(f->launcher_raw);
+    f->launcher_explicit = l != NULL;
+    if (l) {
+        memcpy(f->launcher_buf, l, strlen(l) + 1);
+        f->launcher = f->launcher_buf;
+    } else {
+        f->launcher = f->is_ray ? "ray-train" : "python";
+    }
+    f->working_dir = tg_spec_get_str(root, "run", "working_dir");
 }
 
 /* --- identity ------------------------------------------------------------------------------- */
@@ -227,32 +287,53 @@ static void sm_alias_conflicts(const json_t *root, tg_spec_diag_t *d)
     }
 }
 
+/* How TauGrid's dispatch names the engine choice in its messages. */
+static const char *sm_intent(const tg_spec_facts_t *f, char *buf, size_t n)
+{
+    char b[40];
+    if (f->engine_raw && sm_fold(f->engine_raw, b, sizeof(b)))
+        snprintf(buf, n, "engine=%s", b);
+    else if (f->workload_kind && sm_fold(f->workload_kind, b, sizeof(b)))
+        snprintf(buf, n, "workload_kind=%s", b);
+    else
+        snprintf(buf, n, "implicit dispatch");
+    return buf;
+}
+
 static void sm_identity(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
 {
     sm_alias_conflicts(root, d);
-    tg_spec_qv_t q;
+    tg_spec_qv_t q, q2;
+    char fold[64];
     if (!f->name && !tg_spec_get(root, NULL, "name") && !tg_spec_get(root, "run", "name"))
         tg_spec_diag_error(d, "", TG_AT_KEY,
                            "name is required: set name to a DNS-1123 label (lowercase letters, "
                            "digits and '-')");
-    if (!tg_spec_get(root, NULL, "engine") && !tg_spec_get(root, "run", "engine"))
-        tg_spec_diag_error(d, "", TG_AT_KEY,
-                           "engine is required: set engine: job (a Kubernetes Job) or engine: "
-                           "rayjob (a KubeRay RayJob)");
+    if (f->engine_raw && !f->engine) {
+        const char *shown = sm_fold(f->engine_raw, fold, sizeof(fold));
+        tg_spec_diag_error(d, f->engine_path, TG_AT_VALUE,
+                           "engine \"%s\" is not valid; use job or rayjob",
+                           tg_spec_qv(&q, shown ? shown : f->engine_raw));
+    }
+    if (f->workload_kind) {
+        int valid;
+        const char *ke = sm_kind_engine(f->workload_kind, &valid);
+        if (!valid)
+            tg_spec_diag_error(d, f->workload_kind_path, TG_AT_VALUE,
+                               "%s \"%s\": workload_kind must be one of: job, rayjob for "
+                               "non-managed run configs",
+                               f->workload_kind_path, tg_spec_qv(&q, f->workload_kind));
+        else if (ke && f->engine && !f->engine_inferred && strcmp(ke, f->engine) != 0)
+            tg_spec_diag_error(d, f->workload_kind_path, TG_AT_VALUE,
+                               "engine=%s conflicts with workload_kind=%s",
+                               tg_spec_qv(&q, sm_fold(f->engine_raw, fold, sizeof(fold))),
+                               tg_spec_qv(&q2, f->workload_kind));
+    }
     if (f->is_ray && f->name && strlen(f->name) > 47)
         tg_spec_diag_error(d, f->name_path, TG_AT_VALUE,
                            "%s \"%s\" is %zu characters; a RayJob name may be at most 47 "
                            "characters (KubeRay limit)",
                            f->name_path, tg_spec_qv(&q, f->name), strlen(f->name));
-    const char *wk = tg_spec_get_str(root, "compute", "workload_kind");
-    if (wk && f->engine) {
-        int ray_kind = strcmp(wk, "job") != 0;
-        if (ray_kind != f->is_ray)
-            tg_spec_diag_error(d, "compute.workload_kind", TG_AT_VALUE,
-                               "compute.workload_kind \"%s\" does not match engine: %s; remove "
-                               "it or make it agree",
-                               tg_spec_qv(&q, wk), f->engine);
-    }
     if (f->is_job && !f->entrypoint) {
         static const char *const needs[][2] = {{"runtime", "pip"}, {"execution", "configs"}};
         for (size_t i = 0; i < TG_ARRAY_LEN(needs); i++) {
@@ -288,6 +369,8 @@ static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spe
     static const char *const ray_quantities[] = {
         "head_cpu_request",   "head_memory_request",   "head_cpu_limit",   "head_memory_limit",
         "worker_cpu_request", "worker_memory_request", "worker_cpu_limit", "worker_memory_limit"};
+    char intent[64];
+    sm_intent(f, intent, sizeof(intent));
     if (f->is_ray) {
         sm_only(root, d, "run", "ttl_seconds_after_finished",
                 "run.ttl_seconds_after_finished requires engine: job (a RayJob releases its "
@@ -299,9 +382,12 @@ static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spe
                 "policy.clear_node_selector requires engine: job; RayJobs cannot clear "
                 "profile/topology node selectors");
         sm_only(root, d, "compute", "gpus",
-                "compute.gpus is for engine: job; a RayJob uses compute.gpus_per_worker");
-        sm_only(root, d, "execution", "nodes",
-                "execution.nodes is for engine: job; use compute.workers for RayJob pod count");
+                "compute.gpus is only supported for engine: job; use compute.gpus_per_worker for "
+                "RayJob");
+        if (f->nodes > 1)
+            tg_spec_diag_error(d, "execution.nodes", TG_AT_VALUE,
+                               "execution.nodes is for engine: job; use compute.workers for "
+                               "RayJob pod count");
     }
     if (f->is_job) {
         sm_only(root, d, "run", "working_dir",
@@ -309,19 +395,27 @@ static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spe
                 "every pod); a Job runs the entrypoint script");
         sm_only(root, d, "run", "working_dir_excludes",
                 "run.working_dir_excludes requires engine: rayjob and run.working_dir");
-        sm_only(root, d, "compute", "workers",
-                "compute.workers is for engine: rayjob; use execution.nodes for a multi-node Job");
-        sm_only(root, d, "compute", "gpus_per_worker",
-                "compute.gpus_per_worker is for engine: rayjob; a Job uses compute.gpus");
+        if (f->workers > 1)
+            tg_spec_diag_error(d, "compute.workers", TG_AT_VALUE,
+                               "%s cannot set compute.workers=%" JSON_INTEGER_FORMAT
+                               "; use engine: rayjob or remove compute.workers",
+                               intent, f->workers);
+        if (tg_spec_get(root, "compute", "gpus_per_worker"))
+            tg_spec_diag_error(d, "compute.gpus_per_worker", TG_AT_KEY,
+                               "%s cannot set compute.gpus_per_worker; use compute.gpus for a "
+                               "direct Job or switch to engine: rayjob",
+                               intent);
         sm_only(root, d, "compute", "cpu_workers", "compute.cpu_workers is for engine: rayjob");
         for (size_t i = 0; i < TG_ARRAY_LEN(ray_quantities); i++) {
             if (!tg_spec_get(root, "compute", ray_quantities[i]))
-                continue; /* the message is only made for a field that is there */
-            char msg[128];
-            snprintf(msg, sizeof(msg),
-                     "compute.%s is for engine: rayjob; a Job uses compute.cpu_*/memory_*",
-                     ray_quantities[i]);
-            sm_only(root, d, "compute", ray_quantities[i], msg);
+                continue;
+            char path[64];
+            snprintf(path, sizeof(path), "compute.%s", ray_quantities[i]);
+            tg_spec_diag_error(d, path, TG_AT_KEY,
+                               "%s cannot set %s; jobs are single-pod, so use "
+                               "compute.cpu_request, compute.memory_request, compute.cpu_limit, "
+                               "and compute.memory_limit or switch to engine: rayjob",
+                               intent, path);
         }
     }
     if (tg_spec_get(root, "run", "working_dir_excludes") && !f->working_dir && f->is_ray)
@@ -329,27 +423,57 @@ static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spe
                            "run.working_dir_excludes needs run.working_dir");
 }
 
+/* execution.* against the engine, in the order and words of TauGrid's
+ * ValidateExecution (core/runconfig) and its Job dispatch (cli run.go). */
 static void sm_launcher(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
 {
     const char *l = f->launcher;
     tg_spec_qv_t q;
-    if (f->launcher_explicit && f->is_job && strncmp(l, "ray-", 4) == 0)
+    char fold[64], intent[64];
+    if (f->launcher_raw && !f->launcher_explicit) {
+        const char *shown = sm_fold(f->launcher_raw, fold, sizeof(fold));
+        shown = tg_spec_qv(&q, shown ? shown : f->launcher_raw);
+        if (!f->engine_raw)
+            tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                               "execution.launcher \"%s\" is not valid; use python, torchrun "
+                               "(engine: job) or ray-train, ray-tune (engine: rayjob)",
+                               shown);
+        else if (f->is_ray)
+            tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                               "execution.launcher \"%s\" is not valid for engine: rayjob; use "
+                               "ray-train or ray-tune",
+                               shown);
+        else if (f->is_job)
+            tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                               "execution.launcher \"%s\" is not valid for engine: job; use "
+                               "python or torchrun",
+                               shown);
+    }
+    int ray_launcher = f->launcher_explicit && strncmp(l, "ray-", 4) == 0;
+    if (ray_launcher && !f->engine_raw)
+        tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                           "execution.launcher \"%s\" requires engine: rayjob; set engine: rayjob "
+                           "explicitly",
+                           l);
+    else if (ray_launcher && f->is_job)
         tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
                            "execution.launcher \"%s\" requires engine: rayjob (needs a Ray "
                            "cluster); got engine: job",
-                           tg_spec_qv(&q, l));
+                           l);
     if (f->launcher_explicit && f->is_ray && strcmp(l, "torchrun") == 0)
         tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
                            "execution.launcher torchrun is for engine: job; Ray Train manages "
                            "distributed init via TorchConfig");
     if (f->launcher_explicit && f->is_ray && strcmp(l, "python") == 0)
         tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                           "execution.launcher python is for engine: job; a RayJob runs "
-                           "ray-train (default) or ray-tune");
+                           "execution.launcher python is for engine: job; use ray-train for "
+                           "engine: rayjob");
     int torchrun = strcmp(l, "torchrun") == 0;
     if (f->is_job && f->nodes > 1 && !torchrun)
         tg_spec_diag_error(d, "execution.nodes", TG_AT_VALUE,
-                           "execution.nodes > 1 requires execution.launcher: torchrun");
+                           "%s with execution.nodes=%" JSON_INTEGER_FORMAT
+                           " requires execution.launcher=torchrun",
+                           sm_intent(f, intent, sizeof(intent)), f->nodes);
     if (f->ppn > 1 && !torchrun)
         tg_spec_diag_error(d, "execution.processes_per_node", TG_AT_VALUE,
                            "execution.processes_per_node > 1 requires execution.launcher: "
@@ -367,7 +491,7 @@ static void sm_launcher(const json_t *root, const tg_spec_facts_t *f, tg_spec_di
     if (torchrun && !f->entrypoint && f->is_job)
         tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
                            "execution.launcher torchrun needs an entrypoint (.py)");
-    int tune = strcmp(l, "ray-tune") == 0;
+    int tune = f->launcher_explicit && strcmp(l, "ray-tune") == 0;
     static const char *const tune_keys[] = {"metric", "mode", "num_samples",
                                             "max_concurrent_trials"};
     for (size_t i = 0; i < TG_ARRAY_LEN(tune_keys); i++) {
@@ -379,14 +503,20 @@ static void sm_launcher(const json_t *root, const tg_spec_facts_t *f, tg_spec_di
                                "execution.launcher: ray-tune");
         }
     }
-    if (tune && f->is_ray) {
-        if (!tg_spec_get(root, "execution", "metric"))
+    if (tune) {
+        const char *metric = tg_spec_get_str(root, "execution", "metric");
+        if (!metric || !*metric)
             tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
                                "execution.metric is required for launcher: ray-tune");
-        if (!tg_spec_get(root, "execution", "configs"))
+        if (json_object_size(tg_spec_get(root, "execution", "configs")) == 0)
             tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
                                "execution.configs is required for launcher: ray-tune (defines "
                                "the search space)");
+        const char *mode = tg_spec_get_str(root, "execution", "mode");
+        if (mode && strcasecmp(mode, "min") != 0 && strcasecmp(mode, "max") != 0 && *mode)
+            tg_spec_diag_error(d, "execution.mode", TG_AT_VALUE,
+                               "execution.mode must be min or max, got \"%s\"",
+                               tg_spec_qv(&q, mode));
     }
 }
 
@@ -610,4 +740,5 @@ void tg_spec_semantic_check(const json_t *root, const tg_spec_facts_t *f,
     tg_spec_semantic_env(root, f, limits, diag);
     tg_spec_semantic_storage(root, f, diag);
     tg_spec_semantic_policy(root, f, diag);
+    tg_spec_semantic_sources(root, f, diag);
 }

@@ -15,16 +15,24 @@
 #include "spec/limits.h"
 
 /* What the spec says once aliases are folded. Strings are borrowed from the
- * tree; *_path name where the value came from (static strings). */
+ * tree unless noted; *_path name where the value came from (static strings,
+ * NULL for an inferred value). */
 typedef struct tg_spec_facts_s {
     const char *name, *name_path;
-    const char *engine, *engine_path; /* canonical "job" / "rayjob", or NULL */
+    const char *engine, *engine_path; /* canonical "job" / "rayjob", or NULL when invalid */
+    const char *engine_raw;           /* as written (run.engine or engine), or NULL */
+    int engine_inferred;              /* no engine written: inferred as TauGrid infers it */
+    const char *workload_kind, *workload_kind_path; /* run/compute.workload_kind as written */
     const char *entrypoint, *entrypoint_path;
     const char *image, *image_path;
-    const char *launcher; /* explicit, else the engine's default */
-    int launcher_explicit;
+    const char *launcher;     /* canonical (lowercase) explicit one, else the engine's default;
+                                 points into launcher_buf or a literal */
+    const char *launcher_raw; /* execution.launcher as written, or NULL */
+    int launcher_explicit;    /* a valid launcher is written */
+    char launcher_buf[16];
     const char *working_dir; /* run.working_dir */
     int is_job, is_ray;
+    int managed;                /* a TauGrid managed workflow manifest (spec/managed.h) */
     json_int_t gpus;            /* compute.gpus (job) */
     json_int_t gpus_per_worker; /* compute.gpus_per_worker (ray; default 1) */
     json_int_t workers, cpu_workers;
@@ -34,9 +42,9 @@ typedef struct tg_spec_facts_s {
 /* Fold aliases and defaults that later stages share. `root` borrowed. */
 void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f);
 
-/* A managed workflow manifest (schema_version without engine or run.engine)?
- * Adds the one error that says so and what to submit instead; returns 1. */
-int tg_spec_semantic_managed(const json_t *root, tg_spec_diag_t *diag);
+/* Canonical launcher for `s` (case and surrounding blanks ignored, as
+ * TauGrid): "python", "torchrun", "ray-train", "ray-tune", or NULL. */
+const char *tg_spec_launcher_canon(const char *s);
 
 /* Run every semantic rule; errors/warnings go to `diag`. */
 void tg_spec_semantic_check(const json_t *root, const tg_spec_facts_t *f,

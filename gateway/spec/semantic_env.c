@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <ctype.h>
 
+#include "spec/gopath.h"
 #include "spec/path.h"
 #include "spec/units.h"
 
@@ -14,6 +16,10 @@ int tg_spec_env_reserved(const char *key, int allow_nccl, int torchrun, char *wh
 {
     static const char *const tau_ok[] = {"TAU_RESUME_FROM", "TAU_RETRY_ATTEMPT", "TAU_RETRY_MAX",
                                          "TAU_RETRY_REASON"};
+    /* TauGrid's rule: the TAU_ namespace and MASTER_* / NCCL_* are matched
+     * without regard to case; only the four retry keys, in exactly that
+     * case, are the user's (a lowercase one would be a different variable
+     * the retry loop never sets). */
     if (strncasecmp(key, "TAU_", 4) == 0) {
         for (size_t i = 0; i < TG_ARRAY_LEN(tau_ok); i++)
             if (strcmp(key, tau_ok[i]) == 0)
@@ -24,16 +30,17 @@ int tg_spec_env_reserved(const char *key, int allow_nccl, int torchrun, char *wh
                  key);
         return 1;
     }
-    if (strcmp(key, "MASTER_ADDR") == 0 || strcmp(key, "MASTER_PORT") == 0) {
+    if (strcasecmp(key, "MASTER_ADDR") == 0 || strcasecmp(key, "MASTER_PORT") == 0) {
         snprintf(why, n,
-                 "env \"%s\" is reserved: taugate sets the torch.distributed rendezvous itself",
+                 "runtime.env contains Tau-managed keys that cannot be overridden: %s (Tau sets "
+                 "the torch.distributed rendezvous); settable TAU_ keys: " SE_TAU_ALLOWED,
                  key);
         return 1;
     }
     if (strncasecmp(key, "NCCL_", 5) == 0 && !allow_nccl) {
         snprintf(why, n,
-                 "env \"%s\" is reserved: NCCL_* is managed by taugate; set "
-                 "execution.allow_nccl_override: true to override it",
+                 "runtime.env contains Tau-managed keys that cannot be overridden: %s (NCCL_* keys "
+                 "are managed by Tau; set execution.allow_nccl_override: true to override them)",
                  key);
         return 1;
     }
@@ -196,6 +203,210 @@ static void se_mounts(const json_t *root, tg_spec_diag_t *d)
     }
 }
 
+/* storage.checkpoint: TauGrid's Storage.ValidateCheckpoint (an empty value
+ * is none), and its renderers' rule that the artifact index needs a
+ * writable durable PVC. */
+static void se_checkpoint(const json_t *root, const char *data, tg_spec_diag_t *d)
+{
+    const char *ck = tg_spec_get_str(root, "storage", "checkpoint");
+    if (!ck)
+        return;
+    tg_spec_qv_t q;
+    size_t n = strlen(ck), a = 0, b = n;
+    while (a < n && isspace((unsigned char)ck[a]))
+        a++;
+    while (b > a && isspace((unsigned char)ck[b - 1]))
+        b--;
+    if (a == b)
+        return; /* blank: no checkpoint declared */
+    if (a != 0 || b != n) {
+        tg_spec_diag_error(d, "storage.checkpoint", TG_AT_VALUE,
+                           "storage.checkpoint: must not have surrounding whitespace (got \"%s\")",
+                           tg_spec_qv(&q, ck));
+        return;
+    }
+    int bad = ck[0] == '/' || strchr(ck, '\\') != NULL;
+    for (const char *seg = ck; !bad;) {
+        const char *sl = strchr(seg, '/');
+        size_t sn = sl ? (size_t)(sl - seg) : strlen(seg);
+        bad = sn == 0 || (sn == 1 && seg[0] == '.') || (sn == 2 && seg[0] == '.' && seg[1] == '.');
+        if (!sl)
+            break;
+        seg = sl + 1;
+    }
+    if (bad)
+        tg_spec_diag_error(d, "storage.checkpoint", TG_AT_VALUE,
+                           "storage.checkpoint: must be a relative path inside the run's "
+                           "checkpoint dir, without '.' or '..' segments (got \"%s\")",
+                           tg_spec_qv(&q, ck));
+    if (!data)
+        tg_spec_diag_error(d, "storage.checkpoint", TG_AT_KEY,
+                           "storage.checkpoint requires writable durable PVC storage to write the "
+                           "artifact index: set storage.data_pvc");
+}
+
+/* storage.publish: staged, or nothing; staging needs the output on the
+ * durable PVC it is copied to. */
+static void se_publish(const json_t *root, const char *data, const char *out, tg_spec_diag_t *d)
+{
+    const char *pub = tg_spec_get_str(root, "storage", "publish");
+    if (!pub || !*pub)
+        return;
+    if (strcmp(pub, "staged") != 0) {
+        tg_spec_diag_error(d, "storage.publish", TG_AT_VALUE,
+                           "storage.publish must be one of: staged");
+        return;
+    }
+    if (!data || !out || !tg_spec_path_clean_abs(out) || !tg_spec_path_within(out, "/data"))
+        tg_spec_diag_error(d, "storage.publish", TG_AT_VALUE,
+                           "storage.publish=staged requires storage.output backed by a writable "
+                           "PVC: set storage.data_pvc and a storage.output under /data");
+}
+
+/* TauGrid's exptelemetry.ValidateID: lowercase alphanumerics with internal
+ * '-', '_' or '.'. The reason into why[n], or 0 when valid. */
+static int se_bad_id(const char *kind, const char *v, char *why, size_t n)
+{
+    tg_spec_qv_t q;
+    size_t len = strlen(v);
+    for (size_t i = 0; i < len; i++) {
+        char c = v[i];
+        int ok =
+            (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+        if (!ok) {
+            snprintf(why, n,
+                     "%s \"%s\" is invalid (use lowercase alphanumerics with internal '-', '_' "
+                     "or '.')",
+                     kind, tg_spec_qv(&q, v));
+            return 1;
+        }
+        if ((i == 0 || i == len - 1) && (c == '-' || c == '_' || c == '.')) {
+            snprintf(why, n, "%s \"%s\" is invalid (must start and end with an alphanumeric)", kind,
+                     tg_spec_qv(&q, v));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* `s` without surrounding blanks into out[n] (cut to fit). */
+static const char *se_trim(const char *s, char *out, size_t n)
+{
+    if (!s)
+        return NULL;
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t len = strlen(s);
+    while (len > 0 && isspace((unsigned char)s[len - 1]))
+        len--;
+    if (len >= n)
+        len = n - 1;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return out;
+}
+
+void tg_spec_experiment_id_from_title(const char *title, char *out, size_t n)
+{
+    size_t w = 0;
+    int dash = 0;
+    for (const char *p = title; *p && w + 1 < n && w < 63; p++) {
+        char c = *p;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+            if (dash && w > 0)
+                out[w++] = '-';
+            if (w + 1 < n && w < 63)
+                out[w++] = c;
+            dash = 0;
+        } else {
+            dash = 1;
+        }
+    }
+    out[w] = '\0';
+}
+
+/* metrics.history and, when metrics.offload is enabled, TauGrid's identity
+ * rules (Metrics.Validate). */
+static void se_metrics(const json_t *root, tg_spec_diag_t *d)
+{
+    tg_spec_qv_t q;
+    const json_t *hist = tg_spec_get(root, "metrics", "history");
+    size_t i;
+    const json_t *h;
+    json_array_foreach(hist, i, h)
+    {
+        if (!json_is_string(h))
+            continue;
+        char path[48], val[1100], clean[1100];
+        snprintf(path, sizeof(path), "metrics.history[%zu]", i);
+        const char *s = se_trim(json_string_value(h), val, sizeof(val));
+        if (!*s) {
+            tg_spec_diag_error(d, path, TG_AT_VALUE, "%s must not be empty", path);
+            continue;
+        }
+        if (tg_spec_gopath_clean(s, clean, sizeof(clean)) == (size_t)-1)
+            continue;
+        if (clean[0] == '/') {
+            if (!tg_spec_path_within(clean, "/data"))
+                tg_spec_diag_error(d, path, TG_AT_VALUE,
+                                   "%s \"%s\": absolute paths must be under /data", path,
+                                   tg_spec_qv(&q, json_string_value(h)));
+        } else if (strcmp(clean, "..") == 0 || strncmp(clean, "../", 3) == 0) {
+            tg_spec_diag_error(d, path, TG_AT_VALUE,
+                               "%s \"%s\": relative paths must not escape storage.output", path,
+                               tg_spec_qv(&q, json_string_value(h)));
+        }
+    }
+    int on = 0;
+    tg_spec_get_bool(tg_spec_get(root, "metrics", "offload"), NULL, "enabled", &on);
+    if (!on)
+        return;
+    if (json_array_size(hist) == 0) {
+        tg_spec_diag_error(d, "metrics.offload.enabled", TG_AT_VALUE,
+                           "metrics.history requires at least one JSONL path when "
+                           "metrics.offload.enabled is true");
+        return;
+    }
+    char project[300], name[300], title[300], group[300], why[512];
+    se_trim(tg_spec_get_str(root, "experiment", "project"), project, sizeof(project));
+    const char *pr = tg_spec_get_str(root, "experiment", "project") ? project : "";
+    if (!*pr) {
+        tg_spec_diag_error(d, "metrics.offload.enabled", TG_AT_VALUE,
+                           "experiment.project is required when metrics.offload.enabled is true");
+        return;
+    }
+    /* The experiment id: name, else one derived from the legacy title, else
+     * the group. */
+    const char *nm = se_trim(tg_spec_get_str(root, "experiment", "name"), name, sizeof(name));
+    const char *id_path = "experiment.name";
+    if (!nm || !*nm) {
+        const char *t = se_trim(tg_spec_get_str(root, "experiment", "title"), title, sizeof(title));
+        if (t && *t) {
+            tg_spec_experiment_id_from_title(t, name, sizeof(name));
+            nm = name;
+            id_path = "experiment.title";
+        } else {
+            nm = se_trim(tg_spec_get_str(root, "experiment", "group"), name, sizeof(name));
+            id_path = "experiment.group";
+        }
+    }
+    if (!nm || !*nm) {
+        tg_spec_diag_error(d, "metrics.offload.enabled", TG_AT_VALUE,
+                           "experiment.name is required when metrics.offload.enabled is true");
+        return;
+    }
+    if (se_bad_id("project", pr, why, sizeof(why)))
+        tg_spec_diag_error(d, "experiment.project", TG_AT_VALUE, "experiment.project: %s", why);
+    if (se_bad_id("experiment", nm, why, sizeof(why)))
+        tg_spec_diag_error(d, id_path, TG_AT_VALUE, "experiment.name: %s", why);
+    const char *g = se_trim(tg_spec_get_str(root, "experiment", "group"), group, sizeof(group));
+    if (g && *g && se_bad_id("group", g, why, sizeof(why)))
+        tg_spec_diag_error(d, "experiment.group", TG_AT_VALUE, "experiment.group: %s", why);
+    (void)q;
+}
+
 void tg_spec_semantic_storage(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
 {
     (void)f;
@@ -222,44 +433,11 @@ void tg_spec_semantic_storage(const json_t *root, const tg_spec_facts_t *f, tg_s
                           "storage.output \"%s\" is not under /data, so it will not outlive the "
                           "pod",
                           tg_spec_qv(&q, out));
-    const char *ck = tg_spec_get_str(root, "storage", "checkpoint");
-    if (ck) {
-        size_t n = strlen(ck);
-        int ws = n && (ck[0] == ' ' || ck[0] == '\t' || ck[n - 1] == ' ' || ck[n - 1] == '\t');
-        if (ws || !tg_spec_path_clean_rel(ck) || strcmp(ck, ".") == 0)
-            tg_spec_diag_error(d, "storage.checkpoint", TG_AT_VALUE,
-                               "storage.checkpoint \"%s\" must be a relative path with no \".\" "
-                               "or \"..\" segments and no surrounding whitespace",
-                               tg_spec_qv(&q, ck));
-        if (!data)
-            tg_spec_diag_error(d, "storage.checkpoint", TG_AT_KEY,
-                               "storage.checkpoint requires a writable durable PVC: set "
-                               "storage.data_pvc");
-    }
+    se_checkpoint(root, data, d);
+    se_publish(root, data, out, d);
     se_mounts(root, d);
 
-    const json_t *hist = tg_spec_get(root, "metrics", "history");
-    size_t i;
-    const json_t *h;
-    json_array_foreach(hist, i, h)
-    {
-        if (!json_is_string(h) || json_string_length(h) == 0)
-            continue;
-        const char *s = json_string_value(h);
-        char path[48];
-        snprintf(path, sizeof(path), "metrics.history[%zu]", i);
-        if (s[0] == '/') {
-            if (!tg_spec_path_clean_abs(s) || !tg_spec_path_within(s, "/data"))
-                tg_spec_diag_error(d, path, TG_AT_VALUE,
-                                   "%s \"%s\" is absolute, so it must be a clean path under /data",
-                                   path, tg_spec_qv(&q, s));
-        } else if (!tg_spec_path_rel_stays_inside(s)) {
-            tg_spec_diag_error(d, path, TG_AT_VALUE,
-                               "%s \"%s\" escapes storage.output; relative paths resolve under "
-                               "storage.output",
-                               path, tg_spec_qv(&q, s));
-        }
-    }
+    se_metrics(root, d);
 
     const char *cp = tg_spec_get_str(root, "resilience", "checkpoint_path");
     if (cp && (!tg_spec_path_clean_abs(cp) || !tg_spec_path_within(cp, "/data") ||
@@ -295,10 +473,55 @@ void tg_spec_semantic_storage(const json_t *root, const tg_spec_facts_t *f, tg_s
                           "resilience.retry_on has no effect while resilience.max_retries is 0");
 }
 
+/* execution.beta_features: acknowledgements TauGrid knows, each once. */
+static void se_beta_features(const json_t *root, tg_spec_diag_t *d)
+{
+    const json_t *bf = tg_spec_get(root, "execution", "beta_features");
+    size_t i;
+    const json_t *v;
+    tg_spec_qv_t q;
+    int bad = 0;
+    json_array_foreach(bf, i, v)
+    {
+        const char *s = json_string_value(v);
+        char path[48];
+        snprintf(path, sizeof(path), "execution.beta_features[%zu]", i);
+        if (!s)
+            continue;
+        if (strcmp(s, "multikueue") != 0) {
+            bad++;
+            tg_spec_diag_error(d, path, TG_AT_VALUE,
+                               "execution.beta_features \"%s\" is unsupported (supported: "
+                               "multikueue)",
+                               tg_spec_qv(&q, s));
+            continue;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (json_equal(json_array_get(bf, j), (json_t *)v)) {
+                tg_spec_diag_error(d, path, TG_AT_VALUE,
+                                   "execution.beta_features lists \"%s\" twice (duplicate)",
+                                   tg_spec_qv(&q, s));
+                bad++;
+                break;
+            }
+    }
+    if (json_array_size(bf) > 0 && !bad)
+        tg_spec_diag_warn(d, "execution.beta_features", TG_AT_KEY,
+                          "execution.beta_features acknowledges TauGrid's MultiKueue dispatch; "
+                          "taugate dispatches every run to its own cluster, so it has no effect");
+}
+
 void tg_spec_semantic_policy(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
 {
     (void)f;
     tg_spec_qv_t q, q2;
+    se_beta_features(root, d);
+    const char *mode = tg_spec_get_str(root, "policy", "mode");
+    if (mode && strcmp(mode, "elastic") == 0)
+        tg_spec_diag_error(d, "policy.mode", TG_AT_VALUE,
+                           "mode=elastic requires checkpoint/restart semantics (TauGrid removed "
+                           "policy.checkpoint_every, so no elastic run can be admitted); use "
+                           "mode fixed or omit it");
     const char *pr = tg_spec_get_str(root, "policy", "priority");
     const char *pt = tg_spec_get_str(root, "policy", "priority_tier");
     if (pr && pt && strcmp(pr, pt) != 0)

@@ -17,6 +17,11 @@ void tg_spec_semantic_storage(const json_t *root, const tg_spec_facts_t *f, tg_s
 /* priority, gpu_class and node_selector combinations. */
 void tg_spec_semantic_policy(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *diag);
 
+/* The experiment id TauGrid derives from a legacy experiment.title (a
+ * label value: lowercase alphanumerics, other runs turned into one '-',
+ * at most 63) into out[n]. */
+void tg_spec_experiment_id_from_title(const char *title, char *out, size_t n);
+
 /* Is `key` reserved (taugate owns it)? Writes the reason into why[n] when so.
  * `allow_nccl` unlocks NCCL_*; `torchrun` reserves JOB_COMPLETION_INDEX. */
 int tg_spec_env_reserved(const char *key, int allow_nccl, int torchrun, char *why, size_t n);

@@ -13,6 +13,7 @@ typedef struct v_ctx_s {
     tg_spec_diag_t *diag;
     tg_spec_path_t path;
     size_t errors;
+    int lenient; /* unknown keys are left alone (a managed manifest reports them itself) */
 } v_ctx_t;
 
 /* Where a value lives, so normalisation can replace or unset it. */
@@ -313,7 +314,7 @@ static void v_unknown_key(v_ctx_t *c, const tg_snode_t *n, const char *key, cons
 static int v_is_unsupported(const tg_snode_t *p)
 {
     for (; p; p = p->ref)
-        if (p->unsupported)
+        if (p->unsupported || p->refused)
             return 1;
     return 0;
 }
@@ -321,6 +322,11 @@ static int v_is_unsupported(const tg_snode_t *p)
 static int v_unsupported(v_ctx_t *c, const tg_snode_t *p)
 {
     for (; p; p = p->ref) {
+        if (p->refused) {
+            tg_spec_diag_error(c->diag, v_path(c), TG_AT_KEY, "%s", p->refused);
+            c->errors++;
+            return 1;
+        }
         if (p->unsupported) {
             tg_spec_diag_error(c->diag, v_path(c), TG_AT_KEY,
                                "%s is a TauGrid field that taugate does not support: %s", v_path(c),
@@ -410,7 +416,8 @@ static void v_object(v_ctx_t *c, const tg_snode_t *n, json_t *obj)
             size_t pl = parent_len < sizeof(parent) - 1 ? parent_len : sizeof(parent) - 1;
             memcpy(parent, c->path.s, pl);
             parent[pl] = '\0';
-            v_unknown_key(c, n, key, parent);
+            if (!c->lenient)
+                v_unknown_key(c, n, key, parent);
         }
         tg_spec_path_pop(&c->path, parent_len);
     }
@@ -559,6 +566,29 @@ size_t tg_spec_validate_schema(const tg_spec_schema_t *schema, json_t *root, tg_
     tg_spec_path_init(&c.path);
     v_slot_t slot = {0};
     v_value(&c, schema->root, root, &slot, TG_AT_VALUE);
+    tg_spec_path_clean(&c.path);
+    return c.errors;
+}
+
+size_t tg_spec_validate_sections(const tg_spec_schema_t *schema, json_t *root,
+                                 const char *const *sections, tg_spec_diag_t *diag)
+{
+    v_ctx_t c = {.diag = diag, .lenient = 1};
+    tg_spec_path_init(&c.path);
+    for (; *sections; sections++) {
+        json_t *v = json_object_get(root, *sections);
+        const tg_snode_t *n = tg_snode_prop(schema->root, *sections);
+        if (!v || !n)
+            continue;
+        if (json_is_null(v)) {
+            json_object_del(root, *sections);
+            continue;
+        }
+        size_t old = tg_spec_path_push_key(&c.path, *sections, strlen(*sections));
+        v_slot_t slot = {.parent = root, .key = *sections};
+        v_value(&c, n, v, &slot, TG_AT_VALUE);
+        tg_spec_path_pop(&c.path, old);
+    }
     tg_spec_path_clean(&c.path);
     return c.errors;
 }
