@@ -321,14 +321,112 @@ static void render_quantities(const tg_render_ctx_t *c, const char *prefix, cons
     tg_jw_end_obj(c->w);
 }
 
+int tg_render_dra(const tg_render_ctx_t *c, json_int_t gpus)
+{
+    return gpus > 0 && tg_render_str(c->policy, NULL, "dra_claim_template") != NULL;
+}
+
 void tg_render_k_resources(const tg_render_ctx_t *c, const char *prefix, json_int_t gpus)
 {
     char num[24];
     const char *gt = render_utoa(num, sizeof(num), gpus > 0 ? (unsigned long long)gpus : 0);
+    int dra = tg_render_dra(c, gpus);
     tg_jw_kobj(c->w, "resources");
+    if (dra) {
+        /* the GPUs come from the profile's ResourceClaimTemplate */
+        tg_jw_karr(c->w, "claims");
+        tg_jw_obj(c->w);
+        tg_jw_kstr(c->w, "name", "gpu");
+        tg_jw_end_obj(c->w);
+        tg_jw_end_arr(c->w);
+        gpus = 0;
+    }
     render_quantities(c, prefix, "_limit", gpus, gt);
     render_quantities(c, prefix, "_request", gpus, gt);
     tg_jw_end_obj(c->w);
+}
+
+void tg_render_k_resource_claims(const tg_render_ctx_t *c, json_int_t gpus)
+{
+    if (!tg_render_dra(c, gpus))
+        return;
+    tg_jw_t *w = c->w;
+    tg_jw_karr(w, "resourceClaims");
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "name", "gpu");
+    tg_jw_kstr(w, "resourceClaimTemplateName",
+               tg_render_str(c->policy, NULL, "dra_claim_template"));
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
+}
+
+void tg_render_k_image_pull_secrets(const tg_render_ctx_t *c)
+{
+    const json_t *ps = tg_render_get(c->policy, NULL, "image_pull_secrets");
+    if (json_array_size(ps) == 0)
+        return;
+    tg_jw_karr(c->w, "imagePullSecrets");
+    size_t i;
+    const json_t *v;
+    json_array_foreach(ps, i, v)
+    {
+        if (!json_is_string(v))
+            continue;
+        tg_jw_obj(c->w);
+        tg_jw_kstr(c->w, "name", json_string_value(v));
+        tg_jw_end_obj(c->w);
+    }
+    tg_jw_end_arr(c->w);
+}
+
+void tg_render_k_service_account(const tg_render_ctx_t *c)
+{
+    const char *sa = tg_render_str(c->policy, NULL, "service_account");
+    if (sa)
+        tg_jw_kstr(c->w, "serviceAccountName", sa);
+}
+
+int tg_render_packs(const tg_render_ctx_t *c, json_int_t gpus)
+{
+    const char *pl = tg_render_str(c->policy, NULL, "gpu_placement");
+    return gpus > 0 && pl && (strcmp(pl, "single-device") == 0 || strcmp(pl, "same-node") == 0);
+}
+
+void tg_render_k_packing_affinity(const tg_render_ctx_t *c, json_int_t gpus)
+{
+    if (!tg_render_packs(c, gpus))
+        return;
+    /* TauGrid's GPU bin packing: prefer a node already running small GPU
+     * pods, so whole nodes stay free for large runs. */
+    tg_jw_t *w = c->w;
+    tg_jw_kobj(w, "affinity");
+    tg_jw_kobj(w, "podAffinity");
+    tg_jw_karr(w, "preferredDuringSchedulingIgnoredDuringExecution");
+    tg_jw_obj(w);
+    tg_jw_kobj(w, "podAffinityTerm");
+    tg_jw_kobj(w, "labelSelector");
+    tg_jw_karr(w, "matchExpressions");
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "key", "tau.azure.com/gpu-count");
+    tg_jw_kstr(w, "operator", "Exists");
+    tg_jw_end_obj(w);
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "key", "tau.azure.com/gpu-placement");
+    tg_jw_kstr(w, "operator", "In");
+    tg_jw_karr(w, "values");
+    tg_jw_str(w, "single-device");
+    tg_jw_str(w, "same-node");
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_kstr(w, "topologyKey", "kubernetes.io/hostname");
+    tg_jw_end_obj(w);
+    tg_jw_kint(w, "weight", 100);
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
 }
 
 static void render_toleration(tg_jw_t *w, const char *key, const char *op, const char *value)
@@ -340,6 +438,30 @@ static void render_toleration(tg_jw_t *w, const char *key, const char *op, const
     if (value)
         tg_jw_kstr(w, "value", value);
     tg_jw_end_obj(w);
+}
+
+/* Does `list` hold a NoSchedule toleration equal to key/op/value (an
+ * absent operator is Equal, an absent effect matches every effect)? */
+static int render_has_toleration(const json_t *list, const char *key, const char *op,
+                                 const char *value)
+{
+    size_t i;
+    const json_t *t;
+    json_array_foreach(list, i, t)
+    {
+        const char *k = json_string_value(json_object_get(t, "key"));
+        const char *o = json_string_value(json_object_get(t, "operator"));
+        const char *v = json_string_value(json_object_get(t, "value"));
+        const char *e = json_string_value(json_object_get(t, "effect"));
+        if (!k || strcmp(k, key) != 0 || strcmp(o ? o : "Equal", op) != 0)
+            continue;
+        if (value && (!v || strcmp(v, value) != 0))
+            continue;
+        if (e && *e && strcmp(e, "NoSchedule") != 0)
+            continue;
+        return 1;
+    }
+    return 0;
 }
 
 void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu)
@@ -366,12 +488,13 @@ void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu)
         }
         tg_jw_end_obj(w);
     }
-    if (head)
+    /* The built-in ones, unless the profile already lists the same. */
+    if (head && !render_has_toleration(pt, "CriticalAddonsOnly", "Exists", NULL))
         render_toleration(w, "CriticalAddonsOnly", "Exists", NULL);
-    if (gpu) {
+    if (gpu && !render_has_toleration(pt, "sku", "Equal", "gpu"))
         render_toleration(w, "sku", "Equal", "gpu");
+    if (gpu && !render_has_toleration(pt, "nvidia.com/gpu", "Exists", NULL))
         render_toleration(w, "nvidia.com/gpu", "Exists", NULL);
-    }
     tg_jw_end_arr(w);
 }
 
@@ -427,6 +550,12 @@ static const char *render_pvc_volume(const json_t *vols, size_t upto, const char
 
 void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm)
 {
+    tg_render_k_volumes_open(c, script, dshm);
+    tg_jw_end_arr(c->w);
+}
+
+void tg_render_k_volumes_open(const tg_render_ctx_t *c, int script, int dshm)
+{
     tg_jw_t *w = c->w;
     tg_jw_karr(w, "volumes");
     if (script) {
@@ -478,7 +607,6 @@ void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm)
         tg_jw_end_obj(w);
         tg_jw_end_obj(w);
     }
-    tg_jw_end_arr(w);
 }
 
 static void render_mount(tg_jw_t *w, const char *name, const char *path, int ro)
@@ -492,6 +620,12 @@ static void render_mount(tg_jw_t *w, const char *name, const char *path, int ro)
 }
 
 void tg_render_k_mounts(const tg_render_ctx_t *c, int script, int dshm)
+{
+    tg_render_k_mounts_open(c, script, dshm);
+    tg_jw_end_arr(c->w);
+}
+
+void tg_render_k_mounts_open(const tg_render_ctx_t *c, int script, int dshm)
 {
     tg_jw_t *w = c->w;
     tg_jw_karr(w, "volumeMounts");
@@ -513,7 +647,6 @@ void tg_render_k_mounts(const tg_render_ctx_t *c, int script, int dshm)
         render_pvc_volume(vols, i, claim, vname, sizeof(vname), &first);
         render_mount(w, vname, path, json_is_true(json_object_get(v, "read_only")));
     }
-    tg_jw_end_arr(w);
 }
 
 static void render_seccomp(tg_jw_t *w)
@@ -600,4 +733,73 @@ size_t tg_render_config_flags(tg_jw_t *w, const json_t *configs)
     }
     free(keys);
     return n;
+}
+
+void tg_render_k_small_resources(const tg_render_ctx_t *c)
+{
+    tg_jw_t *w = c->w;
+    tg_jw_kobj(w, "resources");
+    tg_jw_kobj(w, "limits");
+    tg_jw_kstr(w, "cpu", "500m");
+    tg_jw_kstr(w, "memory", "256Mi");
+    tg_jw_end_obj(w);
+    tg_jw_kobj(w, "requests");
+    tg_jw_kstr(w, "cpu", "50m");
+    tg_jw_kstr(w, "memory", "64Mi");
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
+}
+
+int tg_render_publishes(const tg_render_ctx_t *c)
+{
+    const char *p = tg_render_str(c->storage, NULL, "publish");
+    return p && strcmp(p, "staged") == 0 && tg_render_str(c->storage, NULL, "output");
+}
+
+tg_rc_e tg_render_publish_tail(tg_buf_t *b)
+{
+    /* TauGrid's staged publication: outputs appear in storage.output only
+     * complete, after a successful run, with a marker readers wait for. */
+    return tg_buf_puts(
+        b, "status=$?\n"
+           "if [ \"$status\" -eq 0 ]; then\n"
+           "  mkdir -p \"$TAU_OUTPUT_DIR\"\n"
+           "  cp -a \"$TAU_OUTPUT_STAGING_DIR\"/. \"$TAU_OUTPUT_DIR\"/\n"
+           "  printf '%s\\n' \"$TAU_RUN_ID\" > \"$TAU_OUTPUT_DIR/" TG_RENDER_PUBLISHED_MARKER "\"\n"
+           "fi\n"
+           "exit \"$status\"\n");
+}
+
+void tg_render_k_system_affinity(const tg_render_ctx_t *c)
+{
+    /* The AKS system pool, or any node without the pool label (every
+     * non-AKS cluster). */
+    tg_jw_t *w = c->w;
+    tg_jw_kobj(w, "affinity");
+    tg_jw_kobj(w, "nodeAffinity");
+    tg_jw_kobj(w, "requiredDuringSchedulingIgnoredDuringExecution");
+    tg_jw_karr(w, "nodeSelectorTerms");
+    tg_jw_obj(w);
+    tg_jw_karr(w, "matchExpressions");
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "key", "kubernetes.azure.com/mode");
+    tg_jw_kstr(w, "operator", "In");
+    tg_jw_karr(w, "values");
+    tg_jw_str(w, "system");
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_obj(w);
+    tg_jw_karr(w, "matchExpressions");
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "key", "kubernetes.azure.com/mode");
+    tg_jw_kstr(w, "operator", "DoesNotExist");
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_end_arr(w);
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
 }

@@ -109,11 +109,25 @@ void tg_render_env_platform(tg_render_env_t *e, const tg_render_ctx_t *c);
 void tg_render_k_env(tg_jw_t *w, const tg_render_env_t *e);
 
 /* "resources": {requests, limits} for a role's quantities ("", "head_",
- * "worker_", "cpu_worker_"), with `gpus` of the GPU resource in both. */
+ * "worker_", "cpu_worker_"), with `gpus` of the GPU resource in both, or,
+ * when the profile names a DRA claim template, a claim "gpu" instead. */
 void tg_render_k_resources(const tg_render_ctx_t *c, const char *prefix, json_int_t gpus);
+/* Whether a pod with `gpus` GPUs gets them through a DRA claim. */
+int tg_render_dra(const tg_render_ctx_t *c, json_int_t gpus);
+/* Pod "resourceClaims" for the DRA claim (nothing without one). */
+void tg_render_k_resource_claims(const tg_render_ctx_t *c, json_int_t gpus);
+/* Pod "imagePullSecrets" and "serviceAccountName" from the profile. */
+void tg_render_k_image_pull_secrets(const tg_render_ctx_t *c);
+void tg_render_k_service_account(const tg_render_ctx_t *c);
+/* Whether a pod with `gpus` GPUs is packed (profile gpu_placement
+ * single-device or same-node), and its "affinity": TauGrid's preferred pod
+ * affinity to nodes already running such pods. */
+int tg_render_packs(const tg_render_ctx_t *c, json_int_t gpus);
+void tg_render_k_packing_affinity(const tg_render_ctx_t *c, json_int_t gpus);
 
 /* "tolerations": profile tolerations, then CriticalAddonsOnly (head) or the
- * two GPU tolerations (sku=gpu, nvidia.com/gpu) when `gpu`; nothing if empty. */
+ * two GPU tolerations (sku=gpu, nvidia.com/gpu) when `gpu`, each unless the
+ * profile already lists it; nothing if empty. */
 void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu);
 
 /* "nodeSelector": profile + policy selectors, plus tau.azure.com/gpu-class
@@ -126,6 +140,27 @@ void tg_render_k_node_selector(const tg_render_ctx_t *c, int gpu_pod);
  * optional dshm at /dev/shm, extra workspace PVCs. */
 void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm);
 void tg_render_k_mounts(const tg_render_ctx_t *c, int script, int dshm);
+/* The same, leaving the array open for more entries (close it with
+ * tg_jw_end_arr). */
+void tg_render_k_volumes_open(const tg_render_ctx_t *c, int script, int dshm);
+void tg_render_k_mounts_open(const tg_render_ctx_t *c, int script, int dshm);
+
+/* "affinity" of a control-only Ray head: the AKS system pool, or any node
+ * without its label. */
+void tg_render_k_system_affinity(const tg_render_ctx_t *c);
+
+/* "resources" of a helper init container (a copy or a decode). */
+void tg_render_k_small_resources(const tg_render_ctx_t *c);
+
+/* storage.publish: staged. The workload writes to TAU_OUTPUT_STAGING_DIR
+ * (pod-local); after a successful command the shell program copies it into
+ * TAU_OUTPUT_DIR and writes the marker. */
+#define TG_RENDER_STAGING_DIR      "/mnt/tau-staging"
+#define TG_RENDER_PUBLISHED_MARKER ".tau-published"
+int tg_render_publishes(const tg_render_ctx_t *c);
+/* The lines that follow the (not exec'd) command: publish on success,
+ * exit with the command's status. */
+tg_rc_e tg_render_publish_tail(tg_buf_t *b) TG_MUSTCHECK;
 
 /* Restricted Pod Security settings; nothing when runtime.security.mode is unset. */
 void tg_render_k_pod_security(const tg_render_ctx_t *c);

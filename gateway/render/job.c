@@ -10,7 +10,8 @@
 #include "spec/digest.h"
 #include "spec/units.h"
 
-#define JOB_RDZV_PORT 29500
+#define JOB_RDZV_PORT    29500
+#define JOB_SOURCE_MOUNT "/tau/source"
 
 /* The shell program of container "main". It decodes the script from env so
  * the pod needs no ConfigMap and any image with /bin/sh and base64 works;
@@ -21,14 +22,20 @@ static tg_rc_e job_program(tg_render_ctx_t *c, const tg_spec_file_t *script, int
 {
     const char *ep = c->entrypoint;
     int is_py = strcmp(tg_spec_ext(ep), ".py") == 0;
-    int shebang = script->len >= 2 && script->data[0] == '#' && script->data[1] == '!';
+    int shebang = script && script->len >= 2 && script->data[0] == '#' && script->data[1] == '!';
     int torchrun = strcmp(c->launcher, "torchrun") == 0;
     int direct = !is_py && !torchrun && shebang;
+    /* run.source: the entrypoint is already in /tau/source */
+    char srcpath[600];
     const char *dst = direct ? "/tmp/run.sh" : "/tmp/tau-entrypoint.py";
-    tg_rc_e rc = tg_buf_puts(b, "set -eu\nprintf '%s' \"$TAU_SCRIPT_B64\" | base64 -d > ");
-    if (rc == TG_OK)
+    if (!script)
+        dst = tg_render_cat(srcpath, sizeof(srcpath), JOB_SOURCE_MOUNT "/", ep, NULL);
+    tg_rc_e rc = tg_buf_puts(b, "set -eu\n");
+    if (rc == TG_OK && script)
+        rc = tg_buf_puts(b, "printf '%s' \"$TAU_SCRIPT_B64\" | base64 -d > ");
+    if (rc == TG_OK && script)
         rc = tg_buf_puts(b, dst);
-    if (rc == TG_OK)
+    if (rc == TG_OK && script)
         rc = tg_buf_puts(b, "\n");
     if (rc == TG_OK && has_req)
         rc = tg_buf_puts(b, "printf '%s' \"$TAU_REQUIREMENTS_B64\" | base64 -d > "
@@ -43,22 +50,94 @@ static tg_rc_e job_program(tg_render_ctx_t *c, const tg_spec_file_t *script, int
         rc = tg_buf_puts(b, "export PATH=\"$(python3 -m site --user-base)/bin:$PATH\"\n");
     if (rc != TG_OK)
         return rc;
+    /* With staged publishing the command's status decides the publication,
+     * so it is run, not exec'd. */
+    int publish = tg_render_publishes(c);
+    const char *lead = publish ? "" : "exec ";
+    if (publish && tg_buf_puts(b, "set +e\n") != TG_OK)
+        return TG_ETOOLARGE;
     if (torchrun && nodes > 1)
-        return tg_buf_printf(b,
-                             "exec python3 -m torch.distributed.run --nnodes=%" JSON_INTEGER_FORMAT
-                             " --node_rank=\"$JOB_COMPLETION_INDEX\" --rdzv-backend=c10d "
-                             "--rdzv-endpoint=%s-0.%s-headless:%d --rdzv-id=%s "
-                             "--nproc_per_node=%" JSON_INTEGER_FORMAT " \"$@\" %s\n",
-                             nodes, c->name, c->name, JOB_RDZV_PORT, c->name, ppn, dst);
-    if (torchrun)
-        return tg_buf_printf(b,
-                             "exec python3 -m torch.distributed.run --standalone "
-                             "--nproc_per_node=%" JSON_INTEGER_FORMAT " \"$@\" %s\n",
-                             ppn, dst);
-    /* dst is one of two literals: the lines are literals too. */
-    if (direct)
-        return tg_buf_puts(b, "chmod +x /tmp/run.sh\nexec /tmp/run.sh \"$@\"\n");
-    return tg_buf_puts(b, "exec python3 /tmp/tau-entrypoint.py \"$@\"\n");
+        rc = tg_buf_printf(b,
+                           "%spython3 -m torch.distributed.run --nnodes=%" JSON_INTEGER_FORMAT
+                           " --node_rank=\"$JOB_COMPLETION_INDEX\" --rdzv-backend=c10d "
+                           "--rdzv-endpoint=%s-0.%s-headless:%d --rdzv-id=%s "
+                           "--nproc_per_node=%" JSON_INTEGER_FORMAT " \"$@\" %s\n",
+                           lead, nodes, c->name, c->name, JOB_RDZV_PORT, c->name, ppn, dst);
+    else if (torchrun)
+        rc = tg_buf_printf(b,
+                           "%spython3 -m torch.distributed.run --standalone "
+                           "--nproc_per_node=%" JSON_INTEGER_FORMAT " \"$@\" %s\n",
+                           lead, ppn, dst);
+    else if (direct)
+        rc = tg_buf_printf(b, "chmod +x /tmp/run.sh\n%s/tmp/run.sh \"$@\"\n", lead);
+    else
+        rc = tg_buf_printf(b, "%spython3 %s \"$@\"\n", lead, dst);
+    if (rc == TG_OK && publish)
+        rc = tg_render_publish_tail(b);
+    return rc;
+}
+
+/* The init containers that copy trees out of images: run.source into the
+ * tau-source volume, each storage.image_assets entry into its own. */
+static void job_init_containers(tg_render_ctx_t *c, const json_t *source, const json_t *assets)
+{
+    tg_jw_t *w = c->w;
+    if (!source && json_array_size(assets) == 0)
+        return;
+    tg_jw_karr(w, "initContainers");
+    size_t i;
+    const json_t *a;
+    json_array_foreach(assets, i, a)
+    {
+        char vname[80], src[4200];
+        const char *name = json_string_value(json_object_get(a, "name"));
+        tg_render_cat(vname, sizeof(vname), "tau-asset-", name ? name : "", NULL);
+        tg_render_cat(src, sizeof(src), json_string_value(json_object_get(a, "source_path")), "/.",
+                      NULL);
+        tg_jw_obj(w);
+        tg_jw_karr(w, "command");
+        tg_jw_str(w, "/bin/cp");
+        tg_jw_str(w, "-a");
+        tg_jw_str(w, "--");
+        tg_jw_str(w, src);
+        tg_jw_str(w, "/tau-asset/");
+        tg_jw_end_arr(w);
+        tg_jw_kstr(w, "image", json_string_value(json_object_get(a, "image")));
+        tg_jw_kstr(w, "name", vname);
+        tg_render_k_small_resources(c);
+        tg_render_k_container_security(c);
+        tg_jw_karr(w, "volumeMounts");
+        tg_jw_obj(w);
+        tg_jw_kstr(w, "mountPath", "/tau-asset");
+        tg_jw_kstr(w, "name", vname);
+        tg_jw_end_obj(w);
+        tg_jw_end_arr(w);
+        tg_jw_end_obj(w);
+    }
+    if (source) {
+        tg_jw_obj(w);
+        tg_jw_karr(w, "command");
+        tg_jw_str(w, "/bin/sh");
+        tg_jw_str(w, "-c");
+        tg_jw_str(w, "cp -R -- \"$1\"/. /tau-source/ && chmod -R a+rwX /tau-source && chmod a+x "
+                     "\"/tau-source/$2\"");
+        tg_jw_str(w, "tau-source");
+        tg_jw_str(w, json_string_value(json_object_get(source, "path")));
+        tg_jw_str(w, c->entrypoint);
+        tg_jw_end_arr(w);
+        tg_jw_kstr(w, "image", json_string_value(json_object_get(source, "image")));
+        tg_jw_kstr(w, "name", "tau-source");
+        tg_render_k_small_resources(c);
+        tg_render_k_container_security(c);
+        tg_jw_karr(w, "volumeMounts");
+        tg_jw_obj(w);
+        tg_jw_kstr(w, "mountPath", "/tau-source");
+        tg_jw_kstr(w, "name", "tau-source");
+        tg_jw_end_obj(w);
+        tg_jw_end_arr(w);
+        tg_jw_end_obj(w);
+    }
+    tg_jw_end_arr(w);
 }
 
 static void job_service(tg_render_ctx_t *c)
@@ -92,6 +171,61 @@ static void job_service(tg_render_ctx_t *c)
     tg_jw_end_obj(w);
 }
 
+/* The common mounts, then run.source's tree and the image assets
+ * (read-only). */
+static void job_mounts(tg_render_ctx_t *c, int dshm, const json_t *source, const json_t *assets)
+{
+    tg_jw_t *w = c->w;
+    tg_render_k_mounts_open(c, 0, dshm);
+    size_t i;
+    const json_t *a;
+    json_array_foreach(assets, i, a)
+    {
+        char vname[80];
+        const char *name = json_string_value(json_object_get(a, "name"));
+        tg_render_cat(vname, sizeof(vname), "tau-asset-", name ? name : "", NULL);
+        tg_jw_obj(w);
+        tg_jw_kstr(w, "mountPath", json_string_value(json_object_get(a, "mount_path")));
+        tg_jw_kstr(w, "name", vname);
+        tg_jw_kbool(w, "readOnly", 1);
+        tg_jw_end_obj(w);
+    }
+    if (source) {
+        tg_jw_obj(w);
+        tg_jw_kstr(w, "mountPath", JOB_SOURCE_MOUNT);
+        tg_jw_kstr(w, "name", "tau-source");
+        tg_jw_end_obj(w);
+    }
+    tg_jw_end_arr(w);
+}
+
+static void job_volumes(tg_render_ctx_t *c, int dshm, const json_t *source, const json_t *assets)
+{
+    tg_jw_t *w = c->w;
+    tg_render_k_volumes_open(c, 0, dshm);
+    size_t i;
+    const json_t *a;
+    json_array_foreach(assets, i, a)
+    {
+        char vname[80];
+        const char *name = json_string_value(json_object_get(a, "name"));
+        tg_render_cat(vname, sizeof(vname), "tau-asset-", name ? name : "", NULL);
+        tg_jw_obj(w);
+        tg_jw_kobj(w, "emptyDir");
+        tg_jw_end_obj(w);
+        tg_jw_kstr(w, "name", vname);
+        tg_jw_end_obj(w);
+    }
+    if (source) {
+        tg_jw_obj(w);
+        tg_jw_kobj(w, "emptyDir");
+        tg_jw_end_obj(w);
+        tg_jw_kstr(w, "name", "tau-source");
+        tg_jw_end_obj(w);
+    }
+    tg_jw_end_arr(w);
+}
+
 tg_rc_e tg_render_job(tg_render_ctx_t *c)
 {
     tg_rc_e rc = TG_EINVAL;
@@ -119,7 +253,15 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     const char *profile = tg_render_str(c->policy, NULL, "profile");
     if (profile)
         tg_render_env_set(&env, "TAU_PROFILE", profile);
-    if (c->entrypoint) {
+    const json_t *source = tg_render_get(c->run, NULL, "source");
+    const json_t *assets = tg_render_get(c->storage, NULL, "image_assets");
+    if (c->entrypoint && source) {
+        if (job_program(c, NULL, 0, has_pip, nodes, ppn, &prog) != TG_OK) {
+            tg_render_fail(c, "entrypoint program too large");
+            goto out;
+        }
+        tg_render_env_set(&env, "TAU_SCRIPT_SRC", c->entrypoint);
+    } else if (c->entrypoint) {
         script = tg_spec_files_find(c->files, c->entrypoint);
         if (!script) {
             tg_render_fail(c, "entrypoint \"%s\" is not among the files", c->entrypoint);
@@ -166,6 +308,8 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
         tg_render_int_text(num, nodes * ppn);
         tg_render_env_set(&env, "TAU_WORLD_SIZE", num);
     }
+    if (tg_render_publishes(c))
+        tg_render_env_set(&env, "TAU_OUTPUT_STAGING_DIR", TG_RENDER_STAGING_DIR);
     tg_render_env_platform(&env, c);
 
     char digest[72], *pd = NULL;
@@ -175,6 +319,14 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
         memcpy(digest, "sha256:", 7);
         memcpy(digest + 7, hex, 65);
         pd = digest;
+    } else if (source) {
+        /* the code is the pinned source image's */
+        const char *img = json_string_value(json_object_get(source, "image"));
+        const char *at = img ? strchr(img, '@') : NULL;
+        if (at && strlen(at + 1) < sizeof(digest)) {
+            memcpy(digest, at + 1, strlen(at + 1) + 1);
+            pd = digest;
+        }
     }
     char exec[160];
     if (torchrun)
@@ -209,19 +361,20 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
         tg_render_topology_annotation(c);
         tg_jw_end_obj(w);
     }
-    tg_render_k_labels(c, 0);
+    tg_render_k_pod_labels(c, c->gpus);
     tg_jw_end_obj(w);
 
     tg_jw_kobj(w, "spec"); /* pod */
+    tg_render_k_packing_affinity(c, c->gpus);
     tg_jw_karr(w, "containers");
     tg_jw_obj(w);
     const json_t *configs = tg_render_get(c->execution, NULL, "configs");
-    if (script && json_object_size(configs) > 0) {
+    if ((script || source) && json_object_size(configs) > 0) {
         tg_jw_karr(w, "args");
         tg_render_config_flags(w, configs);
         tg_jw_end_arr(w);
     }
-    if (script) {
+    if (script || source) {
         tg_jw_karr(w, "command");
         tg_jw_str(w, "/bin/sh");
         tg_jw_str(w, "-c");
@@ -234,27 +387,33 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     tg_jw_kstr(w, "name", "main");
     tg_render_k_resources(c, "", c->gpus);
     tg_render_k_container_security(c);
-    tg_render_k_mounts(c, 0, dshm);
+    job_mounts(c, dshm, source, assets);
     const char *wd = tg_render_str(c->runtime, NULL, "working_dir");
+    if (!wd && source)
+        wd = JOB_SOURCE_MOUNT;
     if (!wd && tg_render_str(c->storage, NULL, "data_pvc"))
         wd = "/data";
     if (wd)
         tg_jw_kstr(w, "workingDir", wd);
     tg_jw_end_obj(w);
     tg_jw_end_arr(w); /* containers */
+    tg_render_k_image_pull_secrets(c);
+    job_init_containers(c, source, assets);
     tg_render_k_node_selector(c, c->gpus > 0);
     const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
     if (ppc)
         tg_jw_kstr(w, "priorityClassName", ppc);
+    tg_render_k_resource_claims(c, c->gpus);
     tg_jw_kstr(w, "restartPolicy", "Never");
     tg_render_k_pod_security(c);
+    tg_render_k_service_account(c);
     if (multi) {
         char sub[80];
         tg_jw_kstr(w, "subdomain", tg_render_cat(sub, sizeof(sub), c->name, "-headless", NULL));
     }
     tg_jw_kint(w, "terminationGracePeriodSeconds", 600);
     tg_render_k_tolerations(c, 0, c->gpus > 0);
-    tg_render_k_volumes(c, 0, dshm);
+    job_volumes(c, dshm, source, assets);
     tg_jw_end_obj(w); /* pod spec */
     tg_jw_end_obj(w); /* template */
     tg_jw_kint(w, "ttlSecondsAfterFinished",

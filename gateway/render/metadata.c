@@ -75,9 +75,10 @@ static const char *md_experiment_id(const tg_render_ctx_t *c)
     return n ? n : tg_render_str(c->experiment, NULL, "group");
 }
 
-void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue)
+static void md_labels(const tg_render_ctx_t *c, int with_kueue, int pod, json_int_t gpus)
 {
     md_pairs_t p = {.n = 0};
+    char ng[24];
     const char *engine = tg_render_str(c->rc, NULL, "engine");
     md_add(&p, TG_LABEL_MANAGED_BY, "taugate");
     md_add(&p, TG_TAU_MANAGED_BY, "tau");
@@ -113,14 +114,29 @@ void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue)
         md_add_label(&p, "tau.azure.com/stellar-experiment", md_experiment_id(c));
         md_add_label(&p, "tau.azure.com/stellar-group",
                      tg_render_str(c->experiment, NULL, "group"));
-    } else {
-        /* pods: the workload they belong to, TauGrid's pod selector */
+    } else if (pod) {
+        /* the workload the pod belongs to, TauGrid's pod selector */
         md_add_label(&p, "tau.azure.com/job", c->name);
         if (tg_render_bool(c->policy, NULL, "workload_identity") &&
             tg_render_str(c->policy, NULL, "service_account"))
             md_add(&p, "azure.workload.identity/use", "true");
+        if (gpus > 0) {
+            md_add(&p, "tau.azure.com/gpu-count", tg_render_int_text(ng, gpus));
+            md_add_label(&p, "tau.azure.com/gpu-placement",
+                         tg_render_str(c->policy, NULL, "gpu_placement"));
+        }
     }
     md_write(c->w, "labels", &p);
+}
+
+void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue)
+{
+    md_labels(c, with_kueue, 0, 0);
+}
+
+void tg_render_k_pod_labels(const tg_render_ctx_t *c, json_int_t gpus)
+{
+    md_labels(c, 0, 1, gpus);
 }
 
 static void md_provenance_pair(const void *arg, size_t i, const char **k, size_t *kn,
@@ -167,8 +183,8 @@ static void md_storage_mounts(const tg_render_ctx_t *c, tg_buf_t *b)
         tg_buf_reset(b);
 }
 
-void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
-                             const char *payload_digest)
+static void md_annotations(const tg_render_ctx_t *c, const char *execution,
+                           const char *payload_digest, const char *const *extra)
 {
     tg_jw_t *w = c->w;
     md_pairs_t p = {.n = 0};
@@ -223,6 +239,8 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
     tg_buf_init(&mounts, 1 << 20);
     md_storage_mounts(c, &mounts);
     md_add(&p, "tau.azure.com/storage-mounts", mounts.data);
+    for (; extra && extra[0]; extra += 2)
+        md_add(&p, extra[0], extra[1]);
     /* the provenance table is filled in, at its place in key order */
     tg_jw_kobj(w, "annotations");
     for (size_t i = 1; i < p.n; i++)
@@ -246,14 +264,27 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
     tg_buf_clean(&mounts);
 }
 
+void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
+                             const char *payload_digest)
+{
+    md_annotations(c, execution, payload_digest, NULL);
+}
+
 void tg_render_k_workload_header(const tg_render_ctx_t *c, const char *api, const char *kind,
                                  const char *execution, const char *payload_digest)
+{
+    tg_render_k_workload_header_x(c, api, kind, execution, payload_digest, NULL);
+}
+
+void tg_render_k_workload_header_x(const tg_render_ctx_t *c, const char *api, const char *kind,
+                                   const char *execution, const char *payload_digest,
+                                   const char *const *extra)
 {
     tg_jw_t *w = c->w;
     tg_jw_kstr(w, "apiVersion", api);
     tg_jw_kstr(w, "kind", kind);
     tg_jw_kobj(w, "metadata");
-    tg_render_k_annotations(c, execution, payload_digest);
+    md_annotations(c, execution, payload_digest, extra);
     tg_render_k_labels(c, 1);
     tg_jw_kstr(w, "name", c->name);
     tg_jw_kstr(w, "namespace", c->ns);

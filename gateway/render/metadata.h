@@ -68,9 +68,12 @@ void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *
  * `b`. A tg_jw_fill_fn. */
 tg_rc_e tg_render_provenance_text(const void *arg, tg_buf_t *b) TG_MUSTCHECK;
 
-/* "labels": {...} for the workload object (with_kueue=1) or its pods and
- * Service (0). */
+/* "labels": {...} for the workload object (with_kueue=1) or its Service (0). */
 void tg_render_k_labels(const tg_render_ctx_t *c, int with_kueue);
+/* "labels" for a pod template with `gpus` GPUs per pod: the Service's, plus
+ * tau.azure.com/job, the workload identity label, and for GPU pods
+ * tau.azure.com/gpu-count and gpu-placement. */
+void tg_render_k_pod_labels(const tg_render_ctx_t *c, json_int_t gpus);
 
 /* "annotations": {...} for the workload object. `execution` is the JSON text
  * of taugate.io/workloadspec-execution; `payload_digest` may be NULL. */
@@ -81,5 +84,10 @@ void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
  * workload object, written into the open manifest object. */
 void tg_render_k_workload_header(const tg_render_ctx_t *c, const char *api, const char *kind,
                                  const char *execution, const char *payload_digest);
+/* The same with more annotations: `extra` is a NULL-terminated list of
+ * key, value pairs (empty values are left out). */
+void tg_render_k_workload_header_x(const tg_render_ctx_t *c, const char *api, const char *kind,
+                                   const char *execution, const char *payload_digest,
+                                   const char *const *extra);
 
 #endif

@@ -7,25 +7,11 @@
 
 #include "core/buf.h"
 #include "render/metadata.h"
+#include "render/payload.h"
 #include "spec/digest.h"
 #include "spec/units.h"
 
 #define RJ_TUNE_DRIVER "_tau_tune_driver.py"
-
-/* Decodes TAU_PAYLOAD_<i> = "<name>:<sha256>:<base64>" into /script and
- * verifies each digest, so a corrupted template cannot run the wrong code. */
-static const char rj_payload_py[] =
-    "import base64, hashlib, os, sys\n"
-    "i = 0\n"
-    "while 'TAU_PAYLOAD_%d' % i in os.environ:\n"
-    "    name, digest, data = os.environ['TAU_PAYLOAD_%d' % i].split(':', 2)\n"
-    "    raw = base64.b64decode(data)\n"
-    "    if hashlib.sha256(raw).hexdigest() != digest:\n"
-    "        sys.exit('tau-payload: digest mismatch for ' + name)\n"
-    "    with open(os.path.join('/script', os.path.basename(name)), 'wb') as f:\n"
-    "        f.write(raw)\n"
-    "    i += 1\n"
-    "print('tau-payload: %d file(s) in /script' % i)\n";
 
 /* Ray Tune driver: every execution.configs key is a search dimension and a
  * list makes grid points; the user's script provides the trainable. */
@@ -106,37 +92,6 @@ static int rj_version_below(const char *v, unsigned major, unsigned minor)
     return x[0] < major || (x[0] == major && x[1] < minor);
 }
 
-typedef struct rj_payload_s {
-    tg_render_env_t env; /* TAU_PAYLOAD_<i> entries for the init container */
-    tg_buf_t list;       /* "name:sha256\n" lines, hashed into the payload digest */
-    size_t n;
-} rj_payload_t;
-
-/* hex: the sha256 of the bytes (tg_render_file_sha256 for submitted files). */
-static void rj_payload_add(rj_payload_t *p, const char *name, const void *data, size_t len,
-                           const char hex[65])
-{
-    char key[32];
-    char *b64 = tg_spec_b64_encode(data, len);
-    size_t nl = strlen(name), bl = strlen(b64);
-    /* name:hex:b64, put together without printf. */
-    char *val = tg_xmalloc(nl + 66 + bl + 1);
-    memcpy(val, name, nl);
-    val[nl] = ':';
-    memcpy(val + nl + 1, hex, 64);
-    val[nl + 65] = ':';
-    memcpy(val + nl + 66, b64, bl + 1);
-    char num[24];
-    tg_render_cat(key, sizeof(key), "TAU_PAYLOAD_", tg_render_int_text(num, (json_int_t)p->n++),
-                  NULL);
-    tg_render_env_set(&p->env, key, val);
-    if (tg_buf_append(&p->list, name, nl) != TG_OK || tg_buf_append(&p->list, ":", 1) != TG_OK ||
-        tg_buf_append(&p->list, hex, 64) != TG_OK || tg_buf_append(&p->list, "\n", 1) != TG_OK)
-        tg_buf_reset(&p->list);
-    free(val);
-    free(b64);
-}
-
 static const char *rj_base(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -151,11 +106,17 @@ static tg_rc_e rj_entrypoint(tg_render_ctx_t *c, int has_req, const char *wd, tg
         rc = tg_buf_puts(b, "python3 -m pip install -r /script/requirements.txt || python3 -m pip "
                             "install --user -r /script/requirements.txt\n"
                             "export PATH=\"$(python3 -m site --user-base)/bin:$PATH\"\n");
+    /* With staged publishing the driver's status decides the publication,
+     * so it is run, not exec'd. */
+    int publish = tg_render_publishes(c);
+    const char *lead = publish ? "" : "exec ";
+    if (rc == TG_OK && publish)
+        rc = tg_buf_printf(b, "export TAU_OUTPUT_STAGING_DIR=" TG_RENDER_STAGING_DIR "\nset +e\n");
     if (rc != TG_OK)
         return rc;
-    if (strcmp(c->launcher, "ray-tune") == 0)
-        return tg_buf_puts(b, "cd /data\nexec python3 /script/" RJ_TUNE_DRIVER "\n");
-    if (wd) {
+    if (strcmp(c->launcher, "ray-tune") == 0) {
+        rc = tg_buf_printf(b, "cd /data\n%spython3 /script/" RJ_TUNE_DRIVER "\n", lead);
+    } else if (wd) {
         /* Ray unpacks the archive as the job's working_dir and puts it on
          * PYTHONPATH; the entrypoint runs as a module from there. */
         char mod[512];
@@ -166,12 +127,13 @@ static tg_rc_e rj_entrypoint(tg_render_ctx_t *c, int has_req, const char *wd, tg
         for (char *p = mod; *p; p++)
             if (*p == '/')
                 *p = '.';
-        return tg_buf_printf(b, "exec python3 -m %s\n", mod);
+        rc = tg_buf_printf(b, "%spython3 -m %s\n", lead, mod);
+    } else {
+        rc = tg_buf_printf(b, "cd /data\n%spython3 /script/%s\n", lead, rj_base(c->entrypoint));
     }
-    rc = tg_buf_puts(b, "cd /data\nexec python3 /script/");
-    if (rc == TG_OK)
-        rc = tg_buf_puts(b, rj_base(c->entrypoint));
-    return rc == TG_OK ? tg_buf_puts(b, "\n") : rc;
+    if (rc == TG_OK && publish)
+        rc = tg_render_publish_tail(b);
+    return rc;
 }
 
 /* runtimeEnvYAML text into b (empty when there is nothing to say). */
@@ -247,40 +209,6 @@ static void rj_port(tg_jw_t *w, const char *name, int port)
     tg_jw_end_obj(w);
 }
 
-static void rj_payload_init(tg_render_ctx_t *c, const tg_render_env_t *penv)
-{
-    tg_jw_t *w = c->w;
-    tg_jw_karr(w, "initContainers");
-    tg_jw_obj(w);
-    tg_jw_karr(w, "command");
-    tg_jw_str(w, "python3");
-    tg_jw_str(w, "-c");
-    tg_jw_str(w, rj_payload_py);
-    tg_jw_end_arr(w);
-    tg_render_k_env(w, penv);
-    tg_jw_kstr(w, "image", c->image);
-    tg_jw_kstr(w, "name", "tau-payload");
-    tg_jw_kobj(w, "resources");
-    tg_jw_kobj(w, "limits");
-    tg_jw_kstr(w, "cpu", "500m");
-    tg_jw_kstr(w, "memory", "256Mi");
-    tg_jw_end_obj(w);
-    tg_jw_kobj(w, "requests");
-    tg_jw_kstr(w, "cpu", "50m");
-    tg_jw_kstr(w, "memory", "64Mi");
-    tg_jw_end_obj(w);
-    tg_jw_end_obj(w);
-    tg_render_k_container_security(c);
-    tg_jw_karr(w, "volumeMounts");
-    tg_jw_obj(w);
-    tg_jw_kstr(w, "mountPath", "/script");
-    tg_jw_kstr(w, "name", "script");
-    tg_jw_end_obj(w);
-    tg_jw_end_arr(w);
-    tg_jw_end_obj(w);
-    tg_jw_end_arr(w);
-}
-
 static void rj_probe_tcp(tg_jw_t *w, const char *key, int delay, int period, int failures)
 {
     tg_jw_kobj(w, key);
@@ -308,41 +236,14 @@ static void rj_template(tg_render_ctx_t *c, int head, const char *res_prefix, js
     if (!head)
         tg_render_topology_annotation(c);
     tg_jw_end_obj(w);
-    tg_render_k_labels(c, 0);
+    tg_render_k_pod_labels(c, gpus);
     tg_jw_end_obj(w);
 
     tg_jw_kobj(w, "spec");
-    if (head) {
-        /* Control-only head: the AKS system pool, or any node without the
-         * pool label (every non-AKS cluster). */
-        tg_jw_kobj(w, "affinity");
-        tg_jw_kobj(w, "nodeAffinity");
-        tg_jw_kobj(w, "requiredDuringSchedulingIgnoredDuringExecution");
-        tg_jw_karr(w, "nodeSelectorTerms");
-        tg_jw_obj(w);
-        tg_jw_karr(w, "matchExpressions");
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "key", "kubernetes.azure.com/mode");
-        tg_jw_kstr(w, "operator", "In");
-        tg_jw_karr(w, "values");
-        tg_jw_str(w, "system");
-        tg_jw_end_arr(w);
-        tg_jw_end_obj(w);
-        tg_jw_end_arr(w);
-        tg_jw_end_obj(w);
-        tg_jw_obj(w);
-        tg_jw_karr(w, "matchExpressions");
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "key", "kubernetes.azure.com/mode");
-        tg_jw_kstr(w, "operator", "DoesNotExist");
-        tg_jw_end_obj(w);
-        tg_jw_end_arr(w);
-        tg_jw_end_obj(w);
-        tg_jw_end_arr(w);
-        tg_jw_end_obj(w);
-        tg_jw_end_obj(w);
-        tg_jw_end_obj(w);
-    }
+    if (!head)
+        tg_render_k_packing_affinity(c, gpus);
+    if (head)
+        tg_render_k_system_affinity(c);
     tg_jw_karr(w, "containers");
     tg_jw_obj(w);
     tg_render_k_env(w, env);
@@ -378,14 +279,17 @@ static void rj_template(tg_render_ctx_t *c, int head, const char *res_prefix, js
     tg_render_k_mounts(c, payload, 1);
     tg_jw_end_obj(w);
     tg_jw_end_arr(w); /* containers */
+    tg_render_k_image_pull_secrets(c);
     if (payload)
-        rj_payload_init(c, penv);
+        tg_render_k_payload_init(c, "tau-payload", penv);
     if (!head)
         tg_render_k_node_selector(c, gpus > 0);
     const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
     if (ppc)
         tg_jw_kstr(w, "priorityClassName", ppc);
+    tg_render_k_resource_claims(c, gpus);
     tg_render_k_pod_security(c);
+    tg_render_k_service_account(c);
     tg_jw_kint(w, "terminationGracePeriodSeconds", 600);
     tg_render_k_tolerations(c, head, !head && gpus > 0);
     tg_render_k_volumes(c, payload, 1);
@@ -418,9 +322,8 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     tg_rc_e rc = TG_EINVAL;
     const json_t *r = c->rc;
     tg_jw_t *w = c->w;
-    rj_payload_t pl = {.n = 0};
-    tg_render_env_init(&pl.env);
-    tg_buf_init(&pl.list, 1 << 20);
+    tg_render_payload_t pl;
+    tg_render_payload_init(&pl, TG_RENDER_SCRIPT_DIR);
     tg_buf_t ep, renv;
     tg_buf_init(&ep, 1 << 20);
     tg_buf_init(&renv, 1 << 20);
@@ -442,7 +345,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
             goto out;
         }
         tg_render_file_sha256(c, zip, fhex);
-        rj_payload_add(&pl, TG_SPEC_PROJECT_ARCHIVE, zip->data, zip->len, fhex);
+        tg_render_payload_add(&pl, TG_SPEC_PROJECT_ARCHIVE, zip->data, zip->len, fhex);
     } else {
         const tg_spec_file_t *script = tg_spec_files_find(c->files, c->entrypoint);
         if (!script) {
@@ -450,22 +353,26 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
             goto out;
         }
         tg_render_file_sha256(c, script, fhex);
-        rj_payload_add(&pl, rj_base(c->entrypoint), script->data, script->len, fhex);
+        tg_render_payload_add(&pl, rj_base(c->entrypoint), script->data, script->len, fhex);
     }
     if (req) {
         tg_render_file_sha256(c, req, fhex);
-        rj_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len, fhex);
+        tg_render_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len, fhex);
     }
     if (tune) {
         tg_spec_sha256_hex(rj_tune_py, strlen(rj_tune_py), fhex);
-        rj_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py), fhex);
+        tg_render_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py), fhex);
     }
     if (rj_entrypoint(c, req != NULL, wd, &ep) != TG_OK || rj_runtime_env(r, wd, &renv) != TG_OK) {
         tg_render_fail(c, "entrypoint program too large");
         goto out;
     }
     char ray_version[32];
-    tg_render_ray_version(c->image, ray_version, sizeof(ray_version));
+    const char *pinned = tg_render_str(c->policy, NULL, "ray_version");
+    if (pinned && strlen(pinned) < sizeof(ray_version))
+        memcpy(ray_version, pinned, strlen(pinned) + 1); /* the profile's KubeRay rayVersion */
+    else
+        tg_render_ray_version(c->image, ray_version, sizeof(ray_version));
     rj_ray_env(c, &env);
     /* Workers need the files too when Ray reads the project archive or the
      * Tune trainable from /script on every node. */
@@ -517,8 +424,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     rc = TG_OK;
 out:
     tg_render_env_clean(&env);
-    tg_render_env_clean(&pl.env);
-    tg_buf_clean(&pl.list);
+    tg_render_payload_clean(&pl);
     tg_buf_clean(&ep);
     tg_buf_clean(&renv);
     return rc;

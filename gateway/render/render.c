@@ -6,6 +6,7 @@
 
 #include "core/mem.h"
 #include "render/job.h"
+#include "render/managed.h"
 #include "render/metadata.h"
 #include "render/rayjob.h"
 #include "spec/digest.h"
@@ -139,7 +140,9 @@ tg_rc_e tg_render_manifests_text(const json_t *resolved, const tg_spec_prov_t *p
         tg_render_config_hash(resolved, c.config_hash);
     tg_jw_arr(&w);
     const render_engine_t *e = render_engine(engine);
-    if (e)
+    if (e && json_is_object(json_object_get(resolved, "managed")))
+        rc = tg_render_managed(&c); /* a TauGrid managed workflow manifest */
+    else if (e)
         rc = e->render(&c);
     else
         tg_render_fail(&c, "unknown engine \"%s\"", engine);
