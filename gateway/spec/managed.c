@@ -710,6 +710,8 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
     mg_storage(root, d);
     mg_refusals(root, d);
     mg_files(root, f, files, d);
+    /* the policy and execution sections are the direct config's */
+    tg_spec_semantic_policy(root, f, d);
 }
 
 static json_t *mg_sizing_json(const mg_sizing_t *z)

@@ -854,20 +854,6 @@ static void rs_metrics(rs_t *r)
     const json_t *offload = rs_spec(r, "metrics", "offload");
     tg_spec_get_bool(offload, NULL, "enabled", &off);
     rs_put(r, "metrics", "offload_enabled", json_boolean(off), offload ? "spec" : "default");
-    const json_t *out = json_object_get(json_object_get(r->out, "storage"), "output");
-    size_t i;
-    const json_t *v;
-    json_array_foreach(h, i, v)
-    {
-        if (json_is_string(v) && json_string_value(v)[0] != '/' && !json_is_string(out)) {
-            char path[48];
-            snprintf(path, sizeof(path), "metrics.history[%zu]", i);
-            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
-                               "%s is relative, so it needs storage.output (relative paths "
-                               "resolve under it); set storage.output or use a path under /data",
-                               path);
-        }
-    }
     rs_pick(r, "experiment", "project", NULL, NULL);
     rs_pick(r, "experiment", "name", NULL, NULL);
     /* A legacy title names the experiment when experiment.name does not. */

@@ -220,16 +220,41 @@ static void test_07_placeholder_name(void **state)
     json_decref(out);
 }
 
+/* A managed workflow manifest is accepted as TauGrid accepts it (this
+ * supersedes the shared README's older refusal, per issue #20) and rendered
+ * as TauGrid's CPU RayJob template renders it: a control-only head and
+ * compute.workers CPU workers. */
 static void test_08_managed_manifest(void **state)
 {
     (void)state;
     json_t *out =
-        conf_run("08-aks-cpu-quickstart_tau.yaml", "taugrid-default", NULL, TG_EUNPROCESSABLE);
-    const json_t *e = tu_find_error(out, "schema_version", 1);
-    tu_assert_contains(tu_msg(e), "managed workflow manifest");
-    tu_assert_contains(tu_msg(e), "not a direct run config");
-    tu_assert_contains(tu_msg(e), "submit a direct config");
-    assert_int_equal(tu_nerrors(out), 1);
+        conf_run("08-aks-cpu-quickstart_tau.yaml", "taugrid-default", "conformance-04", TG_OK);
+    size_t i;
+    const json_t *w;
+    json_array_foreach(json_object_get(out, "warnings"), i, w)
+        assert_null(strstr(tu_msg(w), "unknown config key"));
+    const json_t *rj = first_manifest(out, "RayJob");
+    assert_string_equal(label(rj, "tau.azure.com/managed-by"), "tau");
+    tu_assert_contains(json_string_value(tu_at(rj, "spec", "entrypoint", NULL)),
+                       "python3 /script/train.py --manifest /manifest/aks-cpu-quickstart.yaml "
+                       "--smoke-pairs 0");
+    tu_assert_contains(json_string_value(tu_at(rj, "spec", "runtimeEnvYAML", NULL)),
+                       "- \"torch>=2.4.0\"");
+    const json_t *cluster = tu_at(rj, "spec", "rayClusterSpec", NULL);
+    assert_string_equal(json_string_value(json_object_get(cluster, "rayVersion")), "2.40.0");
+    const json_t *head = tu_at(cluster, "headGroupSpec", "template", "spec", NULL);
+    const json_t *hc = tu_at(head, "containers", "#0", NULL);
+    assert_string_equal(json_string_value(tu_at(hc, "resources", "requests", "memory", NULL)),
+                        "8Gi");
+    assert_string_equal(json_string_value(tu_at(head, "initContainers", "#1", "name", NULL)),
+                        "tau-manifest-payload");
+    const json_t *grp = tu_at(cluster, "workerGroupSpecs", "#0", NULL);
+    assert_int_equal(json_integer_value(json_object_get(grp, "replicas")), 5);
+    tu_assert_contains(json_string_value(json_object_get(grp, "groupName")), "-cpu");
+    assert_string_equal(json_string_value(tu_at(grp, "rayStartParams", "num-cpus", NULL)), "2");
+    const json_t *wc = tu_at(grp, "template", "spec", "containers", "#0", NULL);
+    assert_string_equal(json_string_value(tu_at(wc, "resources", "limits", "memory", NULL)), "4Gi");
+    assert_int_equal(json_array_size(tu_at(grp, "template", "spec", "initContainers", NULL)), 1);
     json_decref(out);
 }
 

@@ -201,15 +201,21 @@ static void test_mismatches(void **state)
     }
 }
 
-static void test_history_needs_output(void **state)
+/* A relative metrics.history path needs no storage.output (TauGrid resolves
+ * it under the output when there is one, and refuses only an escape). */
+static void test_history_without_output(void **state)
 {
     (void)state;
     json_t *out = NULL;
-    /* ws-ray has no output_root, so nothing gives relative history a base. */
     const char *y = "name: demo\nengine: job\nentrypoint: train.py\nimage: x\nmetrics:\n"
                     "  history: [m.jsonl]\n";
+    assert_int_equal(tu_check(y, &out), TG_OK);
+    json_decref(out);
+    y = "name: demo\nengine: job\nentrypoint: train.py\nimage: x\nmetrics:\n"
+        "  history: [a/../../m.jsonl]\n";
     assert_int_equal(tu_check(y, &out), TG_EUNPROCESSABLE);
-    tu_assert_contains(tu_msg(tu_find_error(out, "metrics.history[0]", 6)), "needs storage.output");
+    tu_assert_contains(tu_msg(tu_find_error(out, "metrics.history[0]", 6)),
+                       "must not escape storage.output");
     json_decref(out);
 }
 
@@ -313,7 +319,7 @@ int main(void)
         cmocka_unit_test(test_precedence_profile_defaults),
         cmocka_unit_test(test_workspace_and_default_queue),
         cmocka_unit_test(test_mismatches),
-        cmocka_unit_test(test_history_needs_output),
+        cmocka_unit_test(test_history_without_output),
         cmocka_unit_test(test_priority),
         cmocka_unit_test(test_ray_resources),
         cmocka_unit_test(test_gpu_class_alias_and_clear),

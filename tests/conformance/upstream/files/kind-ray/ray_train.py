@@ -1,0 +1,2 @@
+import os
+print('hello from', os.environ.get('TAU_RUN_NAME'))

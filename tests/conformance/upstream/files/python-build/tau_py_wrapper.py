@@ -1,0 +1,2 @@
+import tau_user_module
+print('tau-py wrapper')
