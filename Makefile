@@ -79,7 +79,8 @@ run: deps all $(KUBESIM_BIN)
 test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-test-integration: all $(KUBESIM_BIN)
+# test_render_schemas.py validates the manifests test_spec_upstream renders.
+test-integration: all $(KUBESIM_BIN) $(BUILD)/tests/unit/test_spec_upstream
 	TAUGATE_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(KUBESIM_TESTS)
 
 test: deps

@@ -27,6 +27,33 @@ static const tg_field_t profile_fields[] = {
     {"allowed_workspaces", TG_F_STRING_ARRAY, 0, 0, 0, 0, TG_FP_DNS_LABEL, NULL},
 };
 
+/* The pod settings TauGrid's profiles carry (gateway/spec/resolve.c reads
+ * them; gateway/render puts them on every pod). */
+static const char *const gpu_placements[] = {"single-device", "same-node", "distributed-workers",
+                                             NULL};
+static const char *const security_modes[] = {"restricted", NULL};
+
+static int profile_choice(const json_t *v, const char *const *choices)
+{
+    for (const char *const *c = choices; json_is_string(v) && *c; c++)
+        if (strcmp(json_string_value(v), *c) == 0)
+            return 1;
+    return 0;
+}
+
+/* A KubeRay rayVersion: dotted digits, e.g. 2.54.0. */
+static int profile_version_ok(const json_t *v)
+{
+    const char *s = json_string_value(v);
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > 31 || s[0] == '.' || s[n - 1] == '.')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] >= '0' && s[i] <= '9') && !(s[i] == '.' && s[i + 1] != '.'))
+            return 0;
+    return 1;
+}
+
 static int profile_check(const json_t *body, int partial, json_t *errors)
 {
     (void)partial;
@@ -67,6 +94,42 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
                 catalog_err(errors, path, "must be an array of strings");
                 bad++;
             }
+        } else if (strcmp(k, "service_account") == 0 || strcmp(k, "dra_claim_template") == 0) {
+            if (!json_is_string(v) || !tg_fields_dns_ok(json_string_value(v), 1)) {
+                catalog_err(errors, path, "must be a Kubernetes object name (RFC 1123 subdomain)");
+                bad++;
+            }
+        } else if (strcmp(k, "image_pull_secrets") == 0) {
+            size_t i;
+            json_t *x;
+            int ok = json_is_array(v);
+            json_array_foreach(v, i, x) ok &=
+                json_is_string(x) && tg_fields_dns_ok(json_string_value(x), 1);
+            if (!ok) {
+                catalog_err(errors, path, "must be an array of Secret names");
+                bad++;
+            }
+        } else if (strcmp(k, "workload_identity") == 0) {
+            if (!json_is_boolean(v)) {
+                catalog_err(errors, path, "must be a boolean");
+                bad++;
+            }
+        } else if (strcmp(k, "gpu_placement") == 0) {
+            if (!profile_choice(v, gpu_placements)) {
+                catalog_err(errors, path,
+                            "must be one of single-device, same-node, distributed-workers");
+                bad++;
+            }
+        } else if (strcmp(k, "security_mode") == 0) {
+            if (!profile_choice(v, security_modes)) {
+                catalog_err(errors, path, "must be restricted");
+                bad++;
+            }
+        } else if (strcmp(k, "ray_version") == 0) {
+            if (!profile_version_ok(v)) {
+                catalog_err(errors, path, "must be a Ray version such as 2.54.0");
+                bad++;
+            }
         } else if (strcmp(k, "node_selector") == 0) {
             bad += tg_fields_check_string_map(v, path, errors);
         } else if (strcmp(k, "tolerations") == 0) {
@@ -91,7 +154,9 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
                         "unknown setting; known: gpu_class, gpu_resource, node_selector, "
                         "tolerations, default_image, resources, default_queue, default_priority, "
                         "workload_priority_class, pod_priority_class, active_deadline_seconds, "
-                        "topology, topology_name, teams, lanes");
+                        "topology, topology_name, teams, lanes, service_account, "
+                        "workload_identity, image_pull_secrets, dra_claim_template, "
+                        "gpu_placement, security_mode, ray_version");
             bad++;
         }
     }

@@ -4,8 +4,10 @@ Every golden manifest in tests/fixtures/golden (kept byte-identical to the
 renderer by build/tests/unit/test_render_golden) is validated by
 tests/tools/validate-manifests.js, which uses ajv (a third-party JSON Schema
 validator, pinned in tests/package-lock.json) on the schema files in
-$TAUGATE_SHARED/k8s-schemas. A deliberately broken manifest must fail, so the
-check is known to be able to fail.
+$TAUGATE_SHARED/k8s-schemas, and so is every manifest the accepted cases of
+TauGrid's own corpus (tests/conformance/upstream) render to, written by
+build/tests/unit/test_spec_upstream. A deliberately broken manifest must
+fail, so the check is known to be able to fail.
 """
 import copy
 import glob
@@ -39,6 +41,33 @@ def _validate(files):
     env = dict(os.environ, TAUGATE_SHARED=SHARED)
     return subprocess.run([_node(), VALIDATOR, *files], capture_output=True, text=True,
                           env=env, timeout=120)
+
+
+UPSTREAM = os.path.join(TESTS, "conformance", "upstream", "cases.json")
+
+
+def test_upstream_corpus_manifests_match_real_schemas(tmp_path):
+    """Every accepted upstream case renders manifests the cluster admits:
+    managed manifests, run.source, image assets, staged publishing, profile
+    pod settings and all."""
+    runner = os.path.join(os.environ.get("TAUGATE_BUILD", os.path.join(REPO, "build")),
+                          "tests", "unit", "test_spec_upstream")
+    if not os.access(runner, os.X_OK):
+        pytest.fail(f"{runner} is missing; build it (make build/tests/unit/test_spec_upstream)")
+    run = subprocess.run([runner], cwd=REPO, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, TG_UPSTREAM_MANIFESTS=str(tmp_path)))
+    assert run.returncode == 0, run.stdout + run.stderr
+    with open(UPSTREAM, encoding="utf-8") as f:
+        accepted = {c["id"] for c in json.load(f)["cases"] if c["taugate"]["status"] == 200}
+    files = sorted(str(p) for p in tmp_path.glob("*.manifests.json"))
+    assert {os.path.basename(p).split(".manifests")[0] for p in files} == accepted
+    kinds = set()
+    for p in files:
+        with open(p, encoding="utf-8") as f:
+            kinds |= {m["kind"] for m in json.load(f)}
+    assert {"Job", "RayJob"} <= kinds, kinds
+    res = _validate(files)
+    assert res.returncode == 0, res.stdout + res.stderr[-6000:]
 
 
 def _manifests():

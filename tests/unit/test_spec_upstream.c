@@ -164,6 +164,9 @@ static void test_upstream_cases(void **state)
     up_world = tu_load_json(UP "world.json");
     assert_non_null(corpus);
     assert_non_null(up_world);
+    /* With TG_UPSTREAM_MANIFESTS=DIR, each accepted case's manifests are
+     * written to DIR/<id>.manifests.json. */
+    const char *dump_dir = getenv("TG_UPSTREAM_MANIFESTS");
     size_t i, failed = 0, agree = 0;
     const json_t *c;
     json_array_foreach(json_object_get(corpus, "cases"), i, c)
@@ -219,6 +222,11 @@ static void test_upstream_cases(void **state)
             "another number of warnings";
         if (!bad && rc == TG_OK && json_object_get(want, "check"))
             bad = up_check(json_object_get(want, "check"), out, why, sizeof(why));
+        if (!bad && rc == TG_OK && dump_dir) { /* for tests/integration/test_render_schemas.py */
+            snprintf(path, sizeof(path), "%s/%s.manifests.json", dump_dir, id);
+            if (json_dump_file(json_object_get(out, "manifests"), path, JSON_INDENT(1)) != 0)
+                bad = "its manifests could not be written";
+        }
         /* the corpus itself: an agreeing case has upstream's outcome */
         int accepted =
             strcmp(json_string_value(tu_at(c, "upstream", "outcome", NULL)), "accepted") == 0;
