@@ -1,0 +1,212 @@
+/* TauGrid fidelity of the rendered pods: a compute profile's pod settings
+ * (pull secrets, service account and workload identity, DRA claims,
+ * restricted security, GPU packing, rayVersion) on every pod and container,
+ * one of each GPU toleration, and TauGrid's workload metadata contract next
+ * to taugate's own labels. The upstream corpus (test_spec_upstream) covers
+ * managed manifests, run.source, image assets and publishing. */
+#include "spec_test_util.h"
+
+/* ws-ray with a profile "pods" (engine `engine`) carrying `settings`. */
+static json_t *fid_context(const char *engine, const char *settings)
+{
+    json_t *ctx = tu_load_json("tests/fixtures/context/ws-ray.json");
+    assert_non_null(ctx);
+    json_t *p = json_loads(settings, 0, NULL);
+    assert_non_null(p);
+    json_object_set_new(p, "name", json_string("pods"));
+    json_object_set_new(p, "engine", json_string(engine));
+    json_array_append_new(json_object_get(ctx, "profiles"), p);
+    json_array_append_new(json_object_get(json_object_get(ctx, "workspace"), "allowed_profiles"),
+                          json_string("pods"));
+    return ctx;
+}
+
+static json_t *fid_render(const char *yaml, const json_t *ctx)
+{
+    tu_files_t f;
+    tu_files_init(&f);
+    tu_files_add_str(&f, "train.py", "print('train')\n");
+    json_t *out = NULL;
+    tg_rc_e rc = tu_run_ctx(yaml, strlen(yaml), ctx, &f.set, "fid-run-1", &out);
+    if (rc != TG_OK)
+        tu_dump_errors(out);
+    assert_int_equal(rc, TG_OK);
+    tu_files_clean(&f);
+    return out;
+}
+
+static const json_t *fid_workload(const json_t *out)
+{
+    size_t i;
+    const json_t *m;
+    json_array_foreach(json_object_get(out, "manifests"), i, m)
+    {
+        const char *k = json_string_value(json_object_get(m, "kind"));
+        if (strcmp(k, "Job") == 0 || strcmp(k, "RayJob") == 0)
+            return m;
+    }
+    fail_msg("no workload rendered");
+    return NULL;
+}
+
+/* Every container of `list` runs restricted. */
+static void fid_assert_restricted(const json_t *list)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(list, i, c)
+    {
+        const json_t *sc = json_object_get(c, "securityContext");
+        assert_true(json_is_false(json_object_get(sc, "allowPrivilegeEscalation")));
+        assert_true(json_is_true(json_object_get(sc, "runAsNonRoot")));
+        assert_string_equal(json_string_value(tu_at(sc, "capabilities", "drop", "#0", NULL)),
+                            "ALL");
+    }
+}
+
+static void fid_assert_pod_settings(const json_t *tmpl, const char *claim_template)
+{
+    const json_t *pod = json_object_get(tmpl, "spec");
+    assert_string_equal(json_string_value(json_object_get(pod, "serviceAccountName")), "trainer");
+    assert_string_equal(json_string_value(tu_at(pod, "imagePullSecrets", "#0", "name", NULL)),
+                        "acr-pull");
+    assert_int_equal(json_array_size(json_object_get(pod, "imagePullSecrets")), 2);
+    assert_string_equal(
+        json_string_value(tu_at(tmpl, "metadata", "labels", "azure.workload.identity/use", NULL)),
+        "true");
+    assert_true(json_is_true(tu_at(pod, "securityContext", "runAsNonRoot", NULL)));
+    fid_assert_restricted(json_object_get(pod, "containers"));
+    fid_assert_restricted(json_object_get(pod, "initContainers"));
+    if (claim_template) {
+        assert_string_equal(json_string_value(tu_at(pod, "resourceClaims", "#0",
+                                                    "resourceClaimTemplateName", NULL)),
+                            claim_template);
+        assert_string_equal(json_string_value(tu_at(pod, "containers", "#0", "resources", "claims",
+                                                    "#0", "name", NULL)),
+                            "gpu");
+        /* the GPUs are claimed, not requested as an extended resource */
+        assert_null(tu_at(pod, "containers", "#0", "resources", "limits", "nvidia.com/gpu", NULL));
+    }
+}
+
+static const char SETTINGS[] =
+    "{\"service_account\": \"trainer\", \"workload_identity\": true,"
+    " \"image_pull_secrets\": [\"acr-pull\", \"mirror-pull\"], \"security_mode\": \"restricted\","
+    " \"dra_claim_template\": \"gpu-claim\", \"gpu_placement\": \"single-device\","
+    " \"ray_version\": \"2.47.1\", \"gpu_class\": \"a100-80gb\","
+    " \"tolerations\": [{\"key\": \"nvidia.com/gpu\", \"operator\": \"Exists\","
+    " \"effect\": \"NoSchedule\"}]}";
+
+static void test_profile_settings_on_job_pods(void **state)
+{
+    (void)state;
+    json_t *ctx = fid_context("job", SETTINGS);
+    json_t *out = fid_render("name: fid-job\nengine: job\nentrypoint: train.py\n"
+                             "runtime:\n  image: repo/train:1\npolicy:\n  profile: pods\n"
+                             "compute:\n  gpus: 1\n",
+                             ctx);
+    const json_t *job = fid_workload(out);
+    const json_t *tmpl = tu_at(job, "spec", "template", NULL);
+    fid_assert_pod_settings(tmpl, "gpu-claim");
+    /* single-device packing: the GPU count label and a preference for
+     * nodes already running small GPU pods */
+    assert_string_equal(
+        json_string_value(tu_at(tmpl, "metadata", "labels", "tau.azure.com/gpu-count", NULL)), "1");
+    assert_non_null(tu_at(tmpl, "spec", "affinity", "podAffinity",
+                          "preferredDuringSchedulingIgnoredDuringExecution", NULL));
+    json_decref(out);
+    json_decref(ctx);
+}
+
+static void test_profile_settings_on_rayjob_pods(void **state)
+{
+    (void)state;
+    json_t *ctx = fid_context("rayjob", SETTINGS);
+    json_t *out = fid_render("name: fid-ray\nengine: rayjob\nentrypoint: train.py\n"
+                             "runtime:\n  image: repo/ray:py3.12-ray2.54.0\n"
+                             "policy:\n  profile: pods\n"
+                             "compute:\n  workers: 2\n  gpus_per_worker: 1\n",
+                             ctx);
+    const json_t *rcs = tu_at(fid_workload(out), "spec", "rayClusterSpec", NULL);
+    /* the profile pins KubeRay's rayVersion over the image tag's */
+    assert_string_equal(json_string_value(json_object_get(rcs, "rayVersion")), "2.47.1");
+    fid_assert_pod_settings(tu_at(rcs, "headGroupSpec", "template", NULL), NULL);
+    fid_assert_pod_settings(tu_at(rcs, "workerGroupSpecs", "#0", "template", NULL), "gpu-claim");
+    json_decref(out);
+    json_decref(ctx);
+}
+
+/* A profile that lists the GPU toleration gets it once: the built-in one
+ * is added only when the profile lacks it. */
+static void test_one_gpu_toleration(void **state)
+{
+    (void)state;
+    json_t *ctx = fid_context("job", SETTINGS);
+    json_t *out = fid_render("name: fid-tol\nengine: job\nentrypoint: train.py\n"
+                             "runtime:\n  image: repo/train:1\npolicy:\n  profile: pods\n"
+                             "compute:\n  gpus: 2\n",
+                             ctx);
+    const json_t *tols = tu_at(fid_workload(out), "spec", "template", "spec", "tolerations", NULL);
+    size_t i, gpu = 0, sku = 0;
+    const json_t *t;
+    json_array_foreach(tols, i, t)
+    {
+        const char *key = json_string_value(json_object_get(t, "key"));
+        gpu += key && strcmp(key, "nvidia.com/gpu") == 0;
+        sku += key && strcmp(key, "sku") == 0;
+    }
+    assert_int_equal(gpu, 1);
+    assert_int_equal(sku, 1);
+    json_decref(out);
+    json_decref(ctx);
+}
+
+/* TauGrid's workload metadata contract next to taugate's labels and the
+ * Kueue labels the engine selects on. */
+static void test_workload_metadata_contract(void **state)
+{
+    (void)state;
+    json_t *ctx = fid_context("job", "{}");
+    json_t *out = fid_render("name: fid-meta\nengine: job\nentrypoint: train.py\n"
+                             "runtime:\n  image: repo/train:1\npolicy:\n  lane: training\n"
+                             "experiment:\n  project: Tau Local\n  name: meta-exp\n",
+                             ctx);
+    const json_t *job = fid_workload(out);
+    const json_t *labels = tu_at(job, "metadata", "labels", NULL);
+    const json_t *ann = tu_at(job, "metadata", "annotations", NULL);
+    assert_string_equal(json_string_value(json_object_get(labels, "tau.azure.com/managed-by")),
+                        "tau");
+    assert_string_equal(json_string_value(json_object_get(labels, "tau.azure.com/run-id")),
+                        "fid-run-1");
+    assert_string_equal(json_string_value(json_object_get(labels, "tau.azure.com/workspace")),
+                        "ray");
+    assert_string_equal(json_string_value(json_object_get(labels, "tau.azure.com/lane")),
+                        "training");
+    assert_string_equal(json_string_value(json_object_get(labels, "taugate.io/lane")), "training");
+    assert_string_equal(json_string_value(json_object_get(labels, "kueue.x-k8s.io/queue-name")),
+                        "kind-cpu");
+    assert_non_null(json_object_get(labels, "kueue.x-k8s.io/priority-class"));
+    assert_string_equal(
+        json_string_value(json_object_get(labels, "tau.azure.com/stellar-experiment")), "meta-exp");
+    assert_non_null(json_object_get(ann, "tau.azure.com/config-hash"));
+    assert_string_equal(json_string_value(json_object_get(ann, "tau.azure.com/image")),
+                        "repo/train:1");
+    assert_string_equal(json_string_value(json_object_get(ann, "tau.azure.com/namespace")), "ray");
+    /* the pods name their workload, as TauGrid's pod selector expects */
+    assert_string_equal(json_string_value(tu_at(job, "spec", "template", "metadata", "labels",
+                                                "tau.azure.com/job", NULL)),
+                        json_string_value(tu_at(job, "metadata", "name", NULL)));
+    json_decref(out);
+    json_decref(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_profile_settings_on_job_pods),
+        cmocka_unit_test(test_profile_settings_on_rayjob_pods),
+        cmocka_unit_test(test_one_gpu_toleration),
+        cmocka_unit_test(test_workload_metadata_contract),
+    };
+    return cmocka_run_group_tests(tests, tu_setup, tu_teardown);
+}
