@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "spec/managed_sizing.h"
 #include "spec/path.h"
 #include "spec/semantic_env.h"
 #include "spec/suggest.h"
@@ -28,17 +29,6 @@ static const char *mg_str(const json_t *o, const char *sect, const char *key)
     return tg_spec_get_str(o, sect, key);
 }
 
-/* Text that is not blank. */
-static int mg_set(const char *s)
-{
-    if (!s)
-        return 0;
-    for (; *s; s++)
-        if (!isspace((unsigned char)*s))
-            return 1;
-    return 0;
-}
-
 int tg_spec_managed_detect(const json_t *root)
 {
     const json_t *sv = tg_spec_get(root, NULL, "schema_version");
@@ -46,8 +36,10 @@ int tg_spec_managed_detect(const json_t *root)
         return 0;
     /* a non-string engine (engine: 5) is text for yaml.v3's string field */
     const json_t *e1 = tg_spec_get(root, "run", "engine"), *e2 = tg_spec_get(root, NULL, "engine");
-    int e1set = e1 && !json_is_null(e1) && (!json_is_string(e1) || mg_set(json_string_value(e1)));
-    int e2set = e2 && !json_is_null(e2) && (!json_is_string(e2) || mg_set(json_string_value(e2)));
+    int e1set =
+        e1 && !json_is_null(e1) && (!json_is_string(e1) || tg_spec_nonblank(json_string_value(e1)));
+    int e2set =
+        e2 && !json_is_null(e2) && (!json_is_string(e2) || tg_spec_nonblank(json_string_value(e2)));
     return !e1set && !e2set;
 }
 
@@ -60,207 +52,6 @@ const tg_spec_file_t *tg_spec_managed_file(const tg_spec_files_t *files, const c
     return base && base[1] ? tg_spec_files_find(files, base + 1) : NULL;
 }
 
-/* An integer field: 0 when absent or null; -1 and an error when it is not
- * an integer (yaml.v3 refuses to decode other scalars into an int). */
-static int mg_int(const json_t *root, const char *sect, const char *key, json_int_t *out,
-                  tg_spec_diag_t *d)
-{
-    const json_t *v = tg_spec_get(root, sect, key);
-    *out = 0;
-    if (!v || json_is_null(v))
-        return 0;
-    if (json_is_real(v) && json_real_value(v) == (double)(json_int_t)json_real_value(v)) {
-        *out = (json_int_t)json_real_value(v);
-        return 0;
-    }
-    if (!json_is_integer(v)) {
-        char path[96];
-        snprintf(path, sizeof(path), "%s.%s", sect, key);
-        tg_spec_diag_error(d, path, TG_AT_VALUE, "%s must be an integer", path);
-        return -1;
-    }
-    *out = json_integer_value(v);
-    return 0;
-}
-
-/* TauGrid manifest memory quantities: ^([0-9]+)([EPTGMK]i?|[eptgmk]i?)?$,
- * above zero. The value in bytes, or -1 (why in *why). */
-static double mg_memory(const char *s, const char **why)
-{
-    const char *p = s;
-    double v = 0;
-    *why = "must be a Kubernetes memory quantity like 512Mi or 32Gi";
-    if (!isdigit((unsigned char)*p))
-        return -1;
-    for (; isdigit((unsigned char)*p); p++)
-        v = v * 10 + (*p - '0');
-    static const char units[] = "kmgtpe";
-    double mult = 1;
-    if (*p) {
-        const char *u = strchr(units, tolower((unsigned char)*p));
-        if (!u)
-            return -1;
-        int bin = p[1] == 'i';
-        if (p[bin ? 2 : 1] != '\0')
-            return -1;
-        for (const char *k = units; k <= u; k++)
-            mult *= bin ? 1024.0 : 1000.0;
-    }
-    if (v <= 0) {
-        *why = "must be greater than zero";
-        return -1;
-    }
-    return v * mult;
-}
-
-typedef struct mg_sizing_s {
-    json_int_t cpu, cpu_limit;
-    const char *memory, *memory_limit;
-} mg_sizing_t;
-
-/* Manifest compute, defaulted as TauGrid's Validate and resourceSizingFor
- * default it. */
-typedef struct mg_compute_s {
-    json_int_t gpus, workers, cpus, cpu_limit, worker_cpus, worker_cpu_limit;
-    const char *memory, *memory_limit, *worker_memory, *worker_memory_limit;
-    mg_sizing_t control, head, worker;
-} mg_compute_t;
-
-static mg_sizing_t mg_with_defaults(json_int_t cpu, json_int_t lim, const char *mem,
-                                    const char *mem_lim, mg_sizing_t def)
-{
-    mg_sizing_t o = def;
-    if (cpu > 0)
-        o.cpu = cpu;
-    if (lim > 0)
-        o.cpu_limit = lim;
-    else if (cpu > 0)
-        o.cpu_limit = o.cpu;
-    if (mg_set(mem))
-        o.memory = mem;
-    if (mg_set(mem_lim))
-        o.memory_limit = mem_lim;
-    else if (mg_set(mem))
-        o.memory_limit = o.memory;
-    return o;
-}
-
-static void mg_pair(const char *prefix, json_int_t cpu, json_int_t lim, const char *mem,
-                    const char *mem_lim, tg_spec_diag_t *d)
-{
-    const char *why;
-    if (cpu < 1)
-        tg_spec_diag_error(d, "compute", TG_AT_KEY, "%s.cpus: want >= 1, got %" JSON_INTEGER_FORMAT,
-                           prefix, cpu);
-    else if (lim < cpu)
-        tg_spec_diag_error(d, "compute", TG_AT_KEY,
-                           "%s.cpu_limit=%" JSON_INTEGER_FORMAT
-                           " must be >= %s.cpus=%" JSON_INTEGER_FORMAT,
-                           prefix, lim, prefix, cpu);
-    double r = mg_memory(mem, &why), l = mg_memory(mem_lim, &why);
-    if (r >= 0 && l >= 0 && l < r)
-        tg_spec_diag_error(d, "compute", TG_AT_KEY, "%s.memory_limit=%s must be >= %s.memory=%s",
-                           prefix, mem_lim, prefix, mem);
-}
-
-static void mg_compute(const json_t *root, int eval, mg_compute_t *c, tg_spec_diag_t *d)
-{
-    memset(c, 0, sizeof(*c));
-    mg_int(root, "compute", "gpus", &c->gpus, d);
-    mg_int(root, "compute", "workers", &c->workers, d);
-    static const struct {
-        const char *key;
-        size_t off;
-    } ints[] = {{"cpus", offsetof(mg_compute_t, cpus)},
-                {"cpu_limit", offsetof(mg_compute_t, cpu_limit)},
-                {"worker_cpus", offsetof(mg_compute_t, worker_cpus)},
-                {"worker_cpu_limit", offsetof(mg_compute_t, worker_cpu_limit)}};
-    for (size_t i = 0; i < TG_ARRAY_LEN(ints); i++) {
-        json_int_t *v = (json_int_t *)((char *)c + ints[i].off);
-        mg_int(root, "compute", ints[i].key, v, d);
-        if (*v < 0)
-            tg_spec_diag_error(d, "compute", TG_AT_KEY,
-                               "compute.%s: want >= 1 when set, got %" JSON_INTEGER_FORMAT,
-                               ints[i].key, *v);
-    }
-    static const char *const mems[] = {"memory", "memory_limit", "worker_memory",
-                                       "worker_memory_limit"};
-    const char **mv[] = {&c->memory, &c->memory_limit, &c->worker_memory, &c->worker_memory_limit};
-    for (size_t i = 0; i < TG_ARRAY_LEN(mems); i++) {
-        const json_t *v = tg_spec_get(root, "compute", mems[i]);
-        *mv[i] = json_is_string(v) ? json_string_value(v) : NULL;
-        char path[64];
-        snprintf(path, sizeof(path), "compute.%s", mems[i]);
-        const char *why;
-        if (v && !json_is_null(v) && !json_is_string(v))
-            tg_spec_diag_error(d, path, TG_AT_VALUE,
-                               "%s: must be a Kubernetes memory quantity "
-                               "like 512Mi or 32Gi",
-                               path);
-        else if (*mv[i] && **mv[i] && mg_memory(*mv[i], &why) < 0)
-            tg_spec_diag_error(
-                d, path, TG_AT_VALUE, "%s: %s", path,
-                isspace((unsigned char)**mv[i]) ? "must not have surrounding whitespace" : why);
-        if (*mv[i] && !**mv[i])
-            *mv[i] = NULL;
-    }
-    if (c->gpus < 0 || c->gpus > 8)
-        tg_spec_diag_error(
-            d, "compute.gpus", TG_AT_VALUE,
-            "compute.gpus: want 0..8 (per-worker; 0 = CPU-only), got %" JSON_INTEGER_FORMAT,
-            c->gpus);
-    if (c->workers == 0)
-        c->workers = 1;
-    if (c->workers < 1)
-        tg_spec_diag_error(d, "compute.workers", TG_AT_VALUE,
-                           "compute.workers: want >= 1, got %" JSON_INTEGER_FORMAT, c->workers);
-    if (c->cpus > 0 && c->cpu_limit > 0 && c->cpu_limit < c->cpus)
-        tg_spec_diag_error(d, "compute.cpu_limit", TG_AT_VALUE,
-                           "compute.cpu_limit=%" JSON_INTEGER_FORMAT
-                           " must be >= compute.cpus=%" JSON_INTEGER_FORMAT,
-                           c->cpu_limit, c->cpus);
-    c->control = (mg_sizing_t){2, 4, "8Gi", "16Gi"};
-    if (c->gpus == 0) {
-        int mem_given = mg_set(c->memory);
-        if (!c->cpus)
-            c->cpus = 1;
-        if (!c->cpu_limit)
-            c->cpu_limit = c->cpus;
-        if (!c->worker_cpus)
-            c->worker_cpus = c->cpus;
-        if (!c->worker_cpu_limit)
-            c->worker_cpu_limit = c->worker_cpus;
-        if (!mem_given)
-            c->memory = "2Gi";
-        if (!mg_set(c->memory_limit))
-            c->memory_limit = c->memory;
-        if (!mg_set(c->worker_memory))
-            c->worker_memory = mem_given ? c->memory : "4Gi";
-        if (!mg_set(c->worker_memory_limit))
-            c->worker_memory_limit = c->worker_memory;
-        mg_pair("compute", c->cpus, c->cpu_limit, c->memory, c->memory_limit, d);
-        mg_pair("compute.worker", c->worker_cpus, c->worker_cpu_limit, c->worker_memory,
-                c->worker_memory_limit, d);
-        c->head = mg_with_defaults(c->cpus, c->cpu_limit, c->memory, c->memory_limit,
-                                   (mg_sizing_t){1, 1, "2Gi", "2Gi"});
-        c->worker = mg_with_defaults(c->worker_cpus, c->worker_cpu_limit, c->worker_memory,
-                                     c->worker_memory_limit, c->head);
-        if (eval)
-            tg_spec_diag_error(d, "compute.gpus", TG_AT_VALUE,
-                               "compute.gpus=0 is CPU-only training and cannot be combined with "
-                               "eval.cpu_workers or eval.upstream; use compute.gpus > 0 for "
-                               "rayjob-eval");
-        return;
-    }
-    c->head = mg_with_defaults(c->cpus, c->cpu_limit, c->memory, c->memory_limit,
-                               (mg_sizing_t){8, 16, "64Gi", "128Gi"});
-    int head_override =
-        c->cpus > 0 || c->cpu_limit > 0 || mg_set(c->memory) || mg_set(c->memory_limit);
-    c->worker = mg_with_defaults(c->worker_cpus, c->worker_cpu_limit, c->worker_memory,
-                                 c->worker_memory_limit,
-                                 head_override ? c->head : (mg_sizing_t){8, 16, "64Gi", "128Gi"});
-}
-
 /* TauGrid's workload kind of a manifest: job, rayjob, or rayjob-eval; NULL
  * for anything else. Unset: rayjob-eval for an eval shape, rayjob when
  * multi-node, else job. */
@@ -268,7 +59,7 @@ static const char *mg_kind(const json_t *root, const char *raw, json_int_t worke
 {
     char b[32];
     size_t n = 0;
-    if (mg_set(raw)) {
+    if (tg_spec_nonblank(raw)) {
         while (isspace((unsigned char)*raw))
             raw++;
         for (; *raw && !isspace((unsigned char)*raw) && n + 1 < sizeof(b); raw++)
@@ -294,7 +85,7 @@ static int mg_removed_eval(const json_t *root, tg_spec_diag_t *d)
 {
     const char *task = mg_str(root, "run", "task");
     const char *where = "run.task";
-    if (!mg_set(task)) {
+    if (!tg_spec_nonblank(task)) {
         task = mg_str(root, NULL, "task");
         where = "task";
     }
@@ -442,12 +233,12 @@ static void mg_storage(const json_t *root, tg_spec_diag_t *d)
                                    "%s.mountPath: duplicate mount path \"%s\"", path,
                                    tg_spec_qv(&q, mp));
         }
-        if (!mg_set(pvc))
+        if (!tg_spec_nonblank(pvc))
             tg_spec_diag_error(d, path, TG_AT_VALUE, "%s.pvc: required", path);
     }
     const char *ck = mg_str(root, "artifacts", "checkpoint");
     if (ck) {
-        int bad = !mg_set(ck) || ck[0] == '/';
+        int bad = !tg_spec_nonblank(ck) || ck[0] == '/';
         for (const char *seg = ck; !bad;) {
             const char *sl = strchr(seg, '/');
             size_t sn = sl ? (size_t)(sl - seg) : strlen(seg);
@@ -498,7 +289,8 @@ static void mg_refusals(const json_t *root, tg_spec_diag_t *d)
     };
     for (size_t i = 0; i < TG_ARRAY_LEN(no); i++) {
         const json_t *v = tg_spec_get(root, no[i].sect, no[i].key);
-        if (!v || json_is_null(v) || (json_is_string(v) && !mg_set(json_string_value(v))) ||
+        if (!v || json_is_null(v) ||
+            (json_is_string(v) && !tg_spec_nonblank(json_string_value(v))) ||
             (json_is_object(v) && json_object_size(v) == 0) ||
             (json_is_array(v) && json_array_size(v) == 0) || json_is_false(v))
             continue;
@@ -579,7 +371,7 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
     const char *name = mg_str(root, NULL, "name");
     f->name = name;
     f->name_path = "name";
-    if (!mg_set(name))
+    if (!tg_spec_nonblank(name))
         tg_spec_diag_error(d, "", TG_AT_KEY, "name: required (kebab-case)");
     else if (!tg_spec_dns_label(name, 63))
         tg_spec_diag_error(d, "name", TG_AT_VALUE,
@@ -587,7 +379,7 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
                            "hyphens)",
                            tg_spec_qv(&q, name));
     const char *prefix = mg_str(root, "resource_naming", "prefix");
-    if (!mg_set(prefix))
+    if (!tg_spec_nonblank(prefix))
         prefix = "tau";
     else if (!tg_spec_dns_label(prefix, 63))
         tg_spec_diag_error(d, "resource_naming.prefix", TG_AT_VALUE,
@@ -602,20 +394,20 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
                            prefix, tg_spec_qv(&q, name), rlen, MG_MAX_RESOURCE_NAME);
     /* compute and kind */
     json_int_t cpu_workers = 0;
-    mg_int(root, "eval", "cpu_workers", &cpu_workers, d);
+    tg_spec_managed_int(root, "eval", "cpu_workers", &cpu_workers, d);
     if (cpu_workers < 0)
         tg_spec_diag_error(d, "eval.cpu_workers", TG_AT_VALUE,
                            "eval.cpu_workers: want >= 0, got %" JSON_INTEGER_FORMAT, cpu_workers);
-    int eval = cpu_workers > 0 || mg_set(mg_str(root, "eval", "upstream"));
-    mg_compute_t c;
-    mg_compute(root, eval, &c, d);
+    int eval = cpu_workers > 0 || tg_spec_nonblank(mg_str(root, "eval", "upstream"));
+    tg_spec_mcompute_t c;
+    tg_spec_managed_compute(root, eval, &c, d);
     const char *raw = mg_str(root, "workflow", "workload_kind");
     const char *kind_path = "workflow.workload_kind";
-    if (!mg_set(raw)) {
+    if (!tg_spec_nonblank(raw)) {
         raw = mg_str(root, "run", "workload_kind");
         kind_path = "run.workload_kind";
     }
-    if (!mg_set(raw)) {
+    if (!tg_spec_nonblank(raw)) {
         raw = mg_str(root, "compute", "workload_kind");
         kind_path = "compute.workload_kind";
     }
@@ -626,7 +418,7 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
                            "\"rayjob-eval\")",
                            tg_spec_qv(&q, raw));
     } else if (strcmp(kind, "rayjob-eval") == 0) {
-        tg_spec_diag_error(d, mg_set(raw) ? kind_path : "eval", TG_AT_VALUE,
+        tg_spec_diag_error(d, tg_spec_nonblank(raw) ? kind_path : "eval", TG_AT_VALUE,
                            "the rayjob-eval shape (a GPU actor worker plus eval.cpu_workers CPU "
                            "fan-out pods, driven by the tau-py SDK's @tau.eval) is not offered by "
                            "taugate; submit the evaluation as an ordinary job or rayjob");
@@ -665,7 +457,7 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
                    {"workflow", "script", "workflow.script"}};
     for (size_t i = 0; i < TG_ARRAY_LEN(trainer); i++) {
         const char *v = mg_str(root, trainer[i].sect, trainer[i].key);
-        if (mg_set(v)) {
+        if (tg_spec_nonblank(v)) {
             f->entrypoint = v;
             f->entrypoint_path = trainer[i].path;
             break;
@@ -684,10 +476,11 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
     {
         char path[48];
         snprintf(path, sizeof(path), "runtime.pip[%zu]", i);
-        if (!json_is_string(p) || !mg_set(json_string_value(p)))
+        if (!json_is_string(p) || !tg_spec_nonblank(json_string_value(p)))
             tg_spec_diag_error(d, path, TG_AT_VALUE, "runtime.pip[%zu]: blank entry", i);
     }
-    f->image = mg_set(mg_str(root, "runtime", "image")) ? mg_str(root, "runtime", "image") : NULL;
+    f->image = tg_spec_nonblank(mg_str(root, "runtime", "image")) ? mg_str(root, "runtime", "image")
+                                                                  : NULL;
     f->image_path = f->image ? "runtime.image" : NULL;
     if (f->is_ray && c.gpus == 0 && !f->image)
         tg_spec_diag_error(d, "runtime", TG_AT_KEY,
@@ -712,15 +505,6 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
     mg_files(root, f, files, d);
     /* the policy and execution sections are the direct config's */
     tg_spec_semantic_policy(root, f, d);
-}
-
-static json_t *mg_sizing_json(const mg_sizing_t *z)
-{
-    char a[24], b[24];
-    snprintf(a, sizeof(a), "%" JSON_INTEGER_FORMAT, z->cpu);
-    snprintf(b, sizeof(b), "%" JSON_INTEGER_FORMAT, z->cpu_limit);
-    return json_pack("{s:s, s:s, s:s, s:s}", "cpu", a, "cpu_limit", b, "memory", z->memory,
-                     "memory_limit", z->memory_limit);
 }
 
 /* The manifest as the trainer reads it at /manifest/<name>.yaml: the text
@@ -758,14 +542,12 @@ json_t *tg_spec_managed_section(const json_t *root, const tg_spec_facts_t *f,
 {
     tg_spec_diag_t scratch;
     tg_spec_diag_init(&scratch, NULL, 1000);
-    json_int_t cpu_workers = 0;
-    mg_int(root, "eval", "cpu_workers", &cpu_workers, &scratch);
-    mg_compute_t c;
-    mg_compute(root, 0, &c, &scratch);
+    tg_spec_mcompute_t c;
+    tg_spec_managed_compute(root, 0, &c, &scratch);
     json_t *m = json_object();
     const char *prefix = mg_str(root, "resource_naming", "prefix");
     char rname[160];
-    snprintf(rname, sizeof(rname), "%s-%s", mg_set(prefix) ? prefix : "tau", f->name);
+    snprintf(rname, sizeof(rname), "%s-%s", tg_spec_nonblank(prefix) ? prefix : "tau", f->name);
     json_object_set_new(m, "template",
                         json_string(f->is_job    ? "job"
                                     : c.gpus > 0 ? "rayjob"
@@ -800,15 +582,17 @@ json_t *tg_spec_managed_section(const json_t *root, const tg_spec_facts_t *f,
     }
     json_object_set_new(m, "extra_scripts", extra);
     json_int_t smoke = 0;
-    mg_int(root, "workflow", "smoke_pairs", &smoke, &scratch);
+    tg_spec_managed_int(root, "workflow", "smoke_pairs", &smoke, &scratch);
     if (!smoke)
-        mg_int(root, "run", "smoke_pairs", &smoke, &scratch);
+        tg_spec_managed_int(root, "run", "smoke_pairs", &smoke, &scratch);
     json_object_set_new(m, "smoke_pairs", json_integer(smoke));
     json_object_set_new(m, "gpus", json_integer(c.gpus));
     json_object_set_new(m, "workers", json_integer(c.workers));
     json_object_set_new(m, "sizing",
-                        json_pack("{s:o, s:o, s:o}", "control", mg_sizing_json(&c.control), "head",
-                                  mg_sizing_json(&c.head), "worker", mg_sizing_json(&c.worker)));
+                        json_pack("{s:o, s:o, s:o}", "control",
+                                  tg_spec_managed_sizing_json(&c.control), "head",
+                                  tg_spec_managed_sizing_json(&c.head), "worker",
+                                  tg_spec_managed_sizing_json(&c.worker)));
     json_t *pip = json_array();
     json_array_foreach(tg_spec_get(root, "runtime", "pip"), i, x)
         json_array_append_new(pip, json_string(json_string_value(x)));
@@ -847,15 +631,16 @@ json_t *tg_spec_managed_section(const json_t *root, const tg_spec_facts_t *f,
         const json_t *cnt = json_object_get(rdma, "count");
         json_object_set_new(
             m, "rdma",
-            json_pack("{s:s, s:I}", "resource_name", mg_set(rn) ? rn : MG_RDMA_DEFAULT, "count",
-                      json_is_integer(cnt) ? json_integer_value(cnt) : (json_int_t)1));
+            json_pack("{s:s, s:I}", "resource_name", tg_spec_nonblank(rn) ? rn : MG_RDMA_DEFAULT,
+                      "count", json_is_integer(cnt) ? json_integer_value(cnt) : (json_int_t)1));
     } else {
         json_object_set_new(m, "rdma", json_null());
     }
     const char *ck = mg_str(root, "artifacts", "checkpoint");
-    json_object_set_new(m, "checkpoint_artifact", mg_set(ck) ? json_string(ck) : json_null());
+    json_object_set_new(m, "checkpoint_artifact",
+                        tg_spec_nonblank(ck) ? json_string(ck) : json_null());
     const char *exp = mg_str(root, "research", "experiment");
-    json_object_set_new(m, "experiment", mg_set(exp) ? json_string(exp) : json_null());
+    json_object_set_new(m, "experiment", tg_spec_nonblank(exp) ? json_string(exp) : json_null());
     tg_spec_diag_clean(&scratch);
     return m;
 }
