@@ -756,16 +756,23 @@ int tg_render_publishes(const tg_render_ctx_t *c)
     return p && strcmp(p, "staged") == 0 && tg_render_str(c->storage, NULL, "output");
 }
 
+tg_rc_e tg_render_publish_head(tg_buf_t *b)
+{
+    return tg_buf_puts(b, "mkdir -p \"$TAU_OUTPUT_STAGING_DIR\"\nset +e\n");
+}
+
 tg_rc_e tg_render_publish_tail(tg_buf_t *b)
 {
     /* TauGrid's staged publication: outputs appear in storage.output only
-     * complete, after a successful run, with a marker readers wait for. */
+     * complete, after a successful run, with a marker readers wait for; a
+     * copy that fails fails the run instead of marking a partial tree. */
     return tg_buf_puts(
         b, "status=$?\n"
            "if [ \"$status\" -eq 0 ]; then\n"
-           "  mkdir -p \"$TAU_OUTPUT_DIR\"\n"
-           "  cp -a \"$TAU_OUTPUT_STAGING_DIR\"/. \"$TAU_OUTPUT_DIR\"/\n"
-           "  printf '%s\\n' \"$TAU_RUN_ID\" > \"$TAU_OUTPUT_DIR/" TG_RENDER_PUBLISHED_MARKER "\"\n"
+           "  { mkdir -p \"$TAU_OUTPUT_DIR\" &&\n"
+           "    cp -a \"$TAU_OUTPUT_STAGING_DIR\"/. \"$TAU_OUTPUT_DIR\"/ &&\n"
+           "    printf '%s\\n' \"$TAU_RUN_ID\" > \"$TAU_OUTPUT_DIR/" TG_RENDER_PUBLISHED_MARKER
+           "\"; } || status=$?\n"
            "fi\n"
            "exit \"$status\"\n");
 }

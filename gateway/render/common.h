@@ -158,8 +158,12 @@ void tg_render_k_small_resources(const tg_render_ctx_t *c);
 #define TG_RENDER_STAGING_DIR      "/mnt/tau-staging"
 #define TG_RENDER_PUBLISHED_MARKER ".tau-published"
 int tg_render_publishes(const tg_render_ctx_t *c);
+/* The lines that precede the command: the staging directory exists and a
+ * failing command does not end the script. */
+tg_rc_e tg_render_publish_head(tg_buf_t *b) TG_MUSTCHECK;
 /* The lines that follow the (not exec'd) command: publish on success,
- * exit with the command's status. */
+ * exit with the command's status, or with the copy's when publishing
+ * fails (no marker is written then). */
 tg_rc_e tg_render_publish_tail(tg_buf_t *b) TG_MUSTCHECK;
 
 /* Restricted Pod Security settings; nothing when runtime.security.mode is unset. */

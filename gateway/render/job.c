@@ -54,7 +54,7 @@ static tg_rc_e job_program(tg_render_ctx_t *c, const tg_spec_file_t *script, int
      * so it is run, not exec'd. */
     int publish = tg_render_publishes(c);
     const char *lead = publish ? "" : "exec ";
-    if (publish && tg_buf_puts(b, "set +e\n") != TG_OK)
+    if (publish && tg_render_publish_head(b) != TG_OK)
         return TG_ETOOLARGE;
     if (torchrun && nodes > 1)
         rc = tg_buf_printf(b,

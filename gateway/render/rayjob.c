@@ -111,7 +111,9 @@ static tg_rc_e rj_entrypoint(tg_render_ctx_t *c, int has_req, const char *wd, tg
     int publish = tg_render_publishes(c);
     const char *lead = publish ? "" : "exec ";
     if (rc == TG_OK && publish)
-        rc = tg_buf_printf(b, "export TAU_OUTPUT_STAGING_DIR=" TG_RENDER_STAGING_DIR "\nset +e\n");
+        rc = tg_buf_puts(b, "export TAU_OUTPUT_STAGING_DIR=" TG_RENDER_STAGING_DIR "\n");
+    if (rc == TG_OK && publish)
+        rc = tg_render_publish_head(b);
     if (rc != TG_OK)
         return rc;
     if (strcmp(c->launcher, "ray-tune") == 0) {

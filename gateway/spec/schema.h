@@ -12,7 +12,7 @@
  * maxProperties, items, minItems/maxItems, uniqueItems, $ref (local JSON
  * pointers, e.g. #/$defs/x), $defs; annotations ($schema, $id, $comment,
  * title, description, default, examples, deprecated, x-*). Custom:
- * x-taugate-unsupported, x-taugate-warning, x-taugate-messages (see the
+ * x-taugate-unsupported, x-taugate-refused, x-taugate-warning, x-taugate-messages (see the
  * schema's description). Any other keyword makes loading fail, so a schema
  * edit cannot silently lose a rule. */
 #ifndef TG_SPEC_SCHEMA_H

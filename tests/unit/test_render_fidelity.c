@@ -2,9 +2,16 @@
  * (pull secrets, service account and workload identity, DRA claims,
  * restricted security, GPU packing, rayVersion) on every pod and container,
  * one of each GPU toleration, and TauGrid's workload metadata contract next
- * to taugate's own labels. The upstream corpus (test_spec_upstream) covers
- * managed manifests, run.source, image assets and publishing. */
+ * to taugate's own labels, and the staged publication's shell program run
+ * for real. The upstream corpus (test_spec_upstream) and the goldens
+ * (job-pod-settings, managed-*) cover the rest of the rendering. */
 #include "spec_test_util.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "render/common.h"
 
 /* ws-ray with a profile "pods" (engine `engine`) carrying `settings`. */
 static json_t *fid_context(const char *engine, const char *settings)
@@ -200,6 +207,71 @@ static void test_workload_metadata_contract(void **state)
     json_decref(ctx);
 }
 
+/* Run `command` between the publication's head and tail with /bin/sh, the
+ * staging and output directories as given; returns the exit status. */
+static int fid_publish(const char *command, const char *staging, const char *output)
+{
+    tg_buf_t b;
+    tg_buf_init(&b, 0);
+    assert_int_equal(tg_render_publish_head(&b), TG_OK);
+    assert_int_equal(tg_buf_puts(&b, command), TG_OK);
+    assert_int_equal(tg_render_publish_tail(&b), TG_OK);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("TAU_OUTPUT_STAGING_DIR", staging, 1);
+        setenv("TAU_OUTPUT_DIR", output, 1);
+        setenv("TAU_RUN_ID", "fid-run-1", 1);
+        execl("/bin/sh", "sh", "-c", b.data, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    tg_buf_clean(&b);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int fid_exists(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+/* Outputs appear complete with the marker after a success; a failed run
+ * publishes nothing; a copy that fails fails the run and writes no
+ * marker. */
+static void test_staged_publication(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/tg-publish-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char staging[300], out[300], blocked[300];
+    snprintf(staging, sizeof(staging), "%s/staging", root);
+    snprintf(out, sizeof(out), "%s/out", root);
+    snprintf(blocked, sizeof(blocked), "%s/file/out", root);
+
+    assert_int_equal(fid_publish("echo ok > \"$TAU_OUTPUT_STAGING_DIR/model.bin\"\n", staging, out),
+                     0);
+    assert_true(fid_exists(out, "model.bin"));
+    assert_true(fid_exists(out, ".tau-published"));
+
+    char out2[300];
+    snprintf(out2, sizeof(out2), "%s/out2", root);
+    assert_int_equal(fid_publish("sh -c 'exit 3'\n", staging, out2), 3);
+    assert_false(fid_exists(out2, ".tau-published"));
+
+    char file[300], cmd[400];
+    snprintf(file, sizeof(file), "%s/file", root);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_not_equal(fid_publish("true\n", staging, blocked), 0);
+
+    snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_profile_settings_on_rayjob_pods),
         cmocka_unit_test(test_one_gpu_toleration),
         cmocka_unit_test(test_workload_metadata_contract),
+        cmocka_unit_test(test_staged_publication),
     };
     return cmocka_run_group_tests(tests, tu_setup, tu_teardown);
 }
