@@ -112,29 +112,6 @@ void tg_render_k_env(tg_jw_t *w, const tg_render_env_t *e);
  * "worker_", "cpu_worker_"), with `gpus` of the GPU resource in both, or,
  * when the profile names a DRA claim template, a claim "gpu" instead. */
 void tg_render_k_resources(const tg_render_ctx_t *c, const char *prefix, json_int_t gpus);
-/* Whether a pod with `gpus` GPUs gets them through a DRA claim. */
-int tg_render_dra(const tg_render_ctx_t *c, json_int_t gpus);
-/* Pod "resourceClaims" for the DRA claim (nothing without one). */
-void tg_render_k_resource_claims(const tg_render_ctx_t *c, json_int_t gpus);
-/* Pod "imagePullSecrets" and "serviceAccountName" from the profile. */
-void tg_render_k_image_pull_secrets(const tg_render_ctx_t *c);
-void tg_render_k_service_account(const tg_render_ctx_t *c);
-/* Whether a pod with `gpus` GPUs is packed (profile gpu_placement
- * single-device or same-node), and its "affinity": TauGrid's preferred pod
- * affinity to nodes already running such pods. */
-int tg_render_packs(const tg_render_ctx_t *c, json_int_t gpus);
-void tg_render_k_packing_affinity(const tg_render_ctx_t *c, json_int_t gpus);
-
-/* "tolerations": profile tolerations, then CriticalAddonsOnly (head) or the
- * two GPU tolerations (sku=gpu, nvidia.com/gpu) when `gpu`, each unless the
- * profile already lists it; nothing if empty. */
-void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu);
-
-/* "nodeSelector": profile + policy selectors, plus tau.azure.com/gpu-class
- * when the pod has GPUs and the class is not "any" (unless
- * clear_node_selector); nothing when empty. */
-void tg_render_k_node_selector(const tg_render_ctx_t *c, int gpu_pod);
-
 /* "volumes" and "volumeMounts" for every pod: optional script emptyDir (at
  * /script, read-only), data (PVC or emptyDir) at /data, tau-hot at /mnt,
  * optional dshm at /dev/shm, extra workspace PVCs. */
@@ -144,10 +121,6 @@ void tg_render_k_mounts(const tg_render_ctx_t *c, int script, int dshm);
  * tg_jw_end_arr). */
 void tg_render_k_volumes_open(const tg_render_ctx_t *c, int script, int dshm);
 void tg_render_k_mounts_open(const tg_render_ctx_t *c, int script, int dshm);
-
-/* "affinity" of a control-only Ray head: the AKS system pool, or any node
- * without its label. */
-void tg_render_k_system_affinity(const tg_render_ctx_t *c);
 
 /* "resources" of a helper init container (a copy or a decode). */
 void tg_render_k_small_resources(const tg_render_ctx_t *c);
@@ -165,10 +138,6 @@ tg_rc_e tg_render_publish_head(tg_buf_t *b) TG_MUSTCHECK;
  * exit with the command's status, or with the copy's when publishing
  * fails (no marker is written then). */
 tg_rc_e tg_render_publish_tail(tg_buf_t *b) TG_MUSTCHECK;
-
-/* Restricted Pod Security settings; nothing when runtime.security.mode is unset. */
-void tg_render_k_pod_security(const tg_render_ctx_t *c);
-void tg_render_k_container_security(const tg_render_ctx_t *c);
 
 /* Kueue TAS annotation (key + value) for a worker pod template, when the
  * profile names a Kueue topology and the spec a placement. */

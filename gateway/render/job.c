@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "render/metadata.h"
+#include "render/pod.h"
 #include "spec/digest.h"
 #include "spec/units.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "render/pod.h"
 #include "spec/digest.h"
 
 /* Decodes TAU_PAYLOAD_<i> = "<name>:<sha256>:<base64>" into $TAU_PAYLOAD_DIR

@@ -8,6 +8,7 @@
 #include "core/buf.h"
 #include "render/metadata.h"
 #include "render/payload.h"
+#include "render/pod.h"
 #include "spec/digest.h"
 #include "spec/units.h"
 
