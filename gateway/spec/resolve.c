@@ -1,51 +1,18 @@
-/* Resolution of a validated tau.yaml against workspace and compute profile. */
+/* Resolution of a validated tau.yaml against workspace and compute profile:
+ * identity, profile, policy and compute here; the other sections in
+ * resolve_run.c. */
 #include "spec/resolve.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/buf.h"
 #include "core/mem.h"
 #include "core/log.h"
 #include "spec/digest.h"
 #include "spec/path.h"
-#include "spec/semantic_env.h"
+#include "spec/resolve_int.h"
 #include "spec/units.h"
-
-typedef struct rs_s {
-    const tg_spec_schema_t *schema;
-    const json_t *root;
-    const tg_spec_facts_t *f;
-    const json_t *ctx;
-    const json_t *ws;
-    const json_t *prof; /* selected profile or NULL */
-    const char *prof_name;
-    const char *ws_name;
-    tg_spec_diag_t *d;
-    json_t *out;
-    tg_spec_prov_t *prov;
-    const json_t *managed; /* the managed manifest's section (spec/managed.h), or NULL */
-    const char *last_name; /* the section rs_sect returned last, and its object */
-    json_t *last_sect;
-} rs_t;
-
-/* --- small helpers -------------------------------------------------------------------------- */
-
-static const char *rs_str(const json_t *o, const char *k)
-{
-    const json_t *v = json_is_object(o) ? json_object_get(o, k) : NULL;
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static int rs_in(const json_t *arr, const char *s)
-{
-    size_t i;
-    const json_t *v;
-    json_array_foreach(arr, i,
-                       v) if (json_is_string(v) && strcmp(json_string_value(v), s) == 0) return 1;
-    return 0;
-}
 
 static void rs_list(const json_t *arr, tg_buf_t *b)
 {
@@ -63,100 +30,9 @@ static void rs_list(const json_t *arr, tg_buf_t *b)
         return;
 }
 
-/* Values are put a section at a time: remember the last one instead of
- * looking it up for every field. */
-static json_t *rs_sect(rs_t *r, const char *name)
-{
-    /* Callers pass literals: the same address is the common hit. */
-    if (r->last_name && (r->last_name == name || strcmp(r->last_name, name) == 0))
-        return r->last_sect;
-    json_t *s = json_object_get(r->out, name);
-    if (!s) {
-        s = json_object();
-        json_object_set_new(r->out, name, s);
-    }
-    r->last_name = name;
-    r->last_sect = s;
-    return s;
-}
-
-/* Set out[sect][key] = val (stolen; NULL -> null) and record where it came from. */
-static void rs_put(rs_t *r, const char *sect, const char *key, json_t *val, const char *src)
-{
-    json_t *dst = sect ? rs_sect(r, sect) : r->out;
-    json_object_set_new_nocheck(dst, key, val ? val : json_null());
-    if (val && src && !json_is_null(val))
-        tg_spec_prov_set(r->prov, sect, key, src);
-}
-
-static const json_t *rs_spec(rs_t *r, const char *sect, const char *key)
-{
-    return tg_spec_get(r->root, sect, key);
-}
-
-static const json_t *rs_default(rs_t *r, const char *sect, const char *key)
-{
-    char path[160];
-    tg_spec_path_field(path, sizeof(path), sect, key);
-    return tg_spec_schema_default(r->schema, path);
-}
-
-/* Resolved values share the nodes of the spec, the context and the schema,
- * containers included, instead of copying them: nothing modifies a value of
- * a resolved config in place (the resolver fills containers it made itself;
- * policy replaces values in sections it made or copied; rendering and
- * storing only read), and jansson's reference counts are atomic, so the
- * schema's defaults and a cached context's values may be held by requests
- * on several threads at once. */
-static json_t *rs_ref(const json_t *v)
-{
-    return json_incref((json_t *)v);
-}
-
-/* The string `s` for the resolved config: `holder` itself (shared, as rs_ref)
- * when s is its value, else a new copy. Callers pass the node they read s
- * from, so most strings are shared instead of allocated twice. */
-static json_t *rs_text(const json_t *holder, const char *s)
-{
-    if (!s)
-        return NULL;
-    if (json_is_string(holder) && json_string_value(holder) == s &&
-        json_string_length(holder) == strlen(s))
-        return rs_ref(holder);
-    return json_string(s);
-}
-
-/* rs_text for a fact read from the spec at `path` ("key" or "sect.key"). */
-static json_t *rs_spec_text(rs_t *r, const char *path, const char *s)
-{
-    const char *dot = path ? strchr(path, '.') : NULL;
-    char sect[32];
-    if (!dot || (size_t)(dot - path) >= sizeof(sect))
-        return rs_text(path ? tg_spec_get(r->root, NULL, path) : NULL, s);
-    memcpy(sect, path, (size_t)(dot - path));
-    sect[dot - path] = '\0';
-    return rs_text(tg_spec_get(r->root, sect, dot + 1), s);
-}
-
-/* spec -> profile[pkey] -> workspace[wkey] -> schema default. */
-static void rs_pick(rs_t *r, const char *sect, const char *key, const char *pkey, const char *wkey)
-{
-    const json_t *v;
-    if ((v = rs_spec(r, sect, key)))
-        rs_put(r, sect, key, rs_ref(v), "spec");
-    else if (pkey && r->prof && (v = json_object_get(r->prof, pkey)) && !json_is_null(v))
-        rs_put(r, sect, key, rs_ref(v), "profile");
-    else if (wkey && (v = json_object_get(r->ws, wkey)) && !json_is_null(v))
-        rs_put(r, sect, key, rs_ref(v), "workspace");
-    else if ((v = rs_default(r, sect, key)))
-        rs_put(r, sect, key, rs_ref(v), "default");
-    else
-        rs_put(r, sect, key, NULL, NULL);
-}
-
 /* --- workspace, namespace, profile ---------------------------------------------------------- */
 
-static void rs_identity(rs_t *r)
+static void rs_identity(tg_spec_rs_t *r)
 {
     const tg_spec_facts_t *f = r->f;
     tg_spec_qv_t q, q2;
@@ -186,7 +62,7 @@ static void rs_identity(rs_t *r)
            sns ? "spec" : "workspace");
 }
 
-static void rs_profile(rs_t *r)
+static void rs_profile(tg_spec_rs_t *r)
 {
     tg_spec_qv_t q, q2;
     const json_t *pnode = tg_spec_get(r->root, "policy", "profile");
@@ -261,7 +137,7 @@ static void rs_profile(rs_t *r)
 
 /* --- policy: queue, priority, placement ----------------------------------------------------- */
 
-static void rs_queue(rs_t *r)
+static void rs_queue(tg_spec_rs_t *r)
 {
     tg_spec_qv_t q, q2;
     const json_t *qnode = tg_spec_get(r->root, "policy", "queue");
@@ -307,7 +183,7 @@ static const json_t *rs_find_class(const json_t *list, const char *name)
     return NULL;
 }
 
-static void rs_priority(rs_t *r)
+static void rs_priority(tg_spec_rs_t *r)
 {
     tg_spec_qv_t q;
     int dis = 0;
@@ -385,7 +261,7 @@ static void rs_priority(rs_t *r)
 /* What a compute profile sets on every pod of its runs: pull secrets, the
  * service account (and Azure workload identity), a DRA claim template for
  * GPUs, GPU packing, the KubeRay version. */
-static void rs_pod_settings(rs_t *r)
+static void rs_pod_settings(tg_spec_rs_t *r)
 {
     static const char *const strs[] = {"service_account", "dra_claim_template", "gpu_placement",
                                        "ray_version"};
@@ -401,7 +277,7 @@ static void rs_pod_settings(rs_t *r)
            json_array_size(ps) ? "profile" : NULL);
 }
 
-static void rs_placement(rs_t *r)
+static void rs_placement(tg_spec_rs_t *r)
 {
     tg_spec_qv_t q;
     rs_pick(r, "policy", "team", NULL, NULL);
@@ -475,7 +351,7 @@ typedef struct rs_q_s {
 } rs_q_t;
 
 /* First set of: spec keys (in order), then profile keys. */
-static rs_q_t rs_quantity(rs_t *r, const char *const *keys, size_t nkeys)
+static rs_q_t rs_quantity(tg_spec_rs_t *r, const char *const *keys, size_t nkeys)
 {
     rs_q_t q = {0};
     const json_t *compute = tg_spec_get(r->root, NULL, "compute");
@@ -519,8 +395,9 @@ static int rs_qcmp_gt(const char *a, const char *b)
 /* Decide request and limit of one resource of one role; `prefix` is "" (Job
  * container / Ray default), "head_" or "worker_". Ray roles use TauGrid's
  * rule that a request set without its limit also sets the limit. */
-static void rs_role_resource(rs_t *r, const char *prefix, const char *res, const char *def_req,
-                             const char *def_lim, int ray, const char *out_prefix)
+static void rs_role_resource(tg_spec_rs_t *r, const char *prefix, const char *res,
+                             const char *def_req, const char *def_lim, int ray,
+                             const char *out_prefix)
 {
     char rk[48], lk[48], grk[48], glk[48];
     tg_spec_path_cat(rk, sizeof(rk), prefix, res, "_request");
@@ -572,7 +449,7 @@ static void rs_role_resource(rs_t *r, const char *prefix, const char *res, const
 
 /* A managed manifest's sizing, in the direct config's compute fields (the
  * policy engine and the renderers read those). */
-static void rs_managed_compute(rs_t *r)
+static void rs_managed_compute(tg_spec_rs_t *r)
 {
     const json_t *z = json_object_get(r->managed, "sizing");
     static const char *const roles[][2] = {{"head", "control"}, {"worker", "worker"}};
@@ -606,7 +483,7 @@ static void rs_managed_compute(rs_t *r)
     rs_put(r, "compute", "gpu_count", json_integer(gpus), NULL);
 }
 
-static void rs_compute(rs_t *r)
+static void rs_compute(tg_spec_rs_t *r)
 {
     const tg_spec_facts_t *f = r->f;
     if (r->managed) {
@@ -652,241 +529,6 @@ static void rs_compute(rs_t *r)
     }
 }
 
-/* --- runtime, run, storage, execution, resilience, metrics, experiment ---------------------- */
-
-static void rs_runtime(rs_t *r)
-{
-    const tg_spec_facts_t *f = r->f;
-    tg_spec_qv_t q;
-    if (r->managed && f->is_job) {
-        /* TauGrid's managed Job template always runs its GPU Ray image. */
-        rs_put(r, "runtime", "image", json_string(TG_SPEC_RAY_IMAGE_GPU), "default");
-    } else if (f->image) {
-        rs_put(r, "runtime", "image", rs_spec_text(r, f->image_path, f->image), "spec");
-    } else if (r->prof && rs_str(r->prof, "default_image")) {
-        const json_t *di = json_object_get(r->prof, "default_image");
-        rs_put(r, "runtime", "image", rs_text(di, json_string_value(di)), "profile");
-    } else if (f->is_ray) {
-        rs_put(r, "runtime", "image",
-               json_string(f->gpus_per_worker > 0 ? TG_SPEC_RAY_IMAGE_GPU : TG_SPEC_RAY_IMAGE_CPU),
-               "default");
-    } else {
-        if (f->is_job)
-            tg_spec_diag_error(r->d, "", TG_AT_KEY,
-                               "no image: profile \"%s\" declares no runtime image and the spec "
-                               "sets none; set runtime.image",
-                               tg_spec_qv(&q, r->prof_name ? r->prof_name : "(none)"));
-        rs_put(r, "runtime", "image", NULL, NULL);
-    }
-    const json_t *env = rs_spec(r, "runtime", "env");
-    rs_put(r, "runtime", "env", json_is_object(env) ? rs_ref(env) : json_object(),
-           env ? "spec" : NULL);
-    const json_t *sec = rs_spec(r, "runtime", "env_secret");
-    rs_put(r, "runtime", "env_secret", json_is_object(sec) ? rs_ref(sec) : json_object(),
-           sec ? "spec" : NULL);
-    const json_t *pip = rs_spec(r, "runtime", "pip");
-    rs_put(r, "runtime", "pip", json_is_array(pip) ? rs_ref(pip) : json_array(),
-           pip ? "spec" : NULL);
-    rs_pick(r, "runtime", "working_dir", NULL, NULL);
-    const char *mode = tg_spec_get_str(rs_spec(r, "runtime", "security"), NULL, "mode");
-    const json_t *pmode = r->prof ? json_object_get(r->prof, "security_mode") : NULL;
-    if (mode && *mode)
-        rs_put(r, "runtime", "security_mode", json_string(mode), "spec");
-    else if (json_is_string(pmode) && *json_string_value(pmode))
-        rs_put(r, "runtime", "security_mode", rs_ref(pmode), "profile");
-    else
-        rs_put(r, "runtime", "security_mode", NULL, NULL);
-}
-
-static void rs_run(rs_t *r)
-{
-    rs_pick(r, "run", "working_dir", NULL, NULL);
-    const json_t *src = rs_spec(r, "run", "source");
-    rs_put(r, "run", "source", json_is_object(src) ? rs_ref(src) : NULL, "spec");
-    const json_t *ex = rs_spec(r, "run", "working_dir_excludes");
-    rs_put(r, "run", "working_dir_excludes", json_is_array(ex) ? rs_ref(ex) : json_array(),
-           ex ? "spec" : NULL);
-    if (r->f->is_ray)
-        rs_put(r, "run", "ttl_seconds_after_finished", json_integer(15), "default");
-    else if (r->managed && json_is_integer(json_object_get(r->ws, "ttl_seconds")))
-        rs_put(r, "run", "ttl_seconds_after_finished",
-               rs_ref(json_object_get(r->ws, "ttl_seconds")), "workspace");
-    else if (r->managed)
-        rs_put(r, "run", "ttl_seconds_after_finished", json_integer(86400), "default");
-    else
-        rs_pick(r, "run", "ttl_seconds_after_finished", "ttl_seconds", "ttl_seconds");
-    const json_t *ad = r->prof ? json_object_get(r->prof, "active_deadline_seconds") : NULL;
-    rs_put(r, "run", "active_deadline_seconds",
-           json_is_integer(ad) && json_integer_value(ad) > 0 ? rs_ref(ad) : NULL, "profile");
-}
-
-static void rs_storage(rs_t *r)
-{
-    tg_spec_qv_t q, q2;
-    const json_t *pvcs = json_object_get(r->ws, "pvcs");
-    const char *data = tg_spec_get_str(r->root, "storage", "data_pvc");
-    if (data && json_is_array(pvcs) && !rs_in(pvcs, data))
-        tg_spec_diag_error(r->d, "storage.data_pvc", TG_AT_VALUE,
-                           "storage.data_pvc \"%s\" is not a PVC of workspace \"%s\"; ask a "
-                           "platform admin to register it",
-                           tg_spec_qv(&q, data), tg_spec_qv(&q2, r->ws_name));
-    rs_put(r, "storage", "data_pvc", data ? json_string(data) : NULL, "spec");
-    const char *out = tg_spec_get_str(r->root, "storage", "output");
-    const char *root = rs_str(r->ws, "output_root");
-    if (out) {
-        rs_put(r, "storage", "output", json_string(out), "spec");
-    } else if (root && r->f->name) {
-        char buf[4200];
-        size_t n = strlen(root);
-        snprintf(buf, sizeof(buf), "%s%s%s", root, n && root[n - 1] == '/' ? "" : "/", r->f->name);
-        rs_put(r, "storage", "output", json_string(buf), "workspace");
-    } else {
-        rs_put(r, "storage", "output", NULL, NULL);
-    }
-    const char *ck = tg_spec_get_str(r->root, "storage", "checkpoint");
-    int ck_set = 0;
-    for (const char *c = ck; c && *c && !ck_set; c++)
-        ck_set = *c != ' ' && *c != '\t' && *c != '\n' && *c != '\r';
-    rs_put(r, "storage", "checkpoint",
-           ck_set ? rs_ref(tg_spec_get(r->root, "storage", "checkpoint")) : NULL, "spec");
-    const char *pub = tg_spec_get_str(r->root, "storage", "publish");
-    rs_put(r, "storage", "publish", pub && *pub ? json_string(pub) : NULL, "spec");
-    const json_t *assets = rs_spec(r, "storage", "image_assets");
-    rs_put(r, "storage", "image_assets", json_is_array(assets) ? rs_ref(assets) : json_array(),
-           json_array_size(assets) ? "spec" : NULL);
-
-    json_t *vols = json_array();
-    const json_t *sv = rs_spec(r, "storage", "volumes");
-    const json_t *sm = rs_spec(r, "storage", "mounts");
-    size_t i, j;
-    const json_t *v, *m;
-    json_array_foreach(sv, i, v)
-    {
-        if (!json_is_string(v))
-            continue;
-        const char *pvc = json_string_value(v);
-        char path[48];
-        snprintf(path, sizeof(path), "storage.volumes[%zu]", i);
-        if (json_is_array(pvcs) && !rs_in(pvcs, pvc))
-            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
-                               "storage.volumes PVC \"%s\" is not a PVC of workspace \"%s\"",
-                               tg_spec_qv(&q, pvc), tg_spec_qv(&q2, r->ws_name));
-        int mounted = 0;
-        json_array_foreach(sm, j, m)
-        {
-            const char *s = json_string_value(m);
-            const char *colon = s ? strchr(s, ':') : NULL;
-            if (!colon || (size_t)(colon - s) != strlen(pvc) || strncmp(s, pvc, strlen(pvc)) != 0)
-                continue;
-            char mp[520];
-            snprintf(mp, sizeof(mp), "%s", colon + 1);
-            size_t ml = strlen(mp);
-            int ro = ml > 3 && strcmp(mp + ml - 3, ":ro") == 0;
-            if (ro)
-                mp[ml - 3] = '\0';
-            json_array_append_new(
-                vols, json_pack("{s:s, s:s, s:b}", "pvc", pvc, "path", mp, "read_only", ro));
-            mounted = 1;
-        }
-        if (!mounted) {
-            char mp[300];
-            snprintf(mp, sizeof(mp), "/volumes/%s", pvc);
-            json_array_append_new(
-                vols, json_pack("{s:s, s:s, s:b}", "pvc", pvc, "path", mp, "read_only", 0));
-        }
-    }
-    rs_put(r, "storage", "volumes", vols, json_array_size(vols) ? "spec" : NULL);
-}
-
-static void rs_execution(rs_t *r)
-{
-    const tg_spec_facts_t *f = r->f;
-    rs_put(r, "execution", "launcher",
-           rs_text(tg_spec_get(r->root, "execution", "launcher"), f->launcher),
-           f->launcher_explicit ? "spec" : "default");
-    if (f->is_job) {
-        rs_pick(r, "execution", "nodes", NULL, NULL);
-        rs_pick(r, "execution", "processes_per_node", NULL, NULL);
-    }
-    const json_t *cfg = rs_spec(r, "execution", "configs");
-    rs_put(r, "execution", "configs", json_is_object(cfg) ? rs_ref(cfg) : json_object(),
-           cfg ? "spec" : NULL);
-    if (strcmp(f->launcher, "ray-tune") == 0) {
-        rs_pick(r, "execution", "metric", NULL, NULL);
-        const char *mode = tg_spec_get_str(r->root, "execution", "mode");
-        if (mode && *mode)
-            rs_put(r, "execution", "mode",
-                   json_string(strcasecmp(mode, "max") == 0 ? "max" : "min"), "spec");
-        else
-            rs_pick(r, "execution", "mode", NULL, NULL);
-        rs_pick(r, "execution", "num_samples", NULL, NULL);
-        rs_pick(r, "execution", "max_concurrent_trials", NULL, NULL);
-    }
-    rs_pick(r, "execution", "allow_nccl_override", NULL, NULL);
-    const json_t *bf = rs_spec(r, "execution", "beta_features");
-    rs_put(r, "execution", "beta_features", json_is_array(bf) ? rs_ref(bf) : json_array(),
-           json_array_size(bf) ? "spec" : NULL);
-}
-
-static void rs_resilience(rs_t *r)
-{
-    rs_pick(r, "resilience", "max_retries", NULL, NULL);
-    rs_pick(r, "resilience", "retry_on", NULL, NULL);
-    rs_pick(r, "resilience", "backoff_initial", NULL, NULL);
-    rs_pick(r, "resilience", "backoff_max", NULL, NULL);
-    const char *cp = tg_spec_get_str(r->root, "resilience", "checkpoint_path");
-    if (cp) {
-        rs_put(r, "resilience", "checkpoint_path", json_string(cp), "spec");
-    } else if (r->f->name) {
-        char buf[128];
-        tg_spec_path_cat(buf, sizeof(buf), "/data/checkpoints/finetunes/", r->f->name, "");
-        rs_put(r, "resilience", "checkpoint_path", json_string(buf), "default");
-    } else {
-        rs_put(r, "resilience", "checkpoint_path", NULL, NULL);
-    }
-}
-
-static void rs_metrics(rs_t *r)
-{
-    const json_t *h = rs_spec(r, "metrics", "history");
-    rs_put(r, "metrics", "history", json_is_array(h) ? rs_ref(h) : json_array(), h ? "spec" : NULL);
-    int off = 0;
-    const json_t *offload = rs_spec(r, "metrics", "offload");
-    tg_spec_get_bool(offload, NULL, "enabled", &off);
-    rs_put(r, "metrics", "offload_enabled", json_boolean(off), offload ? "spec" : "default");
-    rs_pick(r, "experiment", "project", NULL, NULL);
-    rs_pick(r, "experiment", "name", NULL, NULL);
-    /* A legacy title names the experiment when experiment.name does not. */
-    const char *title = tg_spec_get_str(r->root, "experiment", "title");
-    if (!tg_spec_get_str(r->root, "experiment", "name") && title && *title) {
-        char id[64];
-        tg_spec_experiment_id_from_title(title, id, sizeof(id));
-        if (*id)
-            rs_put(r, "experiment", "name", json_string(id), "spec");
-    }
-    rs_pick(r, "experiment", "group", NULL, NULL);
-}
-
-/* The PVCs a managed manifest mounts must be the workspace's. */
-static void rs_managed_pvcs(rs_t *r)
-{
-    const json_t *pvcs = json_object_get(r->ws, "pvcs");
-    size_t i;
-    const json_t *m;
-    json_array_foreach(json_object_get(r->managed, "mounts"), i, m)
-    {
-        const char *pvc = rs_str(m, "pvc");
-        if (!pvc || !json_is_array(pvcs) || rs_in(pvcs, pvc))
-            continue;
-        char path[48];
-        snprintf(path, sizeof(path), "storage.mounts[%zu]", i);
-        tg_spec_qv_t q, q2;
-        tg_spec_diag_error(r->d, path, TG_AT_VALUE,
-                           "storage.mounts PVC \"%s\" is not a PVC of workspace \"%s\"",
-                           tg_spec_qv(&q, pvc), tg_spec_qv(&q2, r->ws_name));
-    }
-}
-
 tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
                         const tg_spec_facts_t *facts, const json_t *managed, const json_t *context,
                         const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
@@ -898,30 +540,30 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
         tg_log_error("spec", "resolve: context.workspace needs string name and namespace");
         return TG_EINVAL;
     }
-    rs_t r = {.schema = schema,
-              .root = root,
-              .f = facts,
-              .ctx = context,
-              .ws = ws,
-              .ws_name = rs_str(ws, "name"),
-              .d = diag,
-              .out = json_object(),
-              .prov = provenance,
-              .managed = managed};
+    tg_spec_rs_t r = {.schema = schema,
+                      .root = root,
+                      .f = facts,
+                      .ctx = context,
+                      .ws = ws,
+                      .ws_name = rs_str(ws, "name"),
+                      .d = diag,
+                      .out = json_object(),
+                      .prov = provenance,
+                      .managed = managed};
     rs_identity(&r);
     rs_profile(&r);
     rs_queue(&r);
     rs_priority(&r);
     rs_placement(&r);
-    rs_runtime(&r);
-    rs_run(&r);
+    tg_spec_resolve_runtime(&r);
+    tg_spec_resolve_run(&r);
     rs_compute(&r);
-    rs_storage(&r);
-    rs_execution(&r);
-    rs_resilience(&r);
-    rs_metrics(&r);
+    tg_spec_resolve_storage(&r);
+    tg_spec_resolve_execution(&r);
+    tg_spec_resolve_resilience(&r);
+    tg_spec_resolve_metrics(&r);
     if (managed) {
-        rs_managed_pvcs(&r);
+        tg_spec_resolve_managed_pvcs(&r);
         rs_put(&r, NULL, "managed", rs_ref(managed), "spec");
         json_t *fl = json_object();
         const tg_spec_file_t *t = tg_spec_files_find(files, rs_str(managed, "main_script"));
