@@ -301,7 +301,8 @@ static void test_byte_order_mark(void **state)
 {
     (void)state;
     yt_res_t r;
-    const char *y = "\xEF\xBB\xBF" "name: x\nengine: job\n";
+    const char *y = "\xEF\xBB\xBF"
+                    "name: x\nengine: job\n";
     yt_parse(&r, y, strlen(y), NULL);
     assert_int_equal(r.rc, TG_OK);
     assert_string_equal(json_string_value(json_object_get(r.doc.root, "name")), "x");
@@ -311,7 +312,8 @@ static void test_byte_order_mark(void **state)
     assert_int_equal(m->kcol, 1);
     yt_clean(&r);
     /* Only a leading one: further on it is content libyaml refuses. */
-    y = "name: x\n\xEF\xBB\xBF" "engine: job\n";
+    y = "name: x\n\xEF\xBB\xBF"
+        "engine: job\n";
     yt_parse(&r, y, strlen(y), NULL);
     assert_int_not_equal(r.rc, TG_OK);
     yt_clean(&r);
