@@ -43,14 +43,16 @@ static void md_add(md_pairs_t *p, const char *key, const char *value)
     }
 }
 
-/* A label only when the value is a valid label value. */
-static void md_add_label(md_pairs_t *p, const char *key, const char *value)
+/* `value` when it is a valid label value, else NULL (the label is left out). */
+static const char *md_label_value(const char *value)
 {
-    if (value && tg_spec_label_value(value))
-        md_add(p, key, value);
+    return value && tg_spec_label_value(value) ? value : NULL;
 }
 
-static void md_write(tg_jw_t *w, const char *name, md_pairs_t *p)
+/* Sort the pairs by key and write them as object `name`. The callers add
+ * them in key order already, so the sort only checks it (n-1 comparisons);
+ * pairs added out of order (a caller's extras) still land in place. */
+static void md_sort(md_pairs_t *p)
 {
     for (size_t i = 1; i < p->n; i++)
         for (size_t j = i; j > 0 && strcmp(p->k[j - 1], p->k[j]) > 0; j--) {
@@ -60,6 +62,11 @@ static void md_write(tg_jw_t *w, const char *name, md_pairs_t *p)
             p->k[j] = tk;
             p->v[j] = tv;
         }
+}
+
+static void md_write(tg_jw_t *w, const char *name, md_pairs_t *p)
+{
+    md_sort(p);
     tg_jw_kobj(w, name);
     for (size_t i = 0; i < p->n; i++)
         tg_jw_kstr(w, p->k[i], p->v[i]);
@@ -75,57 +82,66 @@ static const char *md_experiment_id(const tg_render_ctx_t *c)
     return n ? n : tg_render_str(c->experiment, NULL, "group");
 }
 
+/* taugate's labels, Kueue's, and TauGrid's workload metadata contract
+ * (core/workloadmeta, which its Portal and `tau run status` select on), in
+ * key order. A workload (with_kueue) carries the queue, priority and
+ * scheduling labels; a pod template names its workload and its GPUs. */
 static void md_labels(const tg_render_ctx_t *c, int with_kueue, int pod, json_int_t gpus)
 {
     md_pairs_t p = {.n = 0};
     char ng[24];
-    const char *engine = tg_render_str(c->rc, NULL, "engine");
+    int pod_only = pod && !with_kueue;
+    const char *run_id = md_label_value(c->opts->run_id);
+    const char *name = md_label_value(tg_render_str(c->rc, NULL, "name"));
+    const char *ws = md_label_value(tg_render_str(c->policy, NULL, "workspace"));
+    const char *profile = NULL, *lane = NULL, *team = NULL, *gpu_class = NULL;
+    if (with_kueue) {
+        profile = md_label_value(tg_render_str(c->policy, NULL, "profile"));
+        lane = md_label_value(tg_render_str(c->policy, NULL, "lane"));
+        team = md_label_value(tg_render_str(c->policy, NULL, "team"));
+        if (c->gpus > 0 && c->gpu_class && strcmp(c->gpu_class, "any") != 0)
+            gpu_class = md_label_value(c->gpu_class);
+    }
     md_add(&p, TG_LABEL_MANAGED_BY, "taugate");
+    if (pod_only && tg_render_bool(c->policy, NULL, "workload_identity") &&
+        tg_render_str(c->policy, NULL, "service_account"))
+        md_add(&p, "azure.workload.identity/use", "true");
+    if (with_kueue) {
+        md_add(&p, TG_LABEL_PRIORITY,
+               md_label_value(tg_render_str(c->policy, NULL, "workload_priority_class")));
+        md_add(&p, TG_LABEL_QUEUE, md_label_value(tg_render_str(c->policy, NULL, "queue")));
+    }
+    md_add(&p, "tau.azure.com/gpu-class", gpu_class);
+    if (pod_only && gpus > 0) {
+        md_add(&p, "tau.azure.com/gpu-count", tg_render_int_text(ng, gpus));
+        md_add(&p, "tau.azure.com/gpu-placement",
+               md_label_value(tg_render_str(c->policy, NULL, "gpu_placement")));
+    }
+    if (pod_only) /* the workload the pod belongs to, TauGrid's pod selector */
+        md_add(&p, "tau.azure.com/job", md_label_value(c->name));
+    md_add(&p, "tau.azure.com/lane", lane);
     md_add(&p, TG_TAU_MANAGED_BY, "tau");
+    md_add(&p, "tau.azure.com/profile", profile);
+    md_add(&p, "tau.azure.com/run", name);
+    md_add(&p, "tau.azure.com/run-id", run_id);
     if (with_kueue) {
-        md_add_label(&p, TG_LABEL_PRIORITY,
-                     tg_render_str(c->policy, NULL, "workload_priority_class"));
-        md_add_label(&p, TG_LABEL_QUEUE, tg_render_str(c->policy, NULL, "queue"));
+        md_add(&p, "tau.azure.com/stellar-experiment", md_label_value(md_experiment_id(c)));
+        md_add(&p, "tau.azure.com/stellar-group",
+               md_label_value(tg_render_str(c->experiment, NULL, "group")));
+        md_add(&p, "tau.azure.com/stellar-project",
+               md_label_value(tg_render_str(c->experiment, NULL, "project")));
     }
-    md_add_label(&p, TG_LABEL_ATTEMPT, c->attempt);
-    md_add_label(&p, TG_LABEL_RUN_ID, c->opts->run_id);
-    md_add_label(&p, TG_LABEL_RUN_NAME, tg_render_str(c->rc, NULL, "name"));
-    md_add_label(&p, TG_LABEL_WORKSPACE, tg_render_str(c->policy, NULL, "workspace"));
-    /* TauGrid's workload metadata contract (core/workloadmeta), which its
-     * Portal and `tau run status` select on. */
-    md_add_label(&p, "tau.azure.com/run-id", c->opts->run_id);
-    md_add_label(&p, "tau.azure.com/run", tg_render_str(c->rc, NULL, "name"));
-    md_add_label(&p, "tau.azure.com/workload-kind", engine);
-    md_add_label(&p, "tau.azure.com/workspace", tg_render_str(c->policy, NULL, "workspace"));
-    if (with_kueue) {
-        const char *profile = tg_render_str(c->policy, NULL, "profile");
-        md_add_label(&p, "taugate.io/profile", profile);
-        md_add_label(&p, "tau.azure.com/profile", profile);
-        md_add_label(&p, "taugate.io/lane", tg_render_str(c->policy, NULL, "lane"));
-        md_add_label(&p, "tau.azure.com/lane", tg_render_str(c->policy, NULL, "lane"));
-        md_add_label(&p, "taugate.io/team", tg_render_str(c->policy, NULL, "team"));
-        md_add_label(&p, "tau.azure.com/team", tg_render_str(c->policy, NULL, "team"));
-        if (c->gpus > 0 && c->gpu_class && strcmp(c->gpu_class, "any") != 0) {
-            md_add_label(&p, "taugate.io/gpu-class", c->gpu_class);
-            md_add_label(&p, "tau.azure.com/gpu-class", c->gpu_class);
-        }
-        md_add_label(&p, "tau.azure.com/stellar-project",
-                     tg_render_str(c->experiment, NULL, "project"));
-        md_add_label(&p, "tau.azure.com/stellar-experiment", md_experiment_id(c));
-        md_add_label(&p, "tau.azure.com/stellar-group",
-                     tg_render_str(c->experiment, NULL, "group"));
-    } else if (pod) {
-        /* the workload the pod belongs to, TauGrid's pod selector */
-        md_add_label(&p, "tau.azure.com/job", c->name);
-        if (tg_render_bool(c->policy, NULL, "workload_identity") &&
-            tg_render_str(c->policy, NULL, "service_account"))
-            md_add(&p, "azure.workload.identity/use", "true");
-        if (gpus > 0) {
-            md_add(&p, "tau.azure.com/gpu-count", tg_render_int_text(ng, gpus));
-            md_add_label(&p, "tau.azure.com/gpu-placement",
-                         tg_render_str(c->policy, NULL, "gpu_placement"));
-        }
-    }
+    md_add(&p, "tau.azure.com/team", team);
+    md_add(&p, "tau.azure.com/workload-kind", md_label_value(tg_render_str(c->rc, NULL, "engine")));
+    md_add(&p, "tau.azure.com/workspace", ws);
+    md_add(&p, TG_LABEL_ATTEMPT, md_label_value(c->attempt));
+    md_add(&p, "taugate.io/gpu-class", gpu_class);
+    md_add(&p, "taugate.io/lane", lane);
+    md_add(&p, "taugate.io/profile", profile);
+    md_add(&p, TG_LABEL_RUN_ID, run_id);
+    md_add(&p, TG_LABEL_RUN_NAME, name);
+    md_add(&p, "taugate.io/team", team);
+    md_add(&p, TG_LABEL_WORKSPACE, ws);
     md_write(c->w, "labels", &p);
 }
 
@@ -209,48 +225,41 @@ static void md_annotations(const tg_render_ctx_t *c, const char *execution,
             memcpy(experiment, b.data, b.len + 1);
         tg_buf_clean(&b);
     }
+    tg_buf_t mounts;
+    tg_buf_init(&mounts, 1 << 20);
+    md_storage_mounts(c, &mounts);
+    /* TauGrid's keys (core/workloadmeta), then taugate's: in key order */
+    md_add(&p, "tau.azure.com/checkpoint-artifact", tg_render_str(c->storage, NULL, "checkpoint"));
+    md_add(&p, "tau.azure.com/config-hash", c->config_hash);
+    md_add(&p, "tau.azure.com/gpu-count", tg_render_int_text(gpus, c->gpus));
+    md_add(&p, "tau.azure.com/image", c->image);
+    md_add(&p, "tau.azure.com/namespace", c->ns);
+    md_add(&p, "tau.azure.com/payload-digest", payload_digest);
+    md_add(&p, "tau.azure.com/pod-priority-class",
+           tg_render_str(c->policy, NULL, "pod_priority_class"));
+    md_add(&p, "tau.azure.com/result-path", tg_render_str(c->storage, NULL, "output"));
+    md_add(&p, "tau.azure.com/result-pvc", tg_render_str(c->storage, NULL, "data_pvc"));
+    md_add(&p, "tau.azure.com/stellar-experiment-id", md_experiment_id(c));
+    md_add(&p, "tau.azure.com/stellar-group-value", tg_render_str(c->experiment, NULL, "group"));
+    md_add(&p, "tau.azure.com/stellar-project-value",
+           tg_render_str(c->experiment, NULL, "project"));
+    md_add(&p, "tau.azure.com/storage-mounts", mounts.data);
+    md_add(&p, "tau.azure.com/submission-id", c->opts->run_id);
+    md_add(&p, "tau.azure.com/workload-priority-class",
+           tg_render_str(c->policy, NULL, "workload_priority_class"));
+    md_add(&p, "tau.azure.com/workload-profile", tg_render_str(c->policy, NULL, "profile"));
+    md_add(&p, "tau.azure.com/workloadspec-execution", execution);
+    md_add(&p, "tau.azure.com/workspace-id", tg_render_str(c->policy, NULL, "workspace"));
     md_add(&p, TG_ANN_CONFIG_HASH, c->config_hash);
     md_add(&p, "taugate.io/experiment", experiment);
     md_add(&p, "taugate.io/image", c->image);
     md_add(&p, TG_ANN_PAYLOAD, payload_digest);
     md_add(&p, "taugate.io/workloadspec-execution", execution);
-    /* TauGrid's keys for the same facts */
-    md_add(&p, "tau.azure.com/config-hash", c->config_hash);
-    md_add(&p, "tau.azure.com/image", c->image);
-    md_add(&p, "tau.azure.com/payload-digest", payload_digest);
-    md_add(&p, "tau.azure.com/workloadspec-execution", execution);
-    md_add(&p, "tau.azure.com/submission-id", c->opts->run_id);
-    md_add(&p, "tau.azure.com/workspace-id", tg_render_str(c->policy, NULL, "workspace"));
-    md_add(&p, "tau.azure.com/namespace", c->ns);
-    md_add(&p, "tau.azure.com/workload-profile", tg_render_str(c->policy, NULL, "profile"));
-    md_add(&p, "tau.azure.com/workload-priority-class",
-           tg_render_str(c->policy, NULL, "workload_priority_class"));
-    md_add(&p, "tau.azure.com/pod-priority-class",
-           tg_render_str(c->policy, NULL, "pod_priority_class"));
-    md_add(&p, "tau.azure.com/result-path", tg_render_str(c->storage, NULL, "output"));
-    md_add(&p, "tau.azure.com/result-pvc", tg_render_str(c->storage, NULL, "data_pvc"));
-    md_add(&p, "tau.azure.com/checkpoint-artifact", tg_render_str(c->storage, NULL, "checkpoint"));
-    md_add(&p, "tau.azure.com/gpu-count", tg_render_int_text(gpus, c->gpus));
-    md_add(&p, "tau.azure.com/stellar-project-value",
-           tg_render_str(c->experiment, NULL, "project"));
-    md_add(&p, "tau.azure.com/stellar-experiment-id", md_experiment_id(c));
-    md_add(&p, "tau.azure.com/stellar-group-value", tg_render_str(c->experiment, NULL, "group"));
-    tg_buf_t mounts;
-    tg_buf_init(&mounts, 1 << 20);
-    md_storage_mounts(c, &mounts);
-    md_add(&p, "tau.azure.com/storage-mounts", mounts.data);
     for (; extra && extra[0]; extra += 2)
         md_add(&p, extra[0], extra[1]);
     /* the provenance table is filled in, at its place in key order */
+    md_sort(&p);
     tg_jw_kobj(w, "annotations");
-    for (size_t i = 1; i < p.n; i++)
-        for (size_t j = i; j > 0 && strcmp(p.k[j - 1], p.k[j]) > 0; j--) {
-            const char *tk = p.k[j - 1], *tv = p.v[j - 1];
-            p.k[j - 1] = p.k[j];
-            p.v[j - 1] = p.v[j];
-            p.k[j] = tk;
-            p.v[j] = tv;
-        }
     int filled = !c->prov;
     for (size_t i = 0; i <= p.n; i++) {
         if (!filled && (i == p.n || strcmp(TG_ANN_PROVENANCE, p.k[i]) < 0)) {
