@@ -92,7 +92,7 @@ test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 test-integration: all $(KUBESIM_BIN)
-	TAUGATE_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(KUBESIM_TESTS)
+	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(KUBESIM_TESTS)
 
 test: deps
 	@$(MAKE) --no-print-directory format-check

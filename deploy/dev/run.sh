@@ -40,8 +40,13 @@ wait_for() { # URL WHAT PID LOG
 answers "$URL/healthz" && die "something already serves on $URL (another make run?); stop it or set TAUGATE_PORT"
 answers "$KUBE_URL/healthz" && die "something already serves on $KUBE_URL; stop it or set TAUGATE_DEV_KUBEPORT"
 mkdir -p "$RUN"
-chmod 700 "$RUN" # tokens and keys live here
+# others may pass through (PostgreSQL's user needs to), not list; the
+# tokens and keys inside are private to their owner
+chmod 711 "$RUN"
 RUN=$(cd "$RUN" && pwd)
+# how the messages name it: .run when it is the checkout's own
+SHOWN=$RUN
+[ "$RUN" = "$REPO/.run" ] && SHOWN=.run
 
 # --- PostgreSQL ------------------------------------------------------------
 # initdb refuses root: as root the cluster belongs to an unprivileged user,
@@ -59,7 +64,7 @@ if [ "$(id -u)" -eq 0 ]; then
   as_pg() { (cd / && runuser -u "$PGUSER_OS" -- "$@"); }
   if [ ! -e "$PGDATA" ] && ! as_pg test -x "$RUN"; then
     outside=/var/lib/taugate-dev/$(printf '%s' "$RUN" | sha256sum | cut -c1-16)
-    say "$PGUSER_OS cannot enter $RUN; PostgreSQL's data goes to $outside (linked as .run/pg)"
+    say "$PGUSER_OS cannot enter $RUN; PostgreSQL's data goes to $outside (linked as $SHOWN/pg)"
     mkdir -p "$outside/pg"
     chmod 755 /var/lib/taugate-dev "$outside"
     ln -s "$outside/pg" "$PGDATA"
@@ -158,10 +163,7 @@ export TAUGATE_AUTH_ISSUER=${TAUGATE_AUTH_ISSUER:-https://taugate.local/dev}
 export TAUGATE_AUTH_AUDIENCE=${TAUGATE_AUTH_AUDIENCE:-taugate}
 export TAUGATE_AUTH_PEM_FILE=$RUN/dev-signing.pub
 export TAUGATE_AUTH_ADMIN_GROUPS=${TAUGATE_AUTH_ADMIN_GROUPS:-platform-admins}
-mint() { # SUBJECT [GROUPS]
-  "$BUILD/taugate" mint-token --key-file="$RUN/dev-signing.pem" --subject="$1" \
-    ${2:+--groups=$2} --ttl=604800
-}
+mint() { TAUGATE_DEV_DIR=$RUN BUILD=$BUILD "$REPO/deploy/dev/token.sh" "$@"; }
 ADMIN_TOKEN=$(mint admin platform-admins)
 TOKEN=$(mint alice)
 
@@ -187,6 +189,7 @@ export ADMIN_TOKEN=$ADMIN_TOKEN
 export TOKEN=$TOKEN
 export TAU_GATEWAY=$URL TAU_TOKEN=$TOKEN TAU_WORKSPACE=demo
 export DATABASE_URL=$DATABASE_URL
+export TAUGATE_DEV_DIR=$RUN
 export KUBECONFIG=$RUN/kubeconfig
 case ":\$PATH:" in *":$BUILD:"*) ;; *) export PATH="$BUILD:\$PATH" ;; esac
 EOF
@@ -195,24 +198,25 @@ EOF
 cat <<MSG
 
 taugate serves on $URL   (web console: $URL/ui/)
-  cluster:    kubesim on $KUBE_URL (kubeconfig .run/kubeconfig; pods are local processes)
+  cluster:    kubesim on $KUBE_URL (kubeconfig $SHOWN/kubeconfig; pods are local processes)
   database:   $DATABASE_URL
-  logs:       .run/gateway.log  .run/kubesim.log  $PGDATA/postgres.log
+  logs:       $SHOWN/gateway.log  $SHOWN/kubesim.log  $PGDATA/postgres.log
   demo:       workspace demo, profiles demo-job (default) and demo-ray, researcher alice
 
-Tokens (7 days; signed by .run/dev-signing.pem), also in .run/env:
+Tokens (7 days; deploy/dev/token.sh SUBJECT makes more), also in $SHOWN/env:
   admin (platform-admins):  $ADMIN_TOKEN
   researcher (alice):       $TOKEN
 
-In another terminal:
-  cd $REPO && . .run/env
-  curl -s -H "Authorization: Bearer \$TOKEN" -F spec=@examples/hello/tau.yaml -F file=@examples/hello/hello.sh \$TAUGATE/v1/workspaces/demo/runs
-  tau run examples/metrics --wait
-  tau logs -f "\$(tau runs -o json | jq -r '.items[0].id')"
-  taugate verify "\$(tau runs -o json | jq -r '.items[0].id')" --database_url="\$DATABASE_URL" --evidence_signing_key=.run/evidence.pem
+In another terminal: submit an example with curl, one with tau (waiting for it), follow its logs
+  cd $REPO && . $SHOWN/env
+  curl -s -H "Authorization: Bearer \$TOKEN" -H 'Idempotency-Key: hello-1' -F spec=@examples/hello/tau.yaml -F file=@examples/hello/hello.sh "\$TAUGATE/v1/workspaces/demo/runs" | jq '{id, state}'
+  RUN=\$(tau run examples/metrics --wait)
+  tau logs -f "\$RUN"
+and, once its evidence is sealed (a second later), check it against the database:
+  taugate verify "\$RUN" --database_url="\$DATABASE_URL" --evidence_signing_key=$SHOWN/evidence.pem
 
 Ctrl-C stops everything.
 MSG
 wait -n "${pids[@]}" || true
-say "a process ended on its own; see .run/gateway.log and .run/kubesim.log"
+say "a process ended on its own; see $SHOWN/gateway.log and $SHOWN/kubesim.log"
 exit 1
