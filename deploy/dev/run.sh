@@ -217,6 +217,9 @@ and, once its evidence is sealed (a second later), check it against the database
 
 Ctrl-C stops everything.
 MSG
-wait -n "${pids[@]}" || true
-say "a process ended on its own; see $SHOWN/gateway.log and $SHOWN/kubesim.log"
+status=0
+wait -n -p ended "${pids[@]}" || status=$?
+what=kubesim
+[ "$ended" = "${pids[1]}" ] && what="the gateway"
+say "$what exited (status $status); stopping the rest (see $SHOWN/gateway.log and $SHOWN/kubesim.log)"
 exit 1

@@ -36,11 +36,11 @@ def blocks(doc):
         return [(doc, name, body) for name, body in BLOCK.findall(f.read())]
 
 
-def processes_of(run_dir):
-    """Pids whose command line or environment names the state folder
-    (PostgreSQL, kubesim, the gateway, pod processes)."""
+def processes_of(*folders):
+    """Pids whose command line or environment names one of the folders (the
+    state folder: kubesim, the gateway, pod processes; PostgreSQL's data)."""
     found = []
-    marker = run_dir.encode()
+    markers = [f.encode() for f in folders]
     for pid in os.listdir("/proc"):
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
@@ -51,7 +51,7 @@ def processes_of(run_dir):
                 text += f.read()
         except OSError:
             continue
-        if marker in text:
+        if any(m in text for m in markers):
             found.append(int(pid))
     return found
 
@@ -108,20 +108,27 @@ class Stack:
     def source(self):
         return f". {self.run_dir}/env\n"
 
+    def processes(self):
+        return processes_of(self.run_dir, os.path.realpath(os.path.join(self.run_dir, "pg")))
+
+    def remove(self):
+        """Kill what is left, delete its folders (PostgreSQL's data may lie
+        outside the state folder: see run.sh)."""
+        if self.proc and self.proc.poll() is None:
+            self.stop()
+        for pid in self.processes():
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(os.path.realpath(os.path.join(self.run_dir, "pg")), ignore_errors=True)
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
 
 @pytest.fixture(scope="module")
 def stack():
     run_dir = tempfile.mkdtemp(prefix="taugate-run-")
     s = Stack(run_dir)
-    s.first_start_s = s.start()
+    s.start()
     yield s
-    if s.proc.poll() is None:
-        s.stop()
-    for pid in processes_of(run_dir):
-        os.kill(pid, signal.SIGKILL)
-    # PostgreSQL's data may live outside (see run.sh) when run_dir is not reachable
-    shutil.rmtree(os.path.realpath(os.path.join(run_dir, "pg")), ignore_errors=True)
-    shutil.rmtree(run_dir, ignore_errors=True)
+    s.remove()
 
 
 def run_bash(script, cwd, timeout=240):
@@ -332,17 +339,22 @@ def test_ctrl_c_stops_everything_and_a_second_start_reuses_it(stack):
     log = open(os.path.join(stack.run_dir, "gateway.log")).read()
     # one migration pass, the gateway's own
     assert (stack.output + log).count("database is current") == 1, stack.output + log
+    admin = stack.source() + 'curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '
+    mark = subprocess.run(["bash", "-c", admin + "-H 'Content-Type: application/json' -d "
+                           "'{\"name\": \"kept\", \"value\": 7}' $TAUGATE/v1/admin/priority-classes"],
+                          capture_output=True, text=True, timeout=60)
+    assert json.loads(mark.stdout)["name"] == "kept", mark.stdout + mark.stderr
     status, rest = stack.stop()
-    assert "run: stopped" in rest, rest
-    assert processes_of(stack.run_dir) == [], "left behind after Ctrl-C"
+    assert status == 0 and rest.strip() == "run: stopped", rest
+    assert stack.processes() == [], "left behind after Ctrl-C"
     took = stack.start()
     assert took < 10, f"the second start took {took:.1f} s"
     assert "creating a PostgreSQL cluster" not in stack.output
-    cp = subprocess.run(["bash", "-c", stack.source() + "tau runs -o json"], capture_output=True,
-                        text=True, timeout=60)
-    assert cp.returncode == 0 and json.loads(cp.stdout)["items"], cp.stdout + cp.stderr
+    kept = subprocess.run(["bash", "-c", admin + "$TAUGATE/v1/admin/priority-classes/kept"],
+                          capture_output=True, text=True, timeout=60)
+    assert json.loads(kept.stdout)["value"] == 7, kept.stdout + kept.stderr
     status, rest = stack.stop()
-    assert "run: stopped" in rest and processes_of(stack.run_dir) == []
+    assert status == 0 and "run: stopped" in rest and stack.processes() == [], rest
 
 
 def test_an_unchanged_tree_rebuilds_and_relinks_nothing():
@@ -357,3 +369,24 @@ def test_an_unchanged_tree_rebuilds_and_relinks_nothing():
     assert cp.returncode == 0, "make would rebuild (is the build current?): " + subprocess.run(
         ["make", "-n", "--no-print-directory"] + args + targets, cwd=REPO, capture_output=True,
         text=True, timeout=60).stdout[-2000:]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands PostgreSQL to another user")
+def test_a_checkout_in_a_home_only_root_can_enter_runs_too():
+    """As root, initdb runs as an unprivileged user, who cannot enter a mode
+    700 home: the data goes where it can, and .run/pg links to it."""
+    home = tempfile.mkdtemp(prefix="taugate-home-")  # mode 700, like /root
+    s = Stack(os.path.join(home, "checkout", ".run"))
+    try:
+        s.start()
+        pg = os.path.join(s.run_dir, "pg")
+        assert os.path.islink(pg), s.output
+        assert os.path.realpath(pg).startswith("/var/lib/taugate-dev/"), s.output
+        cp = subprocess.run(["bash", "-c", s.source() + "tau workspaces"], capture_output=True,
+                            text=True, timeout=60)
+        assert re.search(r"^demo\s+demo\s+researcher", cp.stdout, re.M), cp.stdout + cp.stderr
+        status, rest = s.stop()
+        assert "run: stopped" in rest and s.processes() == [], rest
+    finally:
+        s.remove()
+        shutil.rmtree(home, ignore_errors=True)
