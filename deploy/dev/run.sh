@@ -39,9 +39,10 @@ wait_for() { # URL WHAT PID LOG
 
 answers "$URL/healthz" && die "something already serves on $URL (another make run?); stop it or set TAUGATE_PORT"
 answers "$KUBE_URL/healthz" && die "something already serves on $KUBE_URL; stop it or set TAUGATE_DEV_KUBEPORT"
+# What the stack writes (tokens, keys, logs, pod sandboxes) is its owner's
+# alone; others may pass through .run (PostgreSQL's user needs to), not list it.
+umask 077
 mkdir -p "$RUN"
-# others may pass through (PostgreSQL's user needs to), not list; the
-# tokens and keys inside are private to their owner
 chmod 711 "$RUN"
 RUN=$(cd "$RUN" && pwd)
 # how the messages name it: .run when it is the checkout's own
@@ -54,7 +55,9 @@ SHOWN=$RUN
 # folder that user cannot enter (a mode-700 home), the data lives in
 # /var/lib/taugate-dev/<hash of this folder> and .run/pg links to it.
 bindir=$(pg_config --bindir 2>/dev/null || true)
-[ -x "$bindir/initdb" ] || bindir=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | tail -n1)")
+if [ ! -x "$bindir/initdb" ]; then # the newest installed version
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && bindir=$d; done
+fi
 [ -x "$bindir/initdb" ] || die "PostgreSQL server binaries not found; run make deps"
 PGDATA=$RUN/pg
 if [ "$(id -u)" -eq 0 ]; then
@@ -75,8 +78,9 @@ if [ "$(id -u)" -eq 0 ]; then
 else
   DBUSER=$(id -un)
   as_pg() { "$@"; }
+  mkdir -p "$PGDATA"
 fi
-chmod 700 "$PGDATA" 2>/dev/null || mkdir -m 700 -p "$PGDATA"
+chmod 700 "$PGDATA"
 if [ ! -f "$PGDATA/PG_VERSION" ]; then
   say "creating a PostgreSQL cluster in $PGDATA"
   as_pg "$bindir/initdb" -D "$PGDATA" -A trust -U "$DBUSER" -E UTF8 --no-locale \
@@ -85,6 +89,7 @@ fi
 
 pids=()
 pg_started=
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
   local status=$?
   # make passes the terminal's Ctrl-C on once more: finish the clean-up
@@ -146,12 +151,11 @@ EOF
 # Token signing (RS256; the gateway trusts the public half) and evidence
 # signing (Ed25519), each generated once.
 if [ ! -f "$RUN/dev-signing.pem" ]; then
-  (umask 077 && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 \
-    -out "$RUN/dev-signing.pem" 2>/dev/null)
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$RUN/dev-signing.pem" 2>/dev/null
   openssl pkey -in "$RUN/dev-signing.pem" -pubout -out "$RUN/dev-signing.pub" 2>/dev/null
 fi
 if [ ! -f "$RUN/evidence.pem" ]; then
-  (umask 077 && openssl genpkey -algorithm ed25519 -out "$RUN/evidence.pem" 2>/dev/null)
+  openssl genpkey -algorithm ed25519 -out "$RUN/evidence.pem" 2>/dev/null
 fi
 
 # --- the gateway -------------------------------------------------------------
@@ -175,14 +179,14 @@ wait_for "$URL/healthz" "the gateway" "${pids[1]}" "$RUN/gateway.log"
 "$REPO/deploy/dev/seed.sh" "$URL" "$ADMIN_TOKEN"
 # The gateway writes the demo's Kueue objects into kubesim; wait for the
 # LocalQueue so that the first submission is admitted at once.
+lq=$KUBE_URL/apis/kueue.x-k8s.io/v1beta1/namespaces/demo/localqueues/demo
 for _ in $(seq 1 300); do
-  answers "$KUBE_URL/apis/kueue.x-k8s.io/v1beta1/namespaces/demo/localqueues/demo" && break
+  answers "$lq" && break
   sleep 0.1
 done
+answers "$lq" || say "warning: the demo's LocalQueue is not in kubesim yet; see $SHOWN/gateway.log"
 
-(
-  umask 077
-  cat >"$RUN/env" <<EOF
+cat >"$RUN/env" <<EOF
 # Source this file (. .run/env) for the demo's tokens and tools.
 export TAUGATE=$URL
 export ADMIN_TOKEN=$ADMIN_TOKEN
@@ -193,7 +197,6 @@ export TAUGATE_DEV_DIR=$RUN
 export KUBECONFIG=$RUN/kubeconfig
 case ":\$PATH:" in *":$BUILD:"*) ;; *) export PATH="$BUILD:\$PATH" ;; esac
 EOF
-)
 
 cat <<MSG
 

@@ -7,10 +7,10 @@
 # TAUGATE_DEV_DIR, BUILD, TAUGATE_AUTH_ISSUER and TAUGATE_AUTH_AUDIENCE as for run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -ge 1 ] && [ $# -le 2 ] || {
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: $0 SUBJECT [GROUP,...]" >&2
   exit 2
-}
+fi
 RUN=${TAUGATE_DEV_DIR:-.run}
 [ -f "$RUN/dev-signing.pem" ] || {
   echo "token: no $RUN/dev-signing.pem; start the stack first (make run)" >&2
