@@ -217,6 +217,7 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
     size_t i;
     json_t *x;
     json_array_foreach(cs, i, x) if (ks_streq(ks_jstr(x, "name"), c)) known = 1;
+    json_array_foreach(ks_jget(pod, "spec.initContainers"), i, x) if (ks_streq(ks_jstr(x, "name"), c)) known = 1;
     if (!known) {
         snprintf(msg, sizeof(msg), "container %s is not valid for pod %s", c, t->name);
         ks_reply_badrequest(r, msg);

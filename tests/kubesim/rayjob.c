@@ -18,12 +18,49 @@
 #include "store.h"
 #include "util.h"
 #include "validate.h"
+#include "yamljson.h"
 
 #define RJ_FINALIZER "ray.io/rayjob-finalizer"
 
 static const char *keepalive =
     "echo \"kubesim: ray start ($RAY_NODE_TYPE) for cluster $RAY_CLUSTER_NAME\"; "
     "exec sleep 2147483647";
+
+/* Ray's job manager sets up the runtime environment before it runs the
+ * entrypoint. A working_dir that is a file:// zip is unpacked into a fresh
+ * folder (its one top-level folder stripped, as Ray does), which becomes the
+ * driver's current folder and the head of PYTHONPATH. Other runtime_env
+ * fields (pip, remote URIs) are not simulated. The paths in the program are
+ * the container's: the kubelet maps them to the sandbox. New string. */
+static char *driver_program(json_t *rj, const char *entrypoint)
+{
+    const char *renv = ks_jstr(rj, "spec.runtimeEnvYAML");
+    char err[128];
+    json_t *env = renv ? ks_yaml_to_json(renv, strlen(renv), err, sizeof(err)) : NULL;
+    const char *wd = json_string_value(json_object_get(env, "working_dir"));
+    char *out = NULL;
+    if (wd && !strncmp(wd, "file://", 7) && strlen(wd) > 11 &&
+        !strcmp(wd + strlen(wd) - 4, ".zip") && !strchr(wd, '\'')) {
+        static const char unzip_py[] =
+            "import os, sys, tempfile, zipfile\n"
+            "d = tempfile.mkdtemp(prefix=\"ray-working-dir-\", dir=sys.argv[2])\n"
+            "zipfile.ZipFile(sys.argv[1]).extractall(d)\n"
+            "e = os.listdir(d)\n"
+            "one = len(e) == 1 and os.path.isdir(os.path.join(d, e[0]))\n"
+            "print(os.path.join(d, e[0]) if one else d)\n";
+        tg_buf_t b;
+        tg_buf_init(&b, 0);
+        if (tg_buf_printf(&b,
+                          "wd=$(python3 -c '%s' '%s' /tmp) || exit 1\n"
+                          "cd \"$wd\" || exit 1\n"
+                          "export PYTHONPATH=\"$wd${PYTHONPATH:+:$PYTHONPATH}\"\n%s",
+                          unzip_py, wd + 7, entrypoint) == TG_OK)
+            out = tg_buf_steal(&b, NULL);
+        tg_buf_clean(&b);
+    }
+    json_decref(env);
+    return out ? out : tg_xstrdup(entrypoint);
+}
 
 /* ---- RayCluster ---- */
 
@@ -354,10 +391,12 @@ static void sync_rayjob(json_t *rj)
                        ks_meta_ns(rj));
                 json_object_set_new(st, "dashboardURL", json_string(buf));
                 const char *ep = ks_jstr(rj, "spec.entrypoint");
+                char *program = driver_program(rj, ep ? ep : "true");
                 json_t *c0 = json_array_get(ks_jget(head, "spec.containers"), 0);
-                ks_pods_start_driver(ks_meta_uid(head), ep ? ep : "true", c0,
+                ks_pods_start_driver(ks_meta_uid(head), program, c0,
                                      ann_num(rj, "kubesim.io/duration-seconds", 1),
                                      (int)ann_num(rj, "kubesim.io/exit-code", 0));
+                free(program);
                 const char *mode = ks_jstr(rj, "spec.submissionMode");
                 if (!mode || !strcmp(mode, "K8sJobMode"))
                     create_submitter(rj, head);
