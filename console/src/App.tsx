@@ -6,7 +6,7 @@ import { token, expired, me, isAdmin, signOut } from './state/auth';
 import { loadMe } from './state/session';
 import { path, match, href, navigate, loc } from './router';
 import { connection } from './state/conn';
-import { theme, zone } from './state/prefs';
+import { theme, zone, dark } from './state/prefs';
 import { ApiError } from './api/problem';
 import { ProblemView, Loading } from './ui/common';
 import { Login, ReauthDialog } from './pages/Login';
@@ -104,11 +104,11 @@ function Header() {
         <span class={`conn conn-${connection.value}`} role="status" aria-live="polite">
           {connection.value}
         </span>
-        <button type="button" class="small" aria-label={`Theme: ${theme.value}. Switch theme`} onClick={() => (theme.value = theme.value === 'dark' ? 'light' : 'dark')}>
-          {theme.value === 'dark' ? 'Light' : 'Dark'}
+        <button type="button" class="small" onClick={() => (theme.value = dark.value ? 'light' : 'dark')}>
+          {dark.value ? 'Light theme' : 'Dark theme'}
         </button>
-        <button type="button" class="small" aria-label={`Times in ${zone.value === 'utc' ? 'UTC' : 'local time'}. Switch`} onClick={() => (zone.value = zone.value === 'utc' ? 'local' : 'utc')}>
-          {zone.value === 'utc' ? 'UTC' : 'Local'}
+        <button type="button" class="small" onClick={() => (zone.value = zone.value === 'utc' ? 'local' : 'utc')}>
+          {zone.value === 'utc' ? 'Local times' : 'UTC times'}
         </button>
         <a href={href('/settings')} class="small">
           Settings

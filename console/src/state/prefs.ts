@@ -1,5 +1,5 @@
 // Display preferences (not secrets): theme and time zone, kept in localStorage.
-import { signal, effect } from '@preact/signals';
+import { signal, effect, computed } from '@preact/signals';
 
 type Theme = 'light' | 'dark' | 'system';
 type Zone = 'local' | 'utc';
@@ -12,10 +12,12 @@ function stored<T extends string>(key: string, allowed: readonly T[], dflt: T): 
 export const theme = signal<Theme>(stored('taugate.theme', ['light', 'dark', 'system'] as const, 'system'));
 export const zone = signal<Zone>(stored('taugate.zone', ['local', 'utc'] as const, 'local'));
 
+/** Whether the dark theme is showing (chosen, or the system's with "system"). */
+export const dark = computed(() => theme.value === 'dark' || (theme.value === 'system' && matchMedia('(prefers-color-scheme: dark)').matches));
+
 effect(() => {
   localStorage.setItem('taugate.theme', theme.value);
-  const dark = theme.value === 'dark' || (theme.value === 'system' && matchMedia('(prefers-color-scheme: dark)').matches);
-  document.documentElement.dataset['theme'] = dark ? 'dark' : 'light';
+  document.documentElement.dataset['theme'] = dark.value ? 'dark' : 'light';
 });
 effect(() => localStorage.setItem('taugate.zone', zone.value));
 
