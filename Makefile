@@ -69,11 +69,12 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtaugate.a
 
 -include tests/kubesim/kubesim.mk
 -include tests/fuzz/fuzz.mk
+-include console/console.mk
 
 deps:
 	@deploy/dev/deps.sh
 
-run: deps all $(KUBESIM_BIN)
+run: deps all $(KUBESIM_BIN) console
 	@BUILD=$(BUILD) deploy/dev/run.sh
 
 test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
@@ -86,6 +87,7 @@ test: deps
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory test-unit $(FUZZ_SMOKE)
 	@$(MAKE) --no-print-directory test-integration
+	@$(MAKE) --no-print-directory test-console
 
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 test-unit test-integration

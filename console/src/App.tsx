@@ -172,7 +172,7 @@ export function App() {
       </a>
       <Header />
       <main id="main" tabIndex={-1}>
-        {err ? <ProblemView error={err} /> : me.value ? <Page /> : <Loading what="your workspaces" />}
+        {err ? <ProblemView error={err} /> : me.value || /^\/(w|runs)\//.test(path.value) ? <Page /> : <Loading what="your workspaces" />}
       </main>
       {expired.value ? <ReauthDialog /> : null}
     </>

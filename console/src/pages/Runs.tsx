@@ -264,12 +264,12 @@ export function Runs({ ws }: { ws: string }) {
   const onKey = (e: KeyboardEvent) => {
     const t = e.target as HTMLElement;
     if (t.matches('input, select, textarea')) return;
-    const row = t.closest('tr[data-index]');
+    const row = t.closest('[role=row][data-index]');
     const i = row ? Number(row.getAttribute('data-index')) : -1;
     const focusRow = (n: number) => {
       if (n < 0 || n >= items.length) return;
       v.scrollToIndex(n, { align: 'auto' });
-      requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`tr[data-index="${n}"] a.run-link`)?.focus());
+      requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`[role=row][data-index="${n}"] a.run-link`)?.focus());
     };
     if (e.key === 'j' || e.key === 'ArrowDown') {
       e.preventDefault();
@@ -300,7 +300,6 @@ export function Runs({ ws }: { ws: string }) {
   const cancellable = selectedRuns.filter((r) => !isTerminal(r.state));
   const peekRun = peek ? items[list.index.get(peek) ?? -1] : undefined;
   const top = virtual[0]?.start ?? 0;
-  const bottom = v.getTotalSize() - (last ? last.end : 0);
 
   return (
     <div class="page runs-page">
@@ -325,79 +324,74 @@ export function Runs({ ws }: { ws: string }) {
         {selected.size ? ` · ${selected.size} selected` : ''}
       </p>
       <div class="scroller" ref={scroller} onKeyDown={onKey} tabIndex={-1}>
-        <table class="data runs" aria-rowcount={list.done ? items.length + 1 : -1}>
-          <thead>
-            <tr aria-rowindex={1}>
-              <th scope="col" class="sel">
+        {/* A table by ARIA roles: rows are slots in a window moved by one
+            transform, so scrolling updates text in place instead of
+            creating and removing rows (and no table layout runs). */}
+        <div role="table" aria-label="Runs" aria-rowcount={list.done ? items.length + 1 : -1} class="vtable runs">
+          <div role="rowgroup" class="vhead">
+            <div role="row" aria-rowindex={1} class="vrow">
+              <div role="columnheader" class="sel">
                 <span class="sr-only">Select</span>
-              </th>
-              <th scope="col">Name</th>
-              <th scope="col">State</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Engine</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Created</th>
-              <th scope="col">Duration</th>
-              <th scope="col">
+              </div>
+              <div role="columnheader">Name</div>
+              <div role="columnheader">State</div>
+              <div role="columnheader">Reason</div>
+              <div role="columnheader">Owner</div>
+              <div role="columnheader">Engine</div>
+              <div role="columnheader">Attempt</div>
+              <div role="columnheader">Created</div>
+              <div role="columnheader">Duration</div>
+              <div role="columnheader">
                 <span class="sr-only">Quick look</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {top > 0 ? (
-              <tr class="spacer" aria-hidden="true">
-                <td colSpan={10} style={{ height: `${top}px` }} />
-              </tr>
-            ) : null}
-            {virtual.map((vi) => {
-              const r = items[vi.index];
-              if (!r)
+              </div>
+            </div>
+          </div>
+          <div role="rowgroup" class="vbody" style={{ height: `${v.getTotalSize()}px` }}>
+            <div class="vwindow" style={{ transform: `translateY(${top}px)` }}>
+              {virtual.map((vi, slot) => {
+                const r = items[vi.index];
+                if (!r)
+                  return (
+                    <div role="row" key={slot} data-index={vi.index} class="vrow">
+                      <div role="cell" class="muted more">
+                        {list.error ? 'Could not load more runs.' : 'Loading more runs…'}
+                      </div>
+                    </div>
+                  );
                 return (
-                  <tr key="more" data-index={vi.index} class="row">
-                    <td colSpan={10} class="muted">
-                      {list.error ? 'Could not load more runs.' : 'Loading more runs…'}
-                    </td>
-                  </tr>
+                  <div role="row" key={slot} data-index={vi.index} aria-rowindex={vi.index + 2} aria-selected={selected.has(r.id)} class={selected.has(r.id) ? 'vrow selected' : 'vrow'}>
+                    <div role="cell" class="sel">
+                      <input type="checkbox" checked={selected.has(r.id)} onChange={() => toggle(r.id)} aria-label={`Select ${r.name}`} />
+                    </div>
+                    <div role="cell">
+                      <a class="run-link" href={href(`/runs/${r.id}`)}>
+                        {r.name}
+                      </a>
+                    </div>
+                    <div role="cell">
+                      <StateBadge state={r.state} />
+                    </div>
+                    <div role="cell" title={r.message ?? undefined}>
+                      {r.reason ?? ''}
+                    </div>
+                    <div role="cell">{r.owner}</div>
+                    <div role="cell">{r.engine}</div>
+                    <div role="cell">{r.attempt}</div>
+                    <div role="cell">
+                      <Time at={r.created_at} />
+                    </div>
+                    <div role="cell">{duration(r)}</div>
+                    <div role="cell">
+                      <button type="button" class="small" aria-label={`Quick look at ${r.name}`} onClick={() => setQuery({ peek: r.id })}>
+                        Peek
+                      </button>
+                    </div>
+                  </div>
                 );
-              return (
-                <tr key={r.id} data-index={vi.index} aria-rowindex={vi.index + 2} class={selected.has(r.id) ? 'row selected' : 'row'}>
-                  <td class="sel">
-                    <input type="checkbox" checked={selected.has(r.id)} onChange={() => toggle(r.id)} aria-label={`Select ${r.name}`} />
-                  </td>
-                  <td class="name">
-                    <a class="run-link" href={href(`/runs/${r.id}`)}>
-                      {r.name}
-                    </a>
-                  </td>
-                  <td>
-                    <StateBadge state={r.state} />
-                  </td>
-                  <td class="reason" title={r.message ?? undefined}>
-                    {r.reason ?? ''}
-                  </td>
-                  <td>{r.owner}</td>
-                  <td>{r.engine}</td>
-                  <td>{r.attempt}</td>
-                  <td>
-                    <Time at={r.created_at} />
-                  </td>
-                  <td>{duration(r)}</td>
-                  <td>
-                    <button type="button" class="small" aria-label={`Quick look at ${r.name}`} onClick={() => setQuery({ peek: r.id })}>
-                      Peek
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-            {bottom > 0 ? (
-              <tr class="spacer" aria-hidden="true">
-                <td colSpan={10} style={{ height: `${bottom}px` }} />
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
+              })}
+            </div>
+          </div>
+        </div>
         {list.done && !items.length ? <p class="muted empty">No runs match these filters.</p> : null}
       </div>
       {!items.length && list.loading ? <Loading what="runs" /> : null}

@@ -5,14 +5,14 @@ import { ApiError } from '../api/problem';
 import { me, type Me } from './auth';
 
 export async function loadMe(): Promise<Me> {
-  const list = await ok(api.GET('/v1/workspaces'));
-  let admin = false;
-  try {
-    await ok(api.GET('/v1/admin/workspaces', { params: { query: { limit: 1 } } }));
-    admin = true;
-  } catch (e) {
-    if (!(e instanceof ApiError) || (e.status !== 403 && e.status !== 404)) throw e;
-  }
+  const adminProbe = ok(api.GET('/v1/admin/workspaces', { params: { query: { limit: 1 } } })).then(
+    () => true,
+    (e: unknown) => {
+      if (e instanceof ApiError && (e.status === 403 || e.status === 404)) return false;
+      throw e;
+    },
+  );
+  const [list, admin] = await Promise.all([ok(api.GET('/v1/workspaces')), adminProbe]);
   const m: Me = { admin, workspaces: list.items.map((w) => ({ name: w.name, role: w.role })) };
   me.value = m;
   return m;
