@@ -97,13 +97,23 @@ test('initial load of the runs page is within budget and never loads chart code'
 
 test('10,000 runs: first rows within 1 s of a cold load, at most 150 rows in the DOM, no long task over 100 ms', async () => {
   await stack.cmd('seed_runs', { workspace: 'bulk', n: 10000 });
+  // Cold loads (a new context: no cache, no session); the median of three,
+  // since the machine is shared.
+  const loads = [];
+  for (let i = 0; i < 3; i++) {
+    const c = await newSession(browser, stack, { token: stack.researcher });
+    await c.page.goto('/ui/w/bulk/runs');
+    await c.page.waitForSelector('[role=row] a.run-link');
+    loads.push(await c.page.evaluate(() => window.__firstRow));
+    await c.close();
+  }
+  const firstRows = [...loads].sort((a, b) => a - b)[1];
+  console.log(`# first rows after ${loads.map((x) => x.toFixed(0)).join(', ')} ms (median ${firstRows.toFixed(0)})`);
+  assert.ok(firstRows <= 1000, `first rows after ${firstRows} ms`);
   const s = await newSession(browser, stack, { token: stack.researcher });
   const p = s.page;
   await p.goto('/ui/w/bulk/runs');
   await p.waitForSelector('[role=row] a.run-link');
-  const firstRows = await p.evaluate(() => performance.now());
-  console.log(`# first rows after ${firstRows.toFixed(0)} ms`);
-  assert.ok(firstRows <= 1000, `first rows after ${firstRows} ms`);
   await screenshot(p, 'runs-10k');
   const timing = await p.evaluate(() => {
     const nav = performance.getEntriesByType('navigation')[0];
@@ -263,6 +273,192 @@ test('evidence verifies in the browser; one altered byte or a tampered event is 
   });
   await p.reload();
   await p.locator('.verdict.bad', { hasText: 'Chain broken at event 2' }).waitFor();
+  await s.checkGuards();
+  await s.close();
+});
+
+/** Wait until the page shows no "Loading …" status. */
+async function settle(p) {
+  await p.waitForFunction(() => ![...document.querySelectorAll('main [role=status], main p.muted')].some((e) => /^Loading|Verifying|Connecting/.test(e.textContent ?? '')), null, { timeout: 15_000 });
+}
+
+let idleRun;
+
+test('every route passes axe (WCAG 2.2 A/AA) in both themes, dialogs and drawer open; screenshots kept', async () => {
+  idleRun = await submit('console-idle', `while [ ! -e ${flagDir}/never ]; do sleep 0.2; done`);
+  await waitState(idleRun.id, ['Running']);
+  await stack.json('POST', '/v1/workspaces/ray/quota-requests', { token: stack.researcher, body: { resource: 'cpu', amount: '2', reason: 'more experiments' } });
+  const nodes = await until(async () => (await stack.json('GET', '/v1/admin/nodes')).items, 30_000, 'nodes observed');
+  const d = doneRun.id;
+  const click = (name) => async (p) => {
+    await p.getByRole('button', { name, exact: true }).first().click();
+    await p.locator('dialog[open]').waitFor();
+  };
+  const routes = [
+    ['home', '/ui/w/ray'],
+    ['runs', '/ui/w/ray/runs'],
+    ['runs-drawer', `/ui/w/ray/runs?peek=${d}`, async (p) => p.locator('dialog.drawer[open] .facts').waitFor()],
+    ['runs-bulk-cancel', '/ui/w/ray/runs?name=console-idle', async (p) => {
+      await p.getByRole('checkbox', { name: 'Select console-idle' }).check();
+      await click('Cancel 1 selected')(p);
+    }],
+    ['run-overview', `/ui/runs/${d}`],
+    ['run-logs', `/ui/runs/${d}/logs`, async (p) => p.locator('.log-status', { hasText: 'complete' }).waitFor()],
+    ['run-metrics', `/ui/runs/${d}/metrics?m=loss`, async (p) => p.locator('.chart canvas').waitFor()],
+    ['run-checkpoints', `/ui/runs/${d}/checkpoints`],
+    ['run-spec', `/ui/runs/${d}/spec`],
+    ['run-evidence', `/ui/runs/${d}/evidence`, async (p) => p.locator('.verdict', { hasText: 'Verified' }).first().waitFor()],
+    ['run-events', `/ui/runs/${d}/events`],
+    ['run-commands', `/ui/runs/${d}/commands`],
+    ['run-cancel-dialog', `/ui/runs/${idleRun.id}`, click('Cancel run')],
+    ['submit', '/ui/w/ray/submit', async (p) => p.locator('#spec-diags .card h2', { hasText: /Valid|Problems/ }).waitFor()],
+    ['compare', `/ui/w/ray/compare?runs=${d},${heldRun.id}`, async (p) => p.locator('.chart canvas').waitFor({ timeout: 10_000 }).catch(async (e) => {
+      throw new Error(`${e.message}: ${await p.locator('main').innerText()}`);
+    })],
+    ['experiments', '/ui/w/ray/experiments'],
+    ['queue', '/ui/w/ray/queue'],
+    ['quota', '/ui/w/ray/quota'],
+    ['quota-request-dialog', '/ui/w/ray/quota?request=1', async (p) => p.locator('dialog[open]').waitFor()],
+    ['tokens', '/ui/tokens'],
+    ['token-created-dialog', '/ui/tokens', async (p) => {
+      await p.getByLabel('Name').fill(`axe-${Date.now()}`);
+      await p.getByRole('button', { name: 'Create token' }).click();
+      await p.locator('dialog[open] .secret').waitFor();
+    }],
+    ['token-revoke-dialog', '/ui/tokens', async (p) => {
+      await p.locator('td button.danger').first().click();
+      await p.locator('dialog[open]').waitFor();
+    }],
+    ['settings', '/ui/settings'],
+    ['admin', '/ui/admin'],
+    ['admin-quota-requests', '/ui/admin/quota-requests'],
+    ['admin-approve-dialog', '/ui/admin/quota-requests', async (p) => {
+      await p.locator('button.primary', { hasText: 'Approve' }).first().click();
+      await p.locator('dialog[open]').waitFor();
+    }],
+    ['admin-workspaces', '/ui/admin/workspaces'],
+    ['admin-workspace', '/ui/admin/workspaces/ray'],
+    ['admin-edit-dialog', '/ui/admin/workspaces', async (p) => {
+      await p.getByRole('button', { name: 'Edit ray' }).click();
+      await p.locator('dialog[open]').waitFor();
+    }],
+    ['admin-catalog', '/ui/admin/catalog'],
+    ['admin-policies', '/ui/admin/policies'],
+    ['admin-nodes', '/ui/admin/nodes'],
+    ['admin-node', `/ui/admin/nodes/${nodes[0].name}`],
+    ['admin-usage', '/ui/admin/usage'],
+    ['admin-audit', '/ui/admin/audit'],
+    ['not-found', '/ui/no/such/page'],
+  ];
+  const failures = [];
+  for (const theme of ['light', 'dark']) {
+    const s = await newSession(browser, stack, { theme });
+    const p = s.page;
+    for (const [name, url, prepare] of routes) {
+      await p.goto(url);
+      await settle(p);
+      if (prepare) await prepare(p);
+      await settle(p);
+      const v = await axe(p);
+      if (v.length) failures.push({ route: name, theme, v });
+      await screenshot(p, `${name}-${theme}`);
+    }
+    await s.checkGuards();
+    await s.close();
+    // Signed out, and a token the gateway refuses (the re-auth dialog).
+    const out = await newSession(browser, stack, { theme, signedIn: false });
+    await out.page.goto('/ui/w/ray/runs');
+    await out.page.locator('#login-token').waitFor();
+    let v = await axe(out.page);
+    if (v.length) failures.push({ route: 'login', theme, v });
+    await screenshot(out.page, `login-${theme}`);
+    await out.page.locator('#login-token').fill('tgp_not_a_real_token');
+    await out.page.getByRole('button', { name: 'Sign in' }).click();
+    await out.page.locator('.problem').waitFor();
+    v = await axe(out.page);
+    if (v.length) failures.push({ route: 'login-refused', theme, v });
+    await out.checkGuards();
+    await out.close();
+  }
+  assert.deepEqual(failures, [], JSON.stringify(failures, null, 1));
+});
+
+test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submit, approve a quota request, open a node', async () => {
+  const s = await newSession(browser, stack, { signedIn: false });
+  const p = s.page;
+  const key = (k) => p.keyboard.press(k);
+  // Sign in.
+  await p.goto('/ui/w/ray/runs');
+  await tabTo(p, '#login-token');
+  await p.keyboard.type(stack.admin_long);
+  await tabTo(p, 'input[type=checkbox]'); // remember in this tab: the journey reloads pages
+  await key('Space');
+  await key('Enter');
+  await p.locator('.runs-page').waitFor();
+  // Filter runs: "/" jumps to the name filter.
+  await p.locator('.vbody a.run-link').first().waitFor();
+  await p.locator('body').focus();
+  await key('/');
+  assert.equal(await p.evaluate(() => document.activeElement?.id), 'runs-filter-name');
+  await p.keyboard.type('console-done');
+  await key('Enter');
+  await until(async () => (await p.locator('.vbody a.run-link').allTextContents()).join() === 'console-done', 10_000, 'the filtered list');
+  // Open the run.
+  await tabTo(p, 'a.run-link');
+  await key('Enter');
+  await p.waitForURL(`**/ui/runs/${doneRun.id}`);
+  // Follow its logs.
+  await tabTo(p, 'nav.tabs a[href$="/logs"]');
+  await key('Enter');
+  await p.locator('.log-status', { hasText: 'The log is complete.' }).waitFor();
+  // Cancel a running run, with the confirmation; Escape first returns focus.
+  await p.goto(`/ui/runs/${idleRun.id}`);
+  await p.locator('.run-state .badge', { hasText: 'Running' }).waitFor({ timeout: 10_000 }).catch(async (e) => {
+    throw new Error(`${e.message}; the API says ${JSON.stringify(await stack.json('GET', `/v1/runs/${idleRun.id}`))}`);
+  });
+  await tabTo(p, 'button.danger');
+  await key('Enter');
+  await p.locator('dialog[open]').waitFor();
+  await key('Escape');
+  await p.locator('dialog[open]').waitFor({ state: 'detached' });
+  assert.equal(await p.evaluate(() => document.activeElement?.textContent), 'Cancel run');
+  await key('Enter');
+  await p.locator('dialog[open]').waitFor();
+  await tabTo(p, 'dialog[open] button.danger');
+  await key('Enter');
+  await p.locator('.run-state .badge', { hasText: 'Cancelled' }).waitFor({ timeout: 30_000 });
+  // Submit a spec: type it, attach the file through the file chooser the keyboard opens.
+  await p.goto('/ui/w/ray/submit');
+  const spec = jobSpec('console-keyboard', 'echo typed');
+  await tabTo(p, '#spec-editor');
+  await key('Control+A');
+  await p.keyboard.type(spec.spec);
+  await tabTo(p, '#spec-files');
+  const [chooser] = await Promise.all([p.waitForEvent('filechooser'), key('Space')]);
+  await chooser.setFiles({ name: 'run.sh', mimeType: 'text/x-sh', buffer: Buffer.from(spec.files['run.sh'], 'base64') });
+  await p.locator('.verdict.good').waitFor();
+  await tabTo(p, 'button.primary');
+  await key('Enter');
+  await p.waitForURL(/\/ui\/runs\/[0-9a-f-]+$/);
+  // Approve a quota request.
+  const req = await stack.json('POST', '/v1/workspaces/ray/quota-requests', { token: stack.researcher, body: { resource: 'memory', amount: '1Gi', reason: 'keyboard journey' } });
+  await p.goto('/ui/admin/quota-requests');
+  await p.locator('td', { hasText: 'keyboard journey' }).waitFor();
+  await tabTo(p, `button[aria-label="Approve 1Gi memory for ray"]`);
+  await key('Enter');
+  await tabTo(p, '#decision-note');
+  await p.keyboard.type('approved from the keyboard');
+  await tabTo(p, 'dialog[open] button.primary');
+  await key('Enter');
+  await until(async () => (await stack.json('GET', `/v1/admin/quota-requests/${req.id}`)).state === 'approved', 10_000, 'the request approved');
+  // Open a node.
+  await p.goto('/ui/admin');
+  await tabTo(p, 'nav.tabs a[href="/ui/admin/nodes"]');
+  await key('Enter');
+  await tabTo(p, 'a[href^="/ui/admin/nodes/"]');
+  await key('Enter');
+  await p.waitForURL(/\/ui\/admin\/nodes\/.+/);
+  await p.locator('dl.facts').waitFor();
   await s.checkGuards();
   await s.close();
 });

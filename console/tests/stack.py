@@ -62,7 +62,15 @@ def main():
                                       "default_queue": "kind-cpu"}),
             ("/v1/admin/workspaces/bulk/members", {"kind": "user", "subject": RESEARCHER,
                                                    "role": "researcher"}),
+            ("/v1/admin/flavors", {"name": "default-flavor"}),
         ])
+        # The ClusterQueue's quota as kubesim has it, so quota views and
+        # requests have resources to speak of.
+        r = gw.req("PATCH", "/v1/admin/cluster-queues/kind-cpu-cq", body={"resource_groups": [{
+            "covered_resources": ["cpu", "memory"],
+            "flavors": [{"name": "default-flavor", "resources": [
+                {"name": "cpu", "nominal_quota": "4"}, {"name": "memory", "nominal_quota": "12Gi"}]}]}]})
+        assert r.status == 200, r
         print(json.dumps({
             "url": gw.url, "db": db_url, "kubesim": ks.url,
             "admin": tokens.admin_token(),

@@ -9,12 +9,13 @@ import { noteResponse } from '../state/conn';
 
 const auth: Middleware = {
   onRequest({ request }) {
-    for (const [k, v] of Object.entries(authHeaders())) request.headers.set(k, v);
+    // A call may bring its own token (sign-in checks one before keeping it).
+    for (const [k, v] of Object.entries(authHeaders())) if (!request.headers.has(k)) request.headers.set(k, v);
     return request;
   },
-  onResponse({ response }) {
+  onResponse({ request, response }) {
     noteResponse(true);
-    if (response.status === 401 && token.value) expired.value = true;
+    if (response.status === 401 && token.value && request.headers.get('Authorization') === `Bearer ${token.value}`) expired.value = true;
     return response;
   },
   onError({ error }) {

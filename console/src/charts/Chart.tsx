@@ -24,8 +24,9 @@ export interface ChartProps {
 
 const COLORS = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626', '#4b5563', '#9333ea'];
 
-function align(series: ChartSeries[]): uPlot.AlignedData {
-  const xs = [...new Set(series.flatMap((s) => s.xs))].sort((a, b) => a - b);
+/** One x column for every series; `extraXs` (marks, non-finite points) widen the axis to show them. */
+function align(series: ChartSeries[], extraXs: number[] = []): uPlot.AlignedData {
+  const xs = [...new Set([...series.flatMap((s) => s.xs), ...extraXs])].sort((a, b) => a - b);
   const pos = new Map(xs.map((x, i) => [x, i]));
   const cols = series.map((s) => {
     const col: (number | null)[] = new Array(xs.length).fill(null);
@@ -33,6 +34,10 @@ function align(series: ChartSeries[]): uPlot.AlignedData {
     return col;
   });
   return [xs, ...cols] as uPlot.AlignedData;
+}
+
+function extras(p: ChartProps): number[] {
+  return [...(p.marks ?? []).map((m) => m.x), ...(p.nonFinite ?? [])];
 }
 
 export function Chart(props: ChartProps) {
@@ -91,7 +96,7 @@ export function Chart(props: ChartProps) {
         ],
       },
     };
-    const u = new uPlot(opts, align(props.series), el);
+    const u = new uPlot(opts, align(props.series, extras(props)), el);
     plot.current = u;
     const ro = new ResizeObserver(() => u.setSize({ width: Math.max(320, el.clientWidth), height: 260 }));
     ro.observe(el);
@@ -103,7 +108,7 @@ export function Chart(props: ChartProps) {
   }, [shape]);
 
   useEffect(() => {
-    plot.current?.setData(align(props.series), false);
+    plot.current?.setData(align(props.series, extras(props)), false);
     plot.current?.redraw(false, true);
   }, [props.series]);
 

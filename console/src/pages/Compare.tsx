@@ -2,6 +2,7 @@
 // that differ, unless asked), metric summaries, and overlaid charts.
 import { useState } from 'preact/hooks';
 import { api, ok, rawFetch } from '../api/client';
+import { ApiError } from '../api/problem';
 import { useFetch } from '../lib/data';
 import { loc, href, setQuery } from '../router';
 import { ProblemView, Loading, Section, StateBadge, fmtNum } from '../ui/common';
@@ -14,7 +15,8 @@ const Chart = lazy<ChartProps>(() => import('../charts/Chart').then((m) => m.Cha
 
 interface Loaded {
   run: RunDetail;
-  config: Record<string, string>;
+  /** The resolved config, flattened to dotted paths; null until the run ends. */
+  config: Record<string, string> | null;
   metrics: MetricSummary[];
 }
 
@@ -26,9 +28,16 @@ function flatten(v: unknown, prefix: string, out: Record<string, string>): void 
 
 async function loadOne(id: string, signal: AbortSignal): Promise<Loaded> {
   const run = await ok(api.GET('/v1/runs/{id}', { params: { path: { id } }, signal }));
-  const ev = (await (await rawFetch(`/v1/runs/${id}/evidence`, { signal })).json()) as { record?: { config?: { resolved?: unknown } } };
-  const config: Record<string, string> = {};
-  flatten(ev.record?.config?.resolved ?? {}, '', config);
+  // The resolved config comes with the evidence record, which a run that
+  // has not ended does not have yet (409).
+  let config: Record<string, string> | null = {};
+  try {
+    const ev = (await (await rawFetch(`/v1/runs/${id}/evidence`, { signal })).json()) as { record?: { config?: { resolved?: unknown } } };
+    flatten(ev.record?.config?.resolved ?? {}, '', config);
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 409) throw e;
+    config = null;
+  }
   const m = await ok(api.GET('/v1/runs/{id}/metrics', { params: { path: { id } }, signal }));
   return { run, config, metrics: 'items' in m && !('name' in m) ? m.items : [] };
 }
@@ -52,8 +61,9 @@ export function Compare({ ws }: { ws: string }) {
   if (data.error) return <ProblemView error={data.error} />;
   if (!data.data) return <Loading what="the runs" />;
   const runs = data.data;
-  const keys = [...new Set(runs.flatMap((r) => Object.keys(r.config)))].sort();
-  const differing = keys.filter((k) => new Set(runs.map((r) => r.config[k] ?? '∅')).size > 1);
+  const known = runs.filter((r) => r.config);
+  const keys = [...new Set(known.flatMap((r) => Object.keys(r.config!)))].sort();
+  const differing = keys.filter((k) => new Set(known.map((r) => r.config![k] ?? '∅')).size > 1);
   const shown = all ? keys : differing;
   const metricNames = [...new Set(runs.flatMap((r) => r.metrics.map((m) => m.name)))].sort();
   const chosen = loc.value.query.get('m') ?? metricNames[0];
@@ -70,7 +80,7 @@ export function Compare({ ws }: { ws: string }) {
         </ul>
       </Section>
       <Section
-        title={`Config: ${differing.length} of ${keys.length} fields differ`}
+        title={`Config: ${differing.length} of ${keys.length} fields differ${known.length < runs.length ? ` (${runs.length - known.length} run(s) still going: their config is compared once they end)` : ''}`}
         actions={
           <label class="check">
             <input type="checkbox" checked={all} onChange={(e) => setAll((e.target as HTMLInputElement).checked)} /> Show equal fields too
@@ -96,9 +106,7 @@ export function Compare({ ws }: { ws: string }) {
                     <code>{k}</code>
                   </th>
                   {runs.map((r) => (
-                    <td key={r.run.id}>
-                      <code class="wrap">{r.config[k] ?? '—'}</code>
-                    </td>
+                    <td key={r.run.id}>{r.config ? <code class="wrap">{r.config[k] ?? '—'}</code> : <span class="muted">once it ends</span>}</td>
                   ))}
                 </tr>
               ))}

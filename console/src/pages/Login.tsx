@@ -1,7 +1,7 @@
 // Sign in with a token (a PAT `tgp_…` or a JWT), checked against the API
 // before it is kept. The page the user asked for stays in the URL.
 import { useState } from 'preact/hooks';
-import { signIn, token, expired } from '../state/auth';
+import { signIn, expired } from '../state/auth';
 import { loadMe } from '../state/session';
 import { ApiError } from '../api/problem';
 import { ProblemView } from '../ui/common';
@@ -18,15 +18,11 @@ function TokenForm({ onDone, idPrefix }: { onDone?: () => void; idPrefix: string
     if (!t) return;
     setBusy(true);
     setErr(undefined);
-    const before = token.value;
-    token.value = t;
     try {
-      await loadMe();
+      await loadMe(t); // checked before it is kept
       signIn(t, remember);
       onDone?.();
     } catch (x) {
-      token.value = before;
-      if (!before) expired.value = false;
       setErr(x instanceof ApiError ? x : undefined);
     } finally {
       setBusy(false);

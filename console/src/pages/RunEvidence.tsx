@@ -55,6 +55,7 @@ function Block({ title, text, name }: { title: string; text: string; name: strin
 
 export function SpecTab({ run }: { run: RunDetail }) {
   const e = useEvidence(run);
+  if (e.error?.status === 409) return <p>The submitted spec, resolved config and manifests are shown from the run's record once it ends.</p>;
   if (e.error) return <ProblemView error={e.error} />;
   if (!e.data) return <Loading what="the spec" />;
   const rec = e.data.ev.record as { spec?: { text?: string }; config?: { resolved?: unknown; provenance?: unknown }; manifests?: unknown };

@@ -382,7 +382,7 @@ export function Runs({ ws }: { ws: string }) {
                     </div>
                     <div role="cell">{duration(r)}</div>
                     <div role="cell">
-                      <button type="button" class="small" aria-label={`Quick look at ${r.name}`} onClick={() => setQuery({ peek: r.id })}>
+                      <button type="button" class="small" aria-label={`Peek at ${r.name}`} onClick={() => setQuery({ peek: r.id })}>
                         Peek
                       </button>
                     </div>

@@ -26,6 +26,14 @@ function guards() {
   window.__csp = [];
   window.__longTasks = [];
   document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  // When the first run row appears (the cold-load measure of the runs page).
+  const rows = new MutationObserver(() => {
+    if (document.querySelector('a.run-link')) {
+      window.__firstRow = performance.now();
+      rows.disconnect();
+    }
+  });
+  rows.observe(document, { childList: true, subtree: true });
   try {
     new PerformanceObserver((l) => {
       for (const e of l.getEntries()) window.__longTasks.push(e.duration);
