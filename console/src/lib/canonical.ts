@@ -9,13 +9,79 @@ export class Num {
 }
 export type JVal = null | boolean | string | Num | JVal[] | { [k: string]: JVal };
 
-/** JSON.parse keeping each number's source text (JSON.parse source text access). */
+/** Parse JSON keeping each number's source text (JSON.parse would turn 3.0 into 3). */
 export function parseExact(text: string): JVal {
-  const reviver = function (this: unknown, _key: string, value: unknown, ctx?: { source?: string }) {
-    if (typeof value === 'number') return new Num(ctx?.source ?? String(value));
-    return value;
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
   };
-  return JSON.parse(text, reviver as (this: unknown, key: string, value: unknown) => unknown) as JVal;
+  const fail = (what: string): never => {
+    throw new SyntaxError(`JSON: ${what} at position ${i}`);
+  };
+  const value = (): JVal => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const o: { [k: string]: JVal } = {};
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return o;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail('a key');
+        const k = str();
+        ws();
+        if (text[i++] !== ':') fail("':'");
+        o[k] = value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i++] === '}') return o;
+        else fail("',' or '}'");
+      }
+    }
+    if (c === '[') {
+      i++;
+      const a: JVal[] = [];
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return a;
+      }
+      for (;;) {
+        a.push(value());
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i++] === ']') return a;
+        else fail("',' or ']'");
+      }
+    }
+    if (c === '"') return str();
+    const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    if (m && m[0]) {
+      i += m[0].length;
+      return new Num(m[0]);
+    }
+    for (const [w, v] of [['true', true], ['false', false], ['null', null]] as const) {
+      if (text.startsWith(w, i)) {
+        i += w.length;
+        return v;
+      }
+    }
+    return fail('a value');
+  };
+  const str = (): string => {
+    const start = i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string; // the escapes, as JSON says
+  };
+  const v = value();
+  ws();
+  if (i !== text.length) fail('the end');
+  return v;
 }
 
 function escapeString(s: string): string {
@@ -35,19 +101,53 @@ function escapeString(s: string): string {
   return out + '"';
 }
 
-/** C's %.17g as jansson writes a real: ".0" added to a bare integer, exponent without '+' or leading zeros. */
+/** The exact decimal value of a finite double: digits and the power of ten of the last one. */
+function exactDecimal(x: number): { digits: string; exp10: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  let mant = bits & ((1n << 52n) - 1n);
+  let e2 = biased - 1075;
+  if (biased === 0) e2 = -1074;
+  else mant |= 1n << 52n;
+  if (e2 >= 0) return { digits: (mant << BigInt(e2)).toString(), exp10: 0 };
+  // m / 2^k = m * 5^k / 10^k
+  return { digits: (mant * 5n ** BigInt(-e2)).toString(), exp10: e2 };
+}
+
+/** C's %.17g (round half to even on the exact value, as glibc does) as jansson writes a real: ".0" added to a bare integer, exponent without '+' or leading zeros. */
 export function formatReal(x: number): string {
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const [mant, expStr] = x.toExponential(16).split('e') as [string, string];
-  const exp = Number(expStr);
-  let s: string;
-  if (exp < -4 || exp >= 17) {
-    let m = mant.replace(/0+$/, '').replace(/\.$/, '');
-    s = `${m}e${exp < 0 ? '-' : ''}${Math.abs(exp)}`;
-  } else {
-    s = x.toFixed(16 - exp);
-    if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
+  const P = 17;
+  let { digits, exp10 } = exactDecimal(x);
+  digits = digits.replace(/^0+/, '');
+  if (digits.length > P) {
+    const rest = digits.slice(P);
+    let head = BigInt(digits.slice(0, P));
+    const half = rest[0]! > '5' || (rest[0] === '5' && /[1-9]/.test(rest.slice(1))) || (rest[0] === '5' && !/[1-9]/.test(rest.slice(1)) && head % 2n === 1n);
+    if (half) head += 1n;
+    exp10 += rest.length;
+    digits = head.toString();
+    if (digits.length > P) {
+      digits = digits.slice(0, P);
+      exp10 += 1;
+    }
   }
+  // The decimal exponent of the first significant digit, as %e would print it.
+  const e = exp10 + digits.length - 1;
+  const sig = digits.replace(/0+$/, '') || '0';
+  let s: string;
+  if (e < -4 || e >= P) {
+    s = sig[0]! + (sig.length > 1 ? '.' + sig.slice(1) : '') + 'e' + (e < 0 ? '-' : '') + Math.abs(e);
+  } else if (e >= 0) {
+    const int = sig.length > e + 1 ? sig.slice(0, e + 1) : sig + '0'.repeat(e + 1 - sig.length);
+    const frac = sig.length > e + 1 ? sig.slice(e + 1) : '';
+    s = int + (frac ? '.' + frac : '');
+  } else {
+    s = '0.' + '0'.repeat(-e - 1) + sig;
+  }
+  if (x < 0) s = '-' + s;
   if (!s.includes('.') && !s.includes('e')) s += '.0';
   return s;
 }
