@@ -462,3 +462,26 @@ test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submi
   await s.checkGuards();
   await s.close();
 });
+
+test('a token revoked mid-session asks to sign in again over the page, which keeps its state', async () => {
+  const pat = await stack.json('POST', '/v1/tokens', { token: stack.researcher, body: { name: 'console-reauth', workspace: 'ray', role: 'researcher', expires_in_days: 1 } });
+  const s = await newSession(browser, stack, { token: pat.token });
+  const p = s.page;
+  await p.goto('/ui/w/ray/runs?state=Succeeded');
+  await p.locator('.vbody a.run-link').first().waitFor();
+  assert.ok((await stack.api('DELETE', `/v1/tokens/${pat.id}`, { token: stack.researcher })).ok);
+  const dialog = p.locator('dialog[open]', { hasText: 'Your session has ended' });
+  await dialog.waitFor({ timeout: 15_000 });
+  await p.keyboard.press('Escape');
+  assert.equal(await dialog.count(), 1, 'Escape does not dismiss the sign-in');
+  assert.equal(await p.evaluate(() => sessionStorage.getItem('taugate.token')), pat.token);
+  await dialog.locator('#reauth-token').fill(stack.researcher);
+  await dialog.getByRole('button', { name: 'Sign in' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  assert.match(p.url(), /\/ui\/w\/ray\/runs\?state=Succeeded$/);
+  assert.equal(await p.locator('.filters select').first().inputValue(), 'Succeeded');
+  await p.locator('.vbody a.run-link').first().waitFor();
+  assert.equal(await p.evaluate(() => sessionStorage.getItem('taugate.token')), null, 'the new token is kept in memory only');
+  await s.checkGuards();
+  await s.close();
+});

@@ -16,7 +16,16 @@ export function Dialog(props: { open: boolean; onClose(): void; title: string; c
   }, [props.open]);
   if (!props.open) return <dialog ref={ref} />;
   return (
-    <dialog ref={ref} class={props.drawer ? 'drawer' : 'dialog'} aria-labelledby={idRef.current} onClose={props.onClose} onCancel={props.onClose}>
+    <dialog
+      ref={ref}
+      class={props.drawer ? 'drawer' : 'dialog'}
+      aria-labelledby={idRef.current}
+      onCancel={(e) => {
+        // Escape asks; the owner decides (the re-auth dialog stays).
+        e.preventDefault();
+        props.onClose();
+      }}
+    >
       <div class="dialog-head">
         <h2 id={idRef.current}>{props.title}</h2>
         <button type="button" class="icon" aria-label="Close" onClick={props.onClose}>
