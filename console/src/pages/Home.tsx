@@ -3,7 +3,7 @@
 import { api, ok } from '../api/client';
 import { useFetch } from '../lib/data';
 import { href } from '../router';
-import { ProblemView, Section, StateBadge, Time, UsageBar, qty, Loading } from '../ui/common';
+import { ProblemView, Section, StateBadge, Time, UsageBar, qty, isBytes, Loading } from '../ui/common';
 import type { Run } from '../api/types';
 
 function RunsBrief({ ws, state, title }: { ws: string; state: 'Running' | 'Queued'; title: string }) {
@@ -62,7 +62,7 @@ export function Home({ ws }: { ws: string }) {
                     <tr key={res.resource}>
                       <th scope="row">{res.resource}</th>
                       <td>
-                        <UsageBar used={qty(res.in_use ?? res.reserved ?? '0')} total={qty(res.nominal)} label={`${res.resource} in use of nominal`} />
+                        <UsageBar used={qty(res.in_use ?? res.reserved ?? '0')} total={qty(res.nominal)} label={`${res.resource} in use of nominal`} bytes={isBytes(res.resource)} />
                       </td>
                       <td>{res.pending ?? '—'}</td>
                     </tr>

@@ -4,7 +4,7 @@ import { api, ok } from '../api/client';
 import { ApiError } from '../api/problem';
 import { useFetch } from '../lib/data';
 import { loc, setQuery } from '../router';
-import { ProblemView, Loading, Section, Time, UsageBar, qty } from '../ui/common';
+import { ProblemView, Loading, Section, Time, UsageBar, qty, isBytes } from '../ui/common';
 import { Dialog } from '../ui/dialog';
 
 function RequestForm({ ws, queues, onDone }: { ws: string; queues: string[]; onDone(): void }) {
@@ -84,7 +84,7 @@ export function Quota({ ws }: { ws: string }) {
                   <td>{f.flavor}</td>
                   <th scope="row">{f.resource}</th>
                   <td>
-                    <UsageBar used={qty(f.in_use ?? f.reserved ?? '0')} total={qty(f.nominal)} label={`${f.resource} of ${f.flavor} in use`} />
+                    <UsageBar used={qty(f.in_use ?? f.reserved ?? '0')} total={qty(f.nominal)} label={`${f.resource} of ${f.flavor} in use`} bytes={isBytes(f.resource)} />
                   </td>
                   <td>{f.borrowed ?? '—'}</td>
                 </tr>

@@ -107,17 +107,32 @@ export function Section({ title, children, actions }: { title: string; children:
 }
 
 /** A bar of `used` against `total` with the numbers in text. */
-export function UsageBar({ used, total, label }: { used: number; total: number; label: string }) {
+export function UsageBar({ used, total, label, bytes = false }: { used: number; total: number; label: string; bytes?: boolean }) {
   const pct = total > 0 ? Math.min(100, Math.round((used / total) * 100)) : 0;
+  const f = bytes ? fmtBytes : fmtNum;
   return (
     <div class="usage">
       <meter min={0} max={total > 0 ? total : 1} value={Math.min(used, total > 0 ? total : used)} aria-label={label} />
       <span class="small">
-        {fmtNum(used)} / {fmtNum(total)} ({pct}%)
+        {f(used)} / {f(total)} ({pct}%)
       </span>
     </div>
   );
 }
+
+/** Bytes in binary units ("12 Gi"), as Kubernetes quantities read. */
+export function fmtBytes(n: number): string {
+  const units = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${fmtNum(Math.round(n * 100) / 100)}${units[i] ? ' ' + units[i] : ''}`;
+}
+
+/** Whether a resource is counted in bytes. */
+export const isBytes = (resource: string) => /memory|storage/.test(resource);
 
 export function fmtNum(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(2);
