@@ -75,6 +75,7 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtaugate.a
 
 -include tests/kubesim/kubesim.mk
 -include tests/fuzz/fuzz.mk
+-include console/console.mk
 
 # deps: everything building, running and testing need; deps-run: what
 # `make run` needs (no test tools).
@@ -84,8 +85,9 @@ deps:
 deps-run:
 	@deploy/dev/deps.sh run
 
+# The console is built by npm from its lockfile (console/console.mk).
 run: deps-run
-	@$(MAKE) --no-print-directory all $(KUBESIM_BIN)
+	@$(MAKE) --no-print-directory all $(KUBESIM_BIN) console
 	@BUILD=$(BUILD) deploy/dev/run.sh
 
 test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
@@ -98,6 +100,7 @@ test: deps
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory test-unit $(FUZZ_SMOKE)
 	@$(MAKE) --no-print-directory test-integration
+	@$(MAKE) --no-print-directory test-console
 
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 test-unit test-integration

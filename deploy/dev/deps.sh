@@ -23,18 +23,19 @@ RUN_PACKAGES=(
   libpq-dev
   libssl-dev
   libyaml-dev
+  nodejs
+  npm
   openssl
   pkg-config
   postgresql
   python3
 )
 TEST_PACKAGES=(
+  chromium
   clang
   clang-format
   libclang-rt-14-dev
   libcmocka-dev
-  nodejs
-  npm
   postgresql-contrib
   prometheus
   python3-cryptography
