@@ -222,6 +222,10 @@ Ctrl-C stops everything.
 MSG
 status=0
 wait -n -p ended "${pids[@]}" || status=$?
+# Kubesim and the gateway exit 0 only when told to stop. Ctrl-C reaches the
+# whole process group, and bash does not run its INT trap when the child it
+# waited on handled the signal and exited on its own: that is a stop too.
+[ "$status" = 0 ] && exit 0
 what=kubesim
 [ "$ended" = "${pids[1]}" ] && what="the gateway"
 say "$what exited (status $status); stopping the rest (see $SHOWN/gateway.log and $SHOWN/kubesim.log)"
