@@ -271,11 +271,11 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
         rc = admin_create_one(ctx, a, r, o, &created);
         if (rc != TAU_EXIT_OK)
             break;
-        if (ctx->fmt == TAU_FMT_TABLE)
+        if (tau_fmt_human(ctx))
             printf("%s %s created\n", r->kind, admin_name_of(r, created ? created : o));
         json_array_append_new(done, created ? created : json_incref(o));
     }
-    if (rc == TAU_EXIT_OK && ctx->fmt != TAU_FMT_TABLE)
+    if (rc == TAU_EXIT_OK && !tau_fmt_human(ctx))
         tau_out_structured(ctx, json_array_size(done) == 1 ? json_array_get(done, 0) : done);
     json_decref(done);
     json_decref(list);

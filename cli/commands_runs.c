@@ -302,7 +302,7 @@ int tau_cmd_status(tau_ctx_t *ctx, const tau_args_t *a)
     json_decref(run);
     if (!tau_flag(a, "watch") || terminal)
         return TAU_EXIT_OK;
-    if (ctx->fmt != TAU_FMT_TABLE) {
+    if (!tau_fmt_human(ctx)) {
         json_t *fin = NULL;
         rc = runs_follow(ctx, a->pos[0], interval, 0, NULL, 0, &fin);
         if (fin)

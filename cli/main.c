@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "config.h"
+#include "jsonpath.h"
 #include "output.h"
 
 /* ---- messages ----------------------------------------------------------------- */
@@ -171,17 +172,9 @@ static char *tau_strip_slashes(const char *s)
 
 static int tau_setup(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    /* a command may use -o for something else (evidence -o FILE): then only
-     * --output names the format */
-    const char *fmt = tau_arg(a, "output");
-    if (!fmt || strcmp(fmt, "table") == 0 || strcmp(fmt, "wide") == 0)
-        ctx->fmt = TAU_FMT_TABLE;
-    else if (strcmp(fmt, "json") == 0)
-        ctx->fmt = TAU_FMT_JSON;
-    else if (strcmp(fmt, "yaml") == 0)
-        ctx->fmt = TAU_FMT_YAML;
-    else
-        return tau_usage_error(ctx, "unknown output format '%s' (use table, json or yaml)", fmt);
+    char ferr[512];
+    if (tau_out_parse_format(ctx, tau_arg(a, "output"), ferr, sizeof(ferr)) != 0)
+        return tau_usage_error(ctx, "%s", ferr);
     const char *nc = getenv("NO_COLOR");
     const char *term = getenv("TERM");
     int colour_ok = !(nc && *nc) && !tau_flag(a, "no-color") && !(term && !strcmp(term, "dumb"));
@@ -276,5 +269,6 @@ int main(int argc, char **argv)
     tau_secret_free(ctx.token);
     free(ctx.workspace);
     free(ctx.config_path);
+    tau_jsonpath_free(ctx.jsonpath);
     return rc;
 }
