@@ -135,8 +135,7 @@ static void admin_strip(json_t *o, const char *const *fields)
         json_object_del(o, *f);
 }
 
-/* The objects in a -f file: one object, a list, or {items: [...]}; new ref. */
-static json_t *admin_load_objects(tau_ctx_t *ctx, const tau_args_t *a)
+json_t *tau_load_objects_arg(tau_ctx_t *ctx, const tau_args_t *a)
 {
     const char *file = tau_arg(a, "filename");
     if (!file) {
@@ -258,7 +257,7 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
         list = json_pack("[{s:s, s:s}]", "name", a->pos[0], "cluster_queue", cq);
     } else if (a->npos) {
         return tau_usage_error(ctx, "pass the object(s) with -f FILE");
-    } else if (!(list = admin_load_objects(ctx, a))) {
+    } else if (!(list = tau_load_objects_arg(ctx, a))) {
         return TAU_EXIT_USAGE;
     }
     int rc = TAU_EXIT_OK;
@@ -285,7 +284,7 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
 static int admin_apply(tau_ctx_t *ctx, const tau_args_t *a)
 {
     const admin_res_t *r = admin_res(ctx);
-    json_t *list = admin_load_objects(ctx, a);
+    json_t *list = tau_load_objects_arg(ctx, a);
     if (!list)
         return TAU_EXIT_USAGE;
     int rc = TAU_EXIT_OK;
@@ -485,13 +484,17 @@ static int admin_qr_get(tau_ctx_t *ctx, const tau_args_t *a)
     return admin_show(ctx, &u);
 }
 
-/* POST /v1/admin/quota-requests/{id}:approve|:deny {"comment"} */
+/* POST /v1/admin/quota-requests/{id}:approve|:reject {"decision"} */
 static int admin_qr_decide(tau_ctx_t *ctx, const tau_args_t *a, const char *verb, const char *done)
 {
     tau_url_t u;
     admin_qr_url(&u, a->pos[0], verb);
-    const char *comment = tau_arg(a, "comment");
-    json_t *body = comment ? json_pack("{s:s}", "comment", comment) : json_object();
+    const char *note = tau_arg(a, "decision");
+    json_t *body = note ? json_pack("{s:s}", "decision", note) : json_object();
+    if (!body) {
+        tau_url_clean(&u);
+        return tau_usage_error(ctx, "--decision must be UTF-8 text");
+    }
     json_t *out = NULL;
     int rc = tau_api(ctx, "POST", tau_url_str(&u), body, &out);
     tau_url_clean(&u);
@@ -507,9 +510,9 @@ static int admin_qr_approve(tau_ctx_t *ctx, const tau_args_t *a)
     return admin_qr_decide(ctx, a, ":approve", "approved");
 }
 
-static int admin_qr_deny(tau_ctx_t *ctx, const tau_args_t *a)
+static int admin_qr_reject(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    return admin_qr_decide(ctx, a, ":deny", "denied");
+    return admin_qr_decide(ctx, a, ":reject", "rejected");
 }
 
 /* ---- the tree ------------------------------------------------------------------------ */
@@ -568,7 +571,7 @@ static const tau_opt_t qr_list_opts[] = {
     END_OPT,
 };
 static const tau_opt_t qr_decide_opts[] = {
-    {"comment", 0, "TEXT", "a note recorded with the decision"}, END_OPT};
+    {"decision", 0, "TEXT", "a note to the requester, recorded with the decision"}, END_OPT};
 
 #define G 1 /* needs a gateway */
 #define VERBS(P, RES, LO, FO, NO)                                                                    \
@@ -652,10 +655,10 @@ static const tau_cmd_t qr_verbs[] = {
      qr_list_opts, admin_qr_list, NULL, 0, 0, NULL, G},
     {"get", "Show a quota request", "admin quota-requests get ID", NULL, tau_opts_none,
      admin_qr_get, NULL, 1, 1, NULL, G},
-    {"approve", "Approve a quota request", "admin quota-requests approve ID [--comment TEXT]", NULL,
-     qr_decide_opts, admin_qr_approve, NULL, 1, 1, NULL, G},
-    {"deny", "Deny a quota request", "admin quota-requests deny ID [--comment TEXT]", NULL,
-     qr_decide_opts, admin_qr_deny, NULL, 1, 1, NULL, G},
+    {"approve", "Approve a quota request", "admin quota-requests approve ID [--decision TEXT]",
+     NULL, qr_decide_opts, admin_qr_approve, NULL, 1, 1, NULL, G},
+    {"reject", "Reject a quota request", "admin quota-requests reject ID [--decision TEXT]", NULL,
+     qr_decide_opts, admin_qr_reject, NULL, 1, 1, NULL, G},
     END_CMD,
 };
 
@@ -684,6 +687,19 @@ const tau_cmd_t tau_admin_subs[] = {
     {"usage", "Resource usage by workspace", "admin usage [-w WS] [--since T]", NULL, usage_opts,
      admin_usage, NULL, 0, 0, NULL, G},
     GROUP("quota-requests", "Quota requests from workspaces",
-          "admin quota-requests list|get|approve|deny", qr_verbs, NULL),
+          "admin quota-requests list|get|approve|reject", qr_verbs, NULL),
+    GROUP("policies", "Platform policy rules, their versions and the policy in force",
+          "admin policies list|get|create|apply|update|enable|disable|delete|versions|effective|"
+          "reload",
+          tau_policies_verbs, NULL),
+    GROUP("nodes", "Cluster nodes: GPUs, health, cordon, drain",
+          "admin nodes list|get|cordon|uncordon|drain", tau_nodes_verbs, NULL),
+    {"fleet", "The GPU fleet at a glance (by class and flavor)", "admin fleet", NULL, tau_opts_none,
+     tau_cmd_fleet, NULL, 0, 0, NULL, G},
+    {"drift", "Differences between the cluster's Kueue objects and taugate's",
+     "admin drift [--state open|resolved|all] [--kind K] [--name N]",
+     "Lists what the reconciler found edited by hand, unmanaged, in use though\n"
+     "no longer wanted, or failing to apply.",
+     tau_opts_drift, tau_cmd_drift, NULL, 0, 0, NULL, G},
     END_CMD,
 };
