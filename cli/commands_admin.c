@@ -38,6 +38,10 @@ static const tau_col_t ws_cols[] = {
     {"DEFAULT-PROFILE", "default_profile", TAU_COL_TEXT},
     {"TTL", "ttl_seconds", TAU_COL_TEXT},
     {"AGE", "created_at", TAU_COL_AGE},
+    {"PRIORITY", "default_priority", TAU_COL_TEXT | TAU_COL_WIDE},
+    {"OUTPUT-ROOT", "output_root", TAU_COL_TEXT | TAU_COL_WIDE},
+    {"LOG-DAYS", "log_retention_days", TAU_COL_TEXT | TAU_COL_WIDE},
+    {"PVCS", "pvcs", TAU_COL_TEXT | TAU_COL_WIDE},
 };
 static const tau_col_t profile_cols[] = {
     {"NAME", "name", TAU_COL_TEXT},
@@ -46,17 +50,22 @@ static const tau_col_t profile_cols[] = {
     {"WORKSPACES", "allowed_workspaces", TAU_COL_TEXT},
     {"DESCRIPTION", "description", TAU_COL_LONG},
     {"AGE", "created_at", TAU_COL_AGE},
+    {"SETTINGS", "settings", TAU_COL_LONG | TAU_COL_WIDE},
 };
 static const tau_col_t flavor_cols[] = {
     {"NAME", "name", TAU_COL_TEXT},
     {"NODE-LABELS", "node_labels", TAU_COL_LONG},
     {"AGE", "created_at", TAU_COL_AGE},
+    {"NODE-TAINTS", "node_taints", TAU_COL_LONG | TAU_COL_WIDE},
+    {"TOLERATIONS", "tolerations", TAU_COL_LONG | TAU_COL_WIDE},
 };
 static const tau_col_t cq_cols[] = {
     {"NAME", "name", TAU_COL_TEXT},
     {"COHORT", "cohort", TAU_COL_TEXT},
     {"STRATEGY", "queueing_strategy", TAU_COL_TEXT},
     {"AGE", "created_at", TAU_COL_AGE},
+    {"PREEMPTION", "preemption", TAU_COL_LONG | TAU_COL_WIDE},
+    {"RESOURCE-GROUPS", "resource_groups", TAU_COL_LONG | TAU_COL_WIDE},
 };
 static const tau_col_t pc_cols[] = {
     {"NAME", "name", TAU_COL_TEXT},
@@ -565,7 +574,7 @@ static const tau_opt_t usage_opts[] = {
     END_OPT,
 };
 static const tau_opt_t qr_list_opts[] = {
-    {"state", 0, "STATE", "only requests in this state (e.g. Pending)"},
+    {"state", 0, "STATE", "only requests in this state: pending, approved or rejected"},
     {"workspace", 'w', "WS", "only this workspace's requests"},
     {"all", 'A', NULL, "follow next_cursor and list every page"},
     END_OPT,
@@ -640,6 +649,8 @@ static const tau_cmd_t queue_verbs[] = {
 static const tau_cmd_t member_verbs[] = {
     {"list", "List the workspace's members", "admin members -w WS list", NULL, list_ws_opts,
      admin_list, NULL, 0, 0, &res_members, G},
+    {"get", "Show a member", "admin members -w WS get ID", NULL, ws_only_opts, admin_get, NULL, 1,
+     1, &res_members, G},
     {"add", "Add a user or group with a role",
      "admin members -w WS add --user USER|--group GROUP --role ROLE", NULL, member_add_opts,
      admin_member_add, NULL, 0, 0, &res_members, G},
@@ -681,7 +692,7 @@ const tau_cmd_t tau_admin_subs[] = {
     GROUP("queues", "A workspace's LocalQueues", "admin queues -w WS list|get|create|apply|delete",
           queue_verbs, ws_only_opts),
     GROUP("members", "A workspace's members and roles",
-          "admin members -w WS list|add|update|remove", member_verbs, ws_only_opts),
+          "admin members -w WS list|get|add|update|remove", member_verbs, ws_only_opts),
     {"audit", "The audit trail of changes", "admin audit [--subject S] [--workspace W] [--all]",
      NULL, audit_opts, admin_audit, NULL, 0, 0, NULL, G},
     {"usage", "Resource usage by workspace", "admin usage [-w WS] [--since T]", NULL, usage_opts,

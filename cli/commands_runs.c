@@ -20,10 +20,18 @@ static void runs_url(tau_url_t *u, const char *id, const char *suffix)
 }
 
 static const tau_col_t runs_cols[] = {
-    {"ID", "id", TAU_COL_TEXT},           {"NAME", "name", TAU_COL_TEXT},
-    {"STATE", "state", TAU_COL_STATE},    {"REASON", "reason", TAU_COL_TEXT},
-    {"ENGINE", "engine", TAU_COL_TEXT},   {"OWNER", "owner", TAU_COL_TEXT},
-    {"ATTEMPT", "attempt", TAU_COL_TEXT}, {"AGE", "created_at", TAU_COL_AGE},
+    {"ID", "id", TAU_COL_TEXT},
+    {"NAME", "name", TAU_COL_TEXT},
+    {"STATE", "state", TAU_COL_STATE},
+    {"REASON", "reason", TAU_COL_TEXT},
+    {"ENGINE", "engine", TAU_COL_TEXT},
+    {"OWNER", "owner", TAU_COL_TEXT},
+    {"ATTEMPT", "attempt", TAU_COL_TEXT},
+    {"AGE", "created_at", TAU_COL_AGE},
+    {"STARTED", "started_at", TAU_COL_TIME | TAU_COL_WIDE},
+    {"FINISHED", "finished_at", TAU_COL_TIME | TAU_COL_WIDE},
+    {"CONFIG-HASH", "config_hash", TAU_COL_TEXT | TAU_COL_WIDE},
+    {"MESSAGE", "message", TAU_COL_LONG | TAU_COL_WIDE},
 };
 
 /* ---- runs ------------------------------------------------------------------------- */
