@@ -10,6 +10,7 @@ PACKAGES=(
   postgresql postgresql-contrib
   libcmocka-dev python3 python3-pytest python3-yaml python3-cryptography clang libclang-rt-14-dev clang-format valgrind
   wrk prometheus openssl curl nodejs npm
+  zsh fish
 )
 
 missing=()
