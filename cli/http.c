@@ -259,7 +259,9 @@ static CURLcode http_once(const tau_ctx_t *ctx, const tau_http_req_t *rq, const 
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     /* never send the bearer token on to another host */
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    if (strcmp(rq->method, "GET") != 0)
+    if (strcmp(rq->method, "HEAD") == 0)
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L); /* no body follows: do not wait for one */
+    else if (strcmp(rq->method, "GET") != 0)
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
     if (rq->body || strcmp(rq->method, "POST") == 0 || strcmp(rq->method, "PATCH") == 0 ||
         strcmp(rq->method, "PUT") == 0) {

@@ -204,6 +204,37 @@ def test_wide_adds_columns_and_jsonpath_selects(tau):
     assert r.returncode == 2 and "table, wide, json, yaml or jsonpath=TEMPLATE" in r.stderr
 
 
+def test_jsonpath_follows_kubectls_syntax(tmp_path):
+    doc = {"items": [{"name": "a", "n": 1, "tags": ["x", "y"], "meta": {"k/v": "s1"}},
+                     {"name": "b", "n": 2.5, "tags": [], "meta": {"k/v": "s2"}},
+                     {"name": "c", "n": 3, "done": True}], "next_cursor": None}
+    cases = {
+        "{.items[-1].name}": "c",
+        "{.items[0:2].name}": "a b",
+        "{.items[1:].n}": "2.5 3",
+        "{..name}": "a b c",
+        "{.items[*].meta['k/v']}": "s1 s2",
+        '{.items[?(@.n>=2)].name}': "b c",
+        "{.items[?(@.done)].name}": "c",
+        '{.items[?(@.name!="a")].name}': "b c",
+        "{.items[0].tags}": '["x","y"]',
+        "{.items[0].tags[*]}": "x y",
+        "{.next_cursor}": "null",
+        "{.missing.deeper}": "",
+        '{range .items[*]}[{.name}:{.n}]{end}': "[a:1][b:2.5][c:3]",
+        '{range .items[*]}{range .tags[*]}{@}{"\\t"}{end}{end}': "x\ty\t",
+        "n={$.items[0].n}": "n=1",
+    }
+    with Stub({"/v1/doc": doc}) as s:
+        t = Tau(s.url, tmp_path)
+        for tmpl, want in cases.items():
+            r = t("api", "/v1/doc", "-o", "jsonpath=" + tmpl)
+            assert r.returncode == 0 and r.stdout == want, (tmpl, r.stdout, r.stderr)
+        for bad in ("{range .items[*]}", "{end}", "{.items[?(@.n=)]}", "{.a", "{}"):
+            r = t("api", "/v1/doc", "-o", "jsonpath=" + bad)
+            assert r.returncode == 2 and "jsonpath" in r.stderr, bad
+
+
 # ---- tau api ----------------------------------------------------------------------------------
 
 
