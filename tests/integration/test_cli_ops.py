@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -56,9 +57,10 @@ def gw(db_url, cluster):
     kind_cpu_workspace(g, [("/v1/admin/workspaces/ray/members",
                             {"kind": "user", "subject": "alice", "role": "researcher"}),
                            ("/v1/admin/flavors", {"name": "default-flavor"})])
+    quota = [{"name": "cpu", "nominal_quota": "4"}, {"name": "memory", "nominal_quota": "12Gi"}]
     r = g.req("PATCH", "/v1/admin/cluster-queues/kind-cpu-cq", body={"resource_groups": [{
-        "covered_resources": ["cpu", "memory"], "flavors": [{"name": "default-flavor", "resources": [
-            {"name": "cpu", "nominal_quota": "4"}, {"name": "memory", "nominal_quota": "12Gi"}]}]}]})
+        "covered_resources": ["cpu", "memory"],
+        "flavors": [{"name": "default-flavor", "resources": quota}]}]})
     assert r.status == 200, r
     yield g
     status = g.stop()
@@ -361,7 +363,6 @@ def test_admin_nodes_fleet_and_drift(tau, gw):
 
 
 def wait_for(fn, timeout=30):
-    import time
     deadline = time.time() + timeout
     while time.time() < deadline:
         v = fn()

@@ -13,6 +13,7 @@ checked against the applied roles and bindings. Then the other way round:
 each right granted must be needed by a request of the run, or by a code
 path the run does not reach, listed in CODE_ONLY with the source line that
 makes the call (checked to still be there)."""
+import base64
 import http.client
 import json
 import os
@@ -249,7 +250,7 @@ def applied_rbac(ks):
     return json.loads(out)["items"]
 
 
-# ---- the scenario ---------------------------------------------------------------------------------
+# ---- the scenario -------------------------------------------------------------------------
 
 
 def kget(ks, path):
@@ -268,13 +269,12 @@ def wait(what, fn, timeout=60):
     raise AssertionError(f"no {what} within {timeout}s")
 
 
-def spec(name, script_name="train.sh"):
+def spec(name):
     with open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")) as f:
         return f.read().replace("name: tau-kind-smoke", f"name: {name}")
 
 
 def b64(text):
-    import base64
     return base64.b64encode(text.encode()).decode()
 
 
@@ -310,12 +310,14 @@ def drive(gw, ks):
     wait("the correction", lambda: kget(ks, lq_path)["spec"].get("stopPolicy", "None") == "None")
     # a run to the end: submit, watch, logs, sealing
     r = gw.req("POST", "/v1/workspaces/ray/runs",
-               body={"spec": spec("rbac-ok"), "files": {"train.sh": b64("#!/usr/bin/env bash\necho rbac\n")}})
+               body={"spec": spec("rbac-ok"),
+                     "files": {"train.sh": b64("#!/usr/bin/env bash\necho rbac\n")}})
     assert r.status == 201, r
     ok = r.json()["id"]
     # a run cancelled while it runs: its objects are deleted
     r = gw.req("POST", "/v1/workspaces/ray/runs",
-               body={"spec": spec("rbac-long"), "files": {"train.sh": b64("#!/usr/bin/env bash\nsleep 120\n")}})
+               body={"spec": spec("rbac-long"),
+                     "files": {"train.sh": b64("#!/usr/bin/env bash\nsleep 120\n")}})
     assert r.status == 201, r
     long = r.json()["id"]
     wait("the long run running", lambda: gw.req("GET", f"/v1/runs/{long}").json()["state"]
