@@ -34,6 +34,7 @@ TEST_PACKAGES=(
   chromium
   clang
   clang-format
+  fish
   libclang-rt-14-dev
   libcmocka-dev
   postgresql-contrib
@@ -43,6 +44,7 @@ TEST_PACKAGES=(
   python3-yaml
   valgrind
   wrk
+  zsh
 )
 
 case "$MODE" in
