@@ -189,8 +189,7 @@ static void do_list(ks_req_t *r, ks_target_t *t)
         ks_reply_badrequest(r, err);
         goto out;
     }
-    const char *w = ks_req_query(r, "watch");
-    if (w && (!strcmp(w, "true") || !strcmp(w, "1"))) {
+    if (ks_req_flag(r, "watch")) {
         ks_watch_start(r, t, ls, fs);
         ls = fs = NULL; /* owned by the watch now */
         goto out;

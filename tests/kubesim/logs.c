@@ -224,15 +224,15 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
     }
     ks_strlcpy(f->container, c, sizeof(f->container));
     const char *q;
-    f->previous = (q = ks_req_query(r, "previous")) && !strcmp(q, "true");
-    f->timestamps = (q = ks_req_query(r, "timestamps")) && !strcmp(q, "true");
+    f->previous = ks_req_flag(r, "previous");
+    f->timestamps = ks_req_flag(r, "timestamps");
     f->limit = (q = ks_req_query(r, "limitBytes")) ? strtoll(q, NULL, 10) : -1;
     if ((q = ks_req_query(r, "sinceSeconds")))
         f->since = ks_now() - strtod(q, NULL);
     else if ((q = ks_req_query(r, "sinceTime")))
         f->since = ks_parse_time(q);
     long tail = (q = ks_req_query(r, "tailLines")) ? strtol(q, NULL, 10) : -1;
-    int follow = (q = ks_req_query(r, "follow")) && !strcmp(q, "true");
+    int follow = ks_req_flag(r, "follow");
     int running = 0;
     if (lookup(f, path, sizeof(path), &running) != 0) {
         if (f->previous)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "rtypes.h"
 #include "store.h"
@@ -18,6 +19,28 @@ static const char *default_nodes =
     "\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\",\"nvidia.com/gpu.present\":\"true\"},"
     "\"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"8\"},"
     "\"taints\":[{\"key\":\"nvidia.com/gpu\",\"value\":\"present\",\"effect\":\"NoSchedule\"}]}]";
+
+/* status.nodeInfo with every field NodeSystemInfo requires, so typed
+ * clients (the Python client, client-go) can decode a Node. machineID and
+ * systemUUID are stable per node name; bootID is new for each kubesim
+ * that creates the node. kubeProxyVersion is empty, as a 1.32 kubelet
+ * leaves it. */
+static json_t *node_info(const char *name)
+{
+    char mid[48], suuid[40], boot[40];
+    struct utsname u;
+    ks_sha1_hex(name, strlen(name), mid, sizeof(mid));
+    mid[32] = '\0';
+    snprintf(suuid, sizeof(suuid), "%.8s-%.4s-%.4s-%.4s-%.12s", mid, mid + 8, mid + 12, mid + 16,
+             mid + 20);
+    ks_uuid(boot, sizeof(boot));
+    const char *kernel = uname(&u) == 0 ? u.release : "unknown";
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "machineID", mid, "systemUUID",
+                     suuid, "bootID", boot, "kernelVersion", kernel, "osImage",
+                     "kubesim (Kubernetes API simulator)", "containerRuntimeVersion",
+                     "kubesim://1", "kubeletVersion", "v1.32.5-kubesim", "kubeProxyVersion", "",
+                     "operatingSystem", "linux", "architecture", "amd64");
+}
 
 static void make_node(const char *name, json_t *spec)
 {
@@ -51,14 +74,11 @@ static void make_node(const char *name, json_t *spec)
                                                now));
         json_decref(now);
     }
-    json_t *node = json_pack("{s:s,s:s,s:{s:s,s:o},s:{},s:{s:o,s:o,s:o,s:{s:s,s:s,s:s,s:s},"
-                             "s:[{s:s,s:s}]}}",
+    json_t *node = json_pack("{s:s,s:s,s:{s:s,s:o},s:{},s:{s:o,s:o,s:o,s:o,s:[{s:s,s:s}]}}",
                              "kind", "Node", "apiVersion", "v1", "metadata", "name", name,
                              "labels", labels, "spec", "status", "capacity", cap, "allocatable",
-                             alloc, "conditions", conds, "nodeInfo", "kubeletVersion",
-                             "v1.32.5-kubesim", "operatingSystem", "linux", "architecture",
-                             "amd64", "containerRuntimeVersion", "kubesim://1", "addresses",
-                             "type", "InternalIP", "address", "127.0.0.1");
+                             alloc, "conditions", conds, "nodeInfo", node_info(name),
+                             "addresses", "type", "InternalIP", "address", "127.0.0.1");
     json_t *taints = json_object_get(spec, "taints");
     if (json_array_size(taints))
         ks_jset(node, "spec.taints", json_deep_copy(taints));

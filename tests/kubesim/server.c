@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "faults.h"
@@ -18,6 +19,15 @@ static int g_port;
 const char *ks_req_query(ks_req_t *r, const char *key)
 {
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+int ks_req_flag(ks_req_t *r, const char *key)
+{
+    const char *v = NULL;
+    if (MHD_lookup_connection_value_n(r->conn, MHD_GET_ARGUMENT_KIND, key, strlen(key), &v, NULL) !=
+        MHD_YES)
+        return 0;
+    return !v || (strcmp(v, "0") && strcasecmp(v, "false"));
 }
 
 const char *ks_req_header(ks_req_t *r, const char *key)

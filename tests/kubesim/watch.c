@@ -231,8 +231,7 @@ void ks_watch_start(ks_req_t *r, ks_target_t *t, ks_sel_t *ls, ks_sel_t *fs)
     w->table = ks_req_wants_table(r);
     w->gen = atomic_load(&g_close_gen);
     tg_buf_init(&w->out, 0);
-    const char *bm = ks_req_query(r, "allowWatchBookmarks");
-    w->bookmarks = bm && !strcmp(bm, "true");
+    w->bookmarks = ks_req_flag(r, "allowWatchBookmarks");
     const char *to = ks_req_query(r, "timeoutSeconds");
     double timeout = to ? strtod(to, NULL) : 1800;
     if (timeout <= 0)
