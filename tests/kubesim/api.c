@@ -24,8 +24,8 @@ void ks_cause(json_t *causes, const char *reason, const char *field, const char 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", reason, "message", msg,
-                                            "field", field));
+    json_array_append_new(
+        causes, json_pack("{s:s,s:s,s:s}", "reason", reason, "message", msg, "field", field));
 }
 
 void ks_reply_invalid(ks_req_t *r, int rt, const char *name, json_t *causes)
@@ -49,8 +49,8 @@ void ks_reply_invalid(ks_req_t *r, int rt, const char *name, json_t *causes)
     if (n > 1)
         rc |= tg_buf_puts(&b, "]");
     (void)rc; /* a cut message is still a valid reply */
-    json_t *d = json_pack("{s:s,s:s,s:s,s:o}", "name", name ? name : "", "group", t->group,
-                          "kind", t->kind, "causes", causes);
+    json_t *d = json_pack("{s:s,s:s,s:s,s:o}", "name", name ? name : "", "group", t->group, "kind",
+                          t->kind, "causes", causes);
     ks_reply_status(r, 422, "Invalid", b.data ? b.data : "invalid", d);
     tg_buf_clean(&b);
 }
@@ -64,9 +64,9 @@ static void reply_conflict(ks_req_t *r, int rt, const char *name)
              "Operation cannot be fulfilled on %s \"%s\": the object has been modified; please "
              "apply your changes to the latest version and try again",
              q, name);
-    ks_reply_status(r, 409, "Conflict", msg,
-                    json_pack("{s:s,s:s,s:s}", "name", name, "group", t->group, "kind",
-                              t->resource));
+    ks_reply_status(
+        r, 409, "Conflict", msg,
+        json_pack("{s:s,s:s,s:s}", "name", name, "group", t->group, "kind", t->resource));
 }
 
 static void reply_exists(ks_req_t *r, int rt, const char *name)
@@ -75,9 +75,9 @@ static void reply_exists(ks_req_t *r, int rt, const char *name)
     const ks_rtype_t *t = ks_rtype(rt);
     ks_rtype_qualified(t, q, sizeof(q));
     snprintf(msg, sizeof(msg), "%s \"%s\" already exists", q, name);
-    ks_reply_status(r, 409, "AlreadyExists", msg,
-                    json_pack("{s:s,s:s,s:s}", "name", name, "group", t->group, "kind",
-                              t->resource));
+    ks_reply_status(
+        r, 409, "AlreadyExists", msg,
+        json_pack("{s:s,s:s,s:s}", "name", name, "group", t->group, "kind", t->resource));
 }
 
 static int dry_run(ks_req_t *r)
@@ -121,12 +121,15 @@ static int check_gvk(ks_req_t *r, int rt, json_t *o, int patch)
     }
     const char *k = ks_jstr(o, "kind"), *av = ks_jstr(o, "apiVersion");
     if ((k && strcmp(k, t->kind)) || (av && strcmp(av, gv))) {
-        snprintf(msg, sizeof(msg), "the API version in the data (%s) does not match the expected "
-                 "API version (%s)", av ? av : "", gv);
+        snprintf(msg, sizeof(msg),
+                 "the API version in the data (%s) does not match the expected "
+                 "API version (%s)",
+                 av ? av : "", gv);
         if (k && strcmp(k, t->kind))
-            snprintf(msg, sizeof(msg), "%s in version \"%s\" cannot be handled as a %s: no kind "
-                     "\"%s\" is registered for version \"%s\"", t->kind, t->version, t->kind, k,
-                     gv);
+            snprintf(msg, sizeof(msg),
+                     "%s in version \"%s\" cannot be handled as a %s: no kind "
+                     "\"%s\" is registered for version \"%s\"",
+                     t->kind, t->version, t->kind, k, gv);
         ks_reply_badrequest(r, msg);
         return -1;
     }
@@ -166,8 +169,8 @@ static void do_get(ks_req_t *r, ks_target_t *t)
     }
     if (ks_req_wants_table(r)) {
         json_t *one[1] = {o};
-        ks_reply_json(r, 200, ks_table_build(t->rt, one, 1, ks_jstr(o, "metadata.resourceVersion"),
-                                             1));
+        ks_reply_json(r, 200,
+                      ks_table_build(t->rt, one, 1, ks_jstr(o, "metadata.resourceVersion"), 1));
         json_decref(o);
         return;
     }
@@ -244,8 +247,8 @@ static void do_list(ks_req_t *r, ks_target_t *t)
     char rvs[32], token[600] = "";
     snprintf(rvs, sizeof(rvs), "%llu", (unsigned long long)rv);
     if (remaining && last_name)
-        snprintf(token, sizeof(token), "%llu/%s/%s",
-                 (unsigned long long)(crv ? crv : rv), last_ns ? last_ns : "", last_name);
+        snprintf(token, sizeof(token), "%llu/%s/%s", (unsigned long long)(crv ? crv : rv),
+                 last_ns ? last_ns : "", last_name);
     ks_unlock();
     if (ks_req_wants_table(r)) {
         json_t *tab = ks_table_build(t->rt, (json_t **)NULL, 0, rvs, 1);
@@ -391,8 +394,9 @@ static void finish_update(ks_req_t *r, ks_target_t *t, json_t *old, json_t *o)
     if (reply)
         ks_reply_json(r, 200, reply);
     else
-        ks_reply_json(r, 200, json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion",
-                                        "v1", "metadata", "status", "Success"));
+        ks_reply_json(r, 200,
+                      json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion", "v1",
+                                "metadata", "status", "Success"));
 }
 
 static void do_update(ks_req_t *r, ks_target_t *t, json_t *o)
@@ -422,7 +426,7 @@ static void do_update(ks_req_t *r, ks_target_t *t, json_t *o)
 static void do_patch(ks_req_t *r, ks_target_t *t)
 {
     const char *ct = ks_req_header(r, "Content-Type");
-    int kind = !ct                                                ? -1
+    int kind = !ct                                                    ? -1
                : strstr(ct, "application/merge-patch+json")           ? 0
                : strstr(ct, "application/json-patch+json")            ? 1
                : strstr(ct, "application/strategic-merge-patch+json") ? 2
@@ -430,7 +434,8 @@ static void do_patch(ks_req_t *r, ks_target_t *t)
                                                                       : -1;
     char err[512], msg[700];
     if (kind < 0) {
-        snprintf(msg, sizeof(msg), "the body of the request was in an unknown format - accepted "
+        snprintf(msg, sizeof(msg),
+                 "the body of the request was in an unknown format - accepted "
                  "media types include: application/json-patch+json, application/merge-patch+json, "
                  "application/apply-patch+yaml, application/strategic-merge-patch+json");
         ks_reply_status(r, 415, "UnsupportedMediaType", msg, NULL);
@@ -526,10 +531,9 @@ static void do_delete(ks_req_t *r, ks_target_t *t)
     if (policy && strcmp(policy, "Orphan") && strcmp(policy, "Background") &&
         strcmp(policy, "Foreground")) {
         json_decref(opts);
-        ks_reply_invalid(r, t->rt, t->name, json_pack("[{s:s,s:s,s:s}]", "reason",
-                                                      "FieldValueNotSupported", "message",
-                                                      "Unsupported value", "field",
-                                                      "propagationPolicy"));
+        ks_reply_invalid(r, t->rt, t->name,
+                         json_pack("[{s:s,s:s,s:s}]", "reason", "FieldValueNotSupported", "message",
+                                   "Unsupported value", "field", "propagationPolicy"));
         return;
     }
     ks_lock();
@@ -574,9 +578,8 @@ static void do_delete_collection(ks_req_t *r, ks_target_t *t)
 {
     char err[512];
     ks_sel_t *ls = ks_labelsel_parse(ks_req_query(r, "labelSelector"), err, sizeof(err));
-    ks_sel_t *fs = ls ? ks_fieldsel_parse(t->rt, ks_req_query(r, "fieldSelector"), err,
-                                          sizeof(err))
-                      : NULL;
+    ks_sel_t *fs =
+        ls ? ks_fieldsel_parse(t->rt, ks_req_query(r, "fieldSelector"), err, sizeof(err)) : NULL;
     if (!ls || !fs) {
         ks_sel_free(ls);
         ks_reply_badrequest(r, err);
@@ -589,8 +592,8 @@ static void do_delete_collection(ks_req_t *r, ks_target_t *t)
     json_t *names = json_array();
     for (size_t i = 0; i < n; i++)
         if (ks_labelsel_match(ls, items[i]) && ks_fieldsel_match(fs, items[i]))
-            json_array_append_new(names, json_pack("[s?,s]", ks_meta_ns(items[i]),
-                                                   ks_meta_name(items[i])));
+            json_array_append_new(
+                names, json_pack("[s?,s]", ks_meta_ns(items[i]), ks_meta_name(items[i])));
     free(items);
     size_t i;
     json_t *e;
@@ -606,8 +609,9 @@ static void do_delete_collection(ks_req_t *r, ks_target_t *t)
     json_decref(names);
     ks_sel_free(ls);
     ks_sel_free(fs);
-    ks_reply_json(r, 200, json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion", "v1",
-                                    "metadata", "status", "Success"));
+    ks_reply_json(r, 200,
+                  json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion", "v1", "metadata",
+                            "status", "Success"));
 }
 
 void ks_api_handle(ks_req_t *r, ks_target_t *t)

@@ -144,8 +144,8 @@ static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
             fclose(fp);
         }
         f->offset += (long)got;
-        size_t used = emit_lines(f, f->partial.data ? f->partial.data : "", f->partial.len,
-                                 &f->out);
+        size_t used =
+            emit_lines(f, f->partial.data ? f->partial.data : "", f->partial.len, &f->out);
         if (used) {
             memmove(f->partial.data, f->partial.data + used, f->partial.len - used);
             f->partial.len -= used;
@@ -201,12 +201,12 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
             size_t i;
             json_t *x;
             int rc = 0;
-            json_array_foreach(cs, i, x) rc |= tg_buf_printf(&b, "%s%s", i ? " " : "",
-                                                             ks_jstr(x, "name"));
+            json_array_foreach(cs, i, x) rc |=
+                tg_buf_printf(&b, "%s%s", i ? " " : "", ks_jstr(x, "name"));
             (void)rc;
             snprintf(msg, sizeof(msg),
-                     "a container name must be specified for pod %s, choose one of: [%s]",
-                     t->name, b.data ? b.data : "");
+                     "a container name must be specified for pod %s, choose one of: [%s]", t->name,
+                     b.data ? b.data : "");
             tg_buf_clean(&b);
             ks_reply_badrequest(r, msg);
             goto fail;
@@ -236,11 +236,15 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
     int running = 0;
     if (lookup(f, path, sizeof(path), &running) != 0) {
         if (f->previous)
-            snprintf(msg, sizeof(msg), "previous terminated container \"%s\" in pod \"%s\" not "
-                     "found", c, t->name);
+            snprintf(msg, sizeof(msg),
+                     "previous terminated container \"%s\" in pod \"%s\" not "
+                     "found",
+                     c, t->name);
         else
-            snprintf(msg, sizeof(msg), "container \"%s\" in pod \"%s\" is waiting to start: "
-                     "ContainerCreating", c, t->name);
+            snprintf(msg, sizeof(msg),
+                     "container \"%s\" in pod \"%s\" is waiting to start: "
+                     "ContainerCreating",
+                     c, t->name);
         ks_reply_badrequest(r, msg);
         goto fail;
     }

@@ -37,9 +37,9 @@ static json_t *node_info(const char *name)
     const char *kernel = uname(&u) == 0 ? u.release : "unknown";
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "machineID", mid, "systemUUID",
                      suuid, "bootID", boot, "kernelVersion", kernel, "osImage",
-                     "kubesim (Kubernetes API simulator)", "containerRuntimeVersion",
-                     "kubesim://1", "kubeletVersion", "v1.32.5-kubesim", "kubeProxyVersion", "",
-                     "operatingSystem", "linux", "architecture", "amd64");
+                     "kubesim (Kubernetes API simulator)", "containerRuntimeVersion", "kubesim://1",
+                     "kubeletVersion", "v1.32.5-kubesim", "kubeProxyVersion", "", "operatingSystem",
+                     "linux", "architecture", "amd64");
 }
 
 static void make_node(const char *name, json_t *spec)
@@ -62,23 +62,22 @@ static void make_node(const char *name, json_t *spec)
     const char *types[] = {"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"};
     const char *reasons[] = {"KubeletHasSufficientMemory", "KubeletHasNoDiskPressure",
                              "KubeletHasSufficientPID", "KubeletReady"};
-    const char *msgs[] = {"kubelet has sufficient memory available",
-                          "kubelet has no disk pressure", "kubelet has sufficient PID available",
+    const char *msgs[] = {"kubelet has sufficient memory available", "kubelet has no disk pressure",
+                          "kubelet has sufficient PID available",
                           "kubelet is posting ready status"};
     for (int i = 0; i < 4; i++) {
         json_t *now = ks_json_now();
         json_array_append_new(conds, json_pack("{s:s,s:s,s:s,s:s,s:O,s:O}", "type", types[i],
                                                "status", i == 3 ? "True" : "False", "reason",
-                                               reasons[i], "message", msgs[i],
-                                               "lastHeartbeatTime", now, "lastTransitionTime",
-                                               now));
+                                               reasons[i], "message", msgs[i], "lastHeartbeatTime",
+                                               now, "lastTransitionTime", now));
         json_decref(now);
     }
-    json_t *node = json_pack("{s:s,s:s,s:{s:s,s:o},s:{},s:{s:o,s:o,s:o,s:o,s:[{s:s,s:s}]}}",
-                             "kind", "Node", "apiVersion", "v1", "metadata", "name", name,
-                             "labels", labels, "spec", "status", "capacity", cap, "allocatable",
-                             alloc, "conditions", conds, "nodeInfo", node_info(name),
-                             "addresses", "type", "InternalIP", "address", "127.0.0.1");
+    json_t *node =
+        json_pack("{s:s,s:s,s:{s:s,s:o},s:{},s:{s:o,s:o,s:o,s:o,s:[{s:s,s:s}]}}", "kind", "Node",
+                  "apiVersion", "v1", "metadata", "name", name, "labels", labels, "spec", "status",
+                  "capacity", cap, "allocatable", alloc, "conditions", conds, "nodeInfo",
+                  node_info(name), "addresses", "type", "InternalIP", "address", "127.0.0.1");
     json_t *taints = json_object_get(spec, "taints");
     if (json_array_size(taints))
         ks_jset(node, "spec.taints", json_deep_copy(taints));
@@ -136,17 +135,16 @@ int ks_node_set_condition(const char *name, const char *type, const char *status
     if (!strcmp(type, "Ready")) {
         json_t *taints = ks_jget(n, "spec.taints");
         for (size_t i = json_array_size(taints); i-- > 0;)
-            if (ks_streq(ks_jstr(json_array_get(taints, i), "key"),
-                         "node.kubernetes.io/not-ready"))
+            if (ks_streq(ks_jstr(json_array_get(taints, i), "key"), "node.kubernetes.io/not-ready"))
                 json_array_remove(taints, i);
         if (strcmp(status, "True")) {
             if (!json_is_array(taints)) {
                 taints = json_array();
                 ks_jset(n, "spec.taints", taints);
             }
-            json_array_append_new(taints, json_pack("{s:s,s:s}", "key",
-                                                    "node.kubernetes.io/not-ready", "effect",
-                                                    "NoExecute"));
+            json_array_append_new(taints,
+                                  json_pack("{s:s,s:s}", "key", "node.kubernetes.io/not-ready",
+                                            "effect", "NoExecute"));
         }
     }
     ks_store_update(KS_RT_NODES, n, NULL);

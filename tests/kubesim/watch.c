@@ -75,8 +75,7 @@ static void emit(ks_watch_t *w, const char *type, json_t *o)
 {
     json_t *obj;
     if (w->table) {
-        obj = ks_table_build(w->t.rt, &o, 1, ks_jstr(o, "metadata.resourceVersion"),
-                             !w->sent_cols);
+        obj = ks_table_build(w->t.rt, &o, 1, ks_jstr(o, "metadata.resourceVersion"), !w->sent_cols);
         w->sent_cols = 1;
     } else {
         obj = json_incref(o);
