@@ -377,7 +377,9 @@ static void finish_update(ks_req_t *r, ks_target_t *t, json_t *old, json_t *o)
         return;
     }
     o = split_status(t, old, o);
-    if (!strcmp(t->sub, "") && admit(r, t, o, old) != 0) {
+    /* The main resource goes through admission; /status writes are still
+     * pruned (or refused under Strict) against the CRD's schema. */
+    if ((!strcmp(t->sub, "") ? admit(r, t, o, old) : ks_admission_fields(r, t->rt, o)) != 0) {
         json_decref(o);
         ks_unlock();
         return;
