@@ -9,6 +9,7 @@
 #include "admission.h"
 #include "gc.h"
 #include "patch.h"
+#include "pbdecode.h"
 #include "selectors.h"
 #include "store.h"
 #include "table.h"
@@ -94,6 +95,17 @@ static json_t *parse_body(ks_req_t *r, int yaml_ok)
     if (!r->body.len) {
         ks_reply_badrequest(r, "the request body is empty");
         return NULL;
+    }
+    if (ks_pb_is_protobuf(ks_req_header(r, "Content-Type"))) {
+        json_t *pb = ks_pb_decode(r->body.data, r->body.len, err, sizeof(err));
+        if (!pb) {
+            snprintf(msg, sizeof(msg),
+                     "the body of the request could not be decoded as "
+                     "application/vnd.kubernetes.protobuf: %s",
+                     err);
+            ks_reply_badrequest(r, msg);
+        }
+        return pb;
     }
     json_t *o = json_loadb(r->body.data, r->body.len, JSON_REJECT_DUPLICATES, &je);
     if (!o && yaml_ok)
