@@ -87,8 +87,7 @@ static int dry_run(ks_req_t *r)
     return d && !strcmp(d, "All");
 }
 
-/* Parse the request body as JSON (or YAML for apply patches). */
-static json_t *parse_body(ks_req_t *r, int yaml_ok)
+json_t *ks_api_parse_body(ks_req_t *r, int yaml_ok)
 {
     json_error_t je;
     char msg[600], err[300];
@@ -463,7 +462,7 @@ static void do_patch(ks_req_t *r, ks_target_t *t)
                         NULL);
         return;
     }
-    json_t *p = parse_body(r, kind == 3);
+    json_t *p = ks_api_parse_body(r, kind == 3);
     if (!p)
         return;
     if (kind == 3 && !ks_req_query(r, "fieldManager")) {
@@ -648,11 +647,11 @@ void ks_api_handle(ks_req_t *r, ks_target_t *t)
         else
             do_list(r, t);
     } else if (!strcmp(m, "POST") && !item) {
-        json_t *o = parse_body(r, 0);
+        json_t *o = ks_api_parse_body(r, 0);
         if (o)
             do_create(r, t, o);
     } else if (!strcmp(m, "PUT") && item) {
-        json_t *o = parse_body(r, 0);
+        json_t *o = ks_api_parse_body(r, 0);
         if (o)
             do_update(r, t, o);
     } else if (!strcmp(m, "PATCH") && item) {

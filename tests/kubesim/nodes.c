@@ -83,10 +83,29 @@ static void make_node(const char *name, json_t *spec)
         ks_jset(node, "spec.taints", json_deep_copy(taints));
     if (json_is_true(json_object_get(spec, "unschedulable")))
         ks_jset(node, "spec.unschedulable", json_true());
-    if (ks_store_get(KS_RT_NODES, NULL, name))
+    json_t *stored = ks_store_get(KS_RT_NODES, NULL, name);
+    if (stored)
         json_decref(node); /* restored from the state file */
     else
-        ks_store_create(KS_RT_NODES, node, NULL);
+        ks_store_create(KS_RT_NODES, node, &stored);
+    /* The kubelet's heartbeat Lease (kubectl describe node shows it). It
+     * is not renewed every 10 s as a kubelet does: nothing reads its age,
+     * and renewals would fill the watch window. */
+    if (stored && !ks_store_get(KS_RT_LEASES, "kube-node-lease", name)) {
+        char ts[40], micro[48];
+        ks_fmt_time(ks_now(), ts, sizeof(ts));
+        ts[strlen(ts) - 1] = '\0'; /* renewTime is a MicroTime: 6 fraction digits */
+        snprintf(micro, sizeof(micro), "%s.000000Z", ts);
+        json_t *now = json_string(micro);
+        json_t *lease =
+            json_pack("{s:s,s:s,s:{s:s,s:s,s:[{s:s,s:s,s:s,s:s}]},s:{s:s,s:i,s:O}}", "kind",
+                      "Lease", "apiVersion", "coordination.k8s.io/v1", "metadata", "name", name,
+                      "namespace", "kube-node-lease", "ownerReferences", "apiVersion", "v1", "kind",
+                      "Node", "name", name, "uid", ks_meta_uid(stored), "spec", "holderIdentity",
+                      name, "leaseDurationSeconds", 40, "renewTime", now);
+        json_decref(now);
+        ks_store_create(KS_RT_LEASES, lease, NULL);
+    }
 }
 
 int ks_nodes_load(const char *file)
