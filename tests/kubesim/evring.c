@@ -94,6 +94,16 @@ void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj)
     ks_event_clean(&dropped);
 }
 
+void ks_ring_restart(uint64_t rv)
+{
+    pthread_mutex_lock(&g_rlock);
+    if (rv > g_floor)
+        g_floor = rv;
+    if (rv > g_last)
+        g_last = rv;
+    pthread_mutex_unlock(&g_rlock);
+}
+
 void ks_ring_notify(void)
 {
     pthread_mutex_lock(&g_rlock);

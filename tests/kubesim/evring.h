@@ -21,6 +21,9 @@ void ks_ring_notify(void);
 /* Wait up to secs for an event newer than rv, or a notify; returns 1 when
  * there is one. */
 int ks_ring_wait(uint64_t rv, double secs);
+/* Start the window at rv (a restored state): watches from an older
+ * resourceVersion get 410 Gone, as after an API server restart. */
+void ks_ring_restart(uint64_t rv);
 /* The newest published resourceVersion the ring holds. */
 uint64_t ks_ring_last_rv(void);
 

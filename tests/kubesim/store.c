@@ -278,6 +278,41 @@ ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out)
     return KS_OK;
 }
 
+ks_rc_e ks_store_restore(int rt, json_t *obj)
+{
+    const ks_rtype_t *t = ks_rtype(rt);
+    const char *ns = t->namespaced ? ks_meta_ns(obj) : NULL;
+    const char *name = ks_meta_name(obj), *uid = ks_meta_uid(obj);
+    const char *rvs = ks_jstr(obj, "metadata.resourceVersion");
+    char key[600], ref[KS_REF_MAX];
+    if (!name || !uid || !rvs) {
+        json_decref(obj);
+        return KS_EINVALID;
+    }
+    obj_key(ns, name, key, sizeof(key));
+    if (ks_map_get(g_objs[rt], key)) {
+        json_decref(obj);
+        return KS_EEXIST;
+    }
+    uint64_t rv = strtoull(rvs, NULL, 10);
+    if (rv > g_rv)
+        g_rv = rv;
+    ks_map_put(g_objs[rt], key, obj);
+    ks_ref_fmt(ref, sizeof(ref), rt, ns, name);
+    free(ks_map_put(g_uids, uid, tg_xstrdup(ref)));
+    g_dirty = 1;
+    if (g_observer)
+        g_observer(rt, NULL, obj);
+    return KS_OK;
+}
+
+void ks_store_restart_at(uint64_t rv)
+{
+    if (rv > g_rv)
+        g_rv = rv;
+    ks_ring_restart(g_rv);
+}
+
 /* Equal apart from metadata.resourceVersion? Then skip the write. Reads
  * only: `old` is published and may be serialised by other threads. */
 static int obj_equal_except(json_t *a, json_t *b, const char *skip)

@@ -96,6 +96,13 @@ ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out);
  * object with deletionTimestamp and no finalizers is removed instead.
  * *out (optional) is borrowed and NULL when the object was removed. */
 ks_rc_e ks_store_update(int rt, json_t *obj, json_t **out);
+/* Insert an object as a state file saved it (steals obj): it keeps its
+ * uid and resourceVersion, and no watch event is published (clients of a
+ * restarted server relist); the observer sees it so controllers index it. */
+ks_rc_e ks_store_restore(int rt, json_t *obj);
+/* After restoring: resourceVersions continue after rv and the watch
+ * window starts there, so a watch from an older one gets 410 Gone. */
+void ks_store_restart_at(uint64_t rv);
 /* Remove at once and publish DELETED. */
 ks_rc_e ks_store_remove(int rt, const char *ns, const char *name);
 /* Sorted (namespace, name) array of borrowed objects; free() the array. */

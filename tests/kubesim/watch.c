@@ -252,6 +252,20 @@ void ks_watch_start(ks_req_t *r, ks_target_t *t, ks_sel_t *ls, ks_sel_t *fs)
         w->rv = ks_store_rv();
     } else {
         w->rv = strtoull(rvs, NULL, 10);
+        if (w->rv > ks_store_rv()) {
+            /* From the future (a client of a server that lost changes
+             * since its last save): refused as the watch cache does. */
+            char msg[200];
+            snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %llu, current: %llu",
+                     (unsigned long long)w->rv, (unsigned long long)ks_store_rv());
+            ks_unlock();
+            watch_free(w);
+            ks_reply_status(r, 504, "Timeout", msg,
+                            json_pack("{s:[{s:s,s:s}],s:i}", "causes", "reason",
+                                      "ResourceVersionTooLarge", "message",
+                                      "Too large resource version", "retryAfterSeconds", 1));
+            return;
+        }
     }
     ks_unlock();
     ks_reply_stream(r, "application/json", watch_read, w, watch_free);
