@@ -45,7 +45,8 @@ static void usage(FILE *f)
                "  --backoff SECS         job pod failure back-off base (10)\n"
                "  --bookmark-interval S  watch bookmark interval (5)\n"
                "  --grace-cap SECS       cap on pod termination grace (5)\n"
-               "  --watch-window N       watch event window (100000)\n"
+               "  --watch-window N       watch event window: most events kept (100000)\n"
+               "  --watch-window-mib N   ... and most MiB of event text kept (64)\n"
                "  --map-paths LIST       path prefixes mapped per namespace (/data)\n"
                "  --no-events            do not record core/v1 Events\n"
                "  -v, --verbose\n");
@@ -69,6 +70,7 @@ static int parse_args(int argc, char **argv)
         {"bookmark-interval", required_argument, NULL, 'B'},
         {"grace-cap", required_argument, NULL, 'g'},
         {"watch-window", required_argument, NULL, 'w'},
+        {"watch-window-mib", required_argument, NULL, 'W'},
         {"map-paths", required_argument, NULL, 'm'},
         {"no-events", no_argument, NULL, 'E'},
         {"verbose", no_argument, NULL, 'v'},
@@ -86,6 +88,7 @@ static int parse_args(int argc, char **argv)
     ks_cfg.sim_duration = 1;
     ks_cfg.grace_secs = 5;
     ks_cfg.ring_cap = 100000;
+    ks_cfg.ring_bytes = (size_t)64 << 20;
     ks_cfg.events = 1;
     int c;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -134,6 +137,9 @@ static int parse_args(int argc, char **argv)
             break;
         case 'w':
             ks_cfg.ring_cap = (size_t)strtoul(optarg, NULL, 10);
+            break;
+        case 'W':
+            ks_cfg.ring_bytes = (size_t)strtoul(optarg, NULL, 10) << 20;
             break;
         case 'm':
             ks_strlcpy(ks_cfg.map_paths, optarg, sizeof(ks_cfg.map_paths));
@@ -204,7 +210,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     if (ks_bt_init() != 0)
         return 1;
-    ks_store_init(ks_cfg.ring_cap);
+    ks_store_init(ks_cfg.ring_cap, ks_cfg.ring_bytes);
     ks_controller_init();
     ks_pods_init();
     ks_lock();

@@ -24,7 +24,7 @@ static ks_store_observer_fn g_observer;
 static json_t **g_graveyard;
 static size_t g_ngrave, g_capgrave;
 
-void ks_store_init(size_t ring_cap)
+void ks_store_init(size_t ring_cap, size_t ring_bytes)
 {
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -35,7 +35,7 @@ void ks_store_init(size_t ring_cap)
     for (int i = 0; i < KS_RT_COUNT; i++)
         g_objs[i] = ks_map_new();
     g_uids = ks_map_new();
-    ks_ring_init(ring_cap);
+    ks_ring_init(ring_cap, ring_bytes);
 }
 
 void ks_store_set_observer(ks_store_observer_fn fn)

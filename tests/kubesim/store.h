@@ -50,7 +50,8 @@ typedef struct ks_event_s {
  * queue work but must not change the store. */
 typedef void (*ks_store_observer_fn)(int rt, json_t *old, json_t *obj);
 
-void ks_store_init(size_t ring_cap);
+/* ring_cap events and ring_bytes of their text at most in the watch window. */
+void ks_store_init(size_t ring_cap, size_t ring_bytes);
 void ks_store_shutdown(void);
 void ks_store_set_observer(ks_store_observer_fn fn);
 
