@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential pkg-config git
   libmicrohttpd-dev libpq-dev libjansson-dev libyaml-dev libcurl4-openssl-dev libssl-dev libjwt-dev
   postgresql postgresql-contrib
-  libcmocka-dev python3 python3-pytest python3-yaml python3-cryptography clang libclang-rt-14-dev clang-format valgrind
+  libcmocka-dev python3 python3-pytest python3-yaml python3-cryptography python3-kubernetes clang libclang-rt-14-dev clang-format valgrind
   wrk prometheus openssl curl nodejs npm
 )
 
