@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "admission.h"
+#include "deploy.h"
 #include "gc.h"
 #include "patch.h"
 #include "pbdecode.h"
@@ -631,6 +632,11 @@ void ks_api_handle(ks_req_t *r, ks_target_t *t)
 {
     const char *m = r->method;
     int item = t->name[0] != 0;
+    if (!strcmp(t->sub, "scale") && (t->rt == KS_RT_DEPLOYMENTS || t->rt == KS_RT_REPLICASETS) &&
+        item) {
+        ks_deploy_scale(r, t);
+        return;
+    }
     if (t->sub[0] && strcmp(t->sub, "status")) {
         ks_reply_status(r, 404, "NotFound", "the server could not find the requested resource",
                         NULL);

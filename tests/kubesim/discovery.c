@@ -130,6 +130,14 @@ int ks_disc_resources(ks_req_t *r, const char *group, const char *version)
         json_array_append_new(res, e);
         if (rt->has_status)
             add_sub(res, rt, "status", rt->kind, json_pack("[s,s,s]", "get", "patch", "update"));
+        if (i == KS_RT_DEPLOYMENTS || i == KS_RT_REPLICASETS) {
+            char name[128];
+            snprintf(name, sizeof(name), "%s/scale", rt->resource);
+            json_array_append_new(res, json_pack("{s:s,s:s,s:b,s:s,s:s,s:s,s:[s,s,s]}", "name",
+                                                 name, "singularName", "", "namespaced", 1, "group",
+                                                 "autoscaling", "version", "v1", "kind", "Scale",
+                                                 "verbs", "get", "patch", "update"));
+        }
         if (i == KS_RT_PODS) {
             add_sub(res, rt, "log", "Pod", json_pack("[s]", "get"));
             add_sub(res, rt, "eviction", "Eviction", json_pack("[s]", "create"));

@@ -49,6 +49,8 @@ static const ks_rtype_t ks_rtypes[KS_RT_COUNT] = {
     {RBAC_GROUP, "v1", "rolebindings", "rolebinding", "RoleBinding", 1, 0, "", "", NULL,
      KS_RT_ROLEBINDINGS},
     {"coordination.k8s.io", "v1", "leases", "lease", "Lease", 1, 0, "", "", NULL, KS_RT_LEASES},
+    {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", 1, 1, "rs", "all", NULL,
+     KS_RT_REPLICASETS},
 };
 
 const ks_rtype_t *ks_rtype(int idx)

@@ -43,7 +43,8 @@ enum {
     KS_RT_CLUSTERROLEBINDINGS,
     KS_RT_ROLES,
     KS_RT_ROLEBINDINGS,
-    KS_RT_LEASES, /* coordination.k8s.io: node heartbeats, leader election */
+    KS_RT_LEASES,      /* coordination.k8s.io: node heartbeats, leader election */
+    KS_RT_REPLICASETS, /* apps/v1: what the Deployment controller manages */
     KS_RT_COUNT
 };
 

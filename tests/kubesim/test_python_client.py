@@ -109,9 +109,17 @@ def test_typed_round_trip_of_every_builtin_kind(api):
         patched = call(a, "patch", suffix, namespaced, name,
                        body={"metadata": {"annotations": {"patched": "yes"}}})
         assert patched.metadata.annotations == {"patched": "yes"}
-        patched.metadata.labels["replaced"] = "yes"
-        replaced = call(a, "replace", suffix, namespaced, name, body=patched)
-        assert int(replaced.metadata.resource_version) > int(got.metadata.resource_version)
+        # replace as clients do: read, change, write; a controller's status
+        # write in between is a 409 Conflict, and the client reads again
+        for _ in range(20):
+            cur = call(a, "read", suffix, namespaced, name)
+            cur.metadata.labels["replaced"] = "yes"
+            try:
+                replaced = call(a, "replace", suffix, namespaced, name, body=cur)
+                break
+            except client.exceptions.ApiException as e:
+                assert e.status == 409, e
+        assert int(replaced.metadata.resource_version) > int(patched.metadata.resource_version)
         assert replaced.metadata.labels["replaced"] == "yes"
         call(a, "delete", suffix, namespaced, name, propagation_policy="Background")
         with pytest.raises(client.exceptions.ApiException) as exc:
