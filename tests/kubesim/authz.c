@@ -2,7 +2,9 @@
 #include "authz.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api.h"
 #include "rtypes.h"

@@ -10,6 +10,7 @@
 #include "gc.h"
 #include "index.h"
 #include "patch.h"
+#include "podtemplate.h"
 #include "rtypes.h"
 #include "store.h"
 #include "util.h"
@@ -109,18 +110,8 @@ static void create_pod(json_t *rs)
     char name[300], sfx[8];
     ks_rand_suffix(sfx, sizeof(sfx));
     snprintf(name, sizeof(name), "%s-%s", ks_meta_name(rs), sfx);
-    json_t *tmpl = ks_jget(rs, "spec.template");
-    json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
-    if (!meta)
-        meta = json_object();
-    char gen[300];
-    snprintf(gen, sizeof(gen), "%s-", ks_meta_name(rs));
-    json_object_set_new(meta, "name", json_string(name));
-    json_object_set_new(meta, "generateName", json_string(gen));
-    json_object_set_new(meta, "namespace", json_string(ks_meta_ns(rs)));
-    json_object_set_new(meta, "ownerReferences", owner_ref(rs, "ReplicaSet"));
-    json_t *pod = json_pack("{s:s,s:s,s:o,s:o}", "kind", "Pod", "apiVersion", "v1", "metadata",
-                            meta, "spec", json_deep_copy(json_object_get(tmpl, "spec")));
+    json_t *pod =
+        ks_pod_from_template(rs, "apps/v1", "ReplicaSet", ks_jget(rs, "spec.template"), name);
     ks_defaults(KS_RT_PODS, pod, NULL);
     if (ks_store_create(KS_RT_PODS, pod, NULL) == KS_OK)
         ks_event_emit(KS_RT_REPLICASETS, rs, "Normal", "SuccessfulCreate", "Created pod: %s", name);

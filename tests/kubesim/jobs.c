@@ -11,6 +11,7 @@
 #include "gc.h"
 #include "index.h"
 #include "map.h"
+#include "podtemplate.h"
 #include "rtypes.h"
 #include "store.h"
 #include "util.h"
@@ -115,22 +116,9 @@ static void create_pod(json_t *job, long index)
         snprintf(name, sizeof(name), "%s-%ld-%s", ks_meta_name(job), index, sfx);
     else
         snprintf(name, sizeof(name), "%s-%s", ks_meta_name(job), sfx);
-    json_t *tmpl = ks_jget(job, "spec.template");
-    json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
-    if (!meta)
-        meta = json_object();
-    json_object_set_new(meta, "name", json_string(name));
-    json_object_set_new(meta, "generateName", json_string(name)); /* trimmed below */
-    char gen[300];
-    snprintf(gen, sizeof(gen), "%s-", ks_meta_name(job));
-    json_object_set_new(meta, "generateName", json_string(gen));
-    json_object_set_new(meta, "namespace", json_string(ks_meta_ns(job)));
-    json_object_set_new(meta, "ownerReferences",
-                        json_pack("[{s:s,s:s,s:s,s:s,s:b,s:b}]", "apiVersion", "batch/v1", "kind",
-                                  "Job", "name", ks_meta_name(job), "uid", ks_meta_uid(job),
-                                  "controller", 1, "blockOwnerDeletion", 1));
+    json_t *pod = ks_pod_from_template(job, "batch/v1", "Job", ks_jget(job, "spec.template"), name);
+    json_t *meta = json_object_get(pod, "metadata"), *spec = json_object_get(pod, "spec");
     json_object_set_new(meta, "finalizers", json_pack("[s]", TRACKING));
-    json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
     if (index >= 0) {
         char idx[32];
         snprintf(idx, sizeof(idx), "%ld", index);
@@ -151,8 +139,6 @@ static void create_pod(json_t *job, long index)
                 env, json_pack("{s:s,s:s}", "name", "JOB_COMPLETION_INDEX", "value", idx));
         }
     }
-    json_t *pod = json_pack("{s:s,s:s,s:o,s:o}", "kind", "Pod", "apiVersion", "v1", "metadata",
-                            meta, "spec", spec);
     ks_defaults(KS_RT_PODS, pod, NULL);
     if (ks_store_create(KS_RT_PODS, pod, NULL) == KS_OK)
         ks_event_emit(KS_RT_JOBS, job, "Normal", "SuccessfulCreate", "Created pod: %s", name);
