@@ -517,7 +517,10 @@ static void do_patch(ks_req_t *r, ks_target_t *t)
 static void do_delete(ks_req_t *r, ks_target_t *t)
 {
     json_t *opts = NULL;
-    if (r->body.len) {
+    if (r->body.len && ks_pb_is_protobuf(ks_req_header(r, "Content-Type"))) {
+        if (!(opts = ks_api_parse_body(r, 0)))
+            return;
+    } else if (r->body.len) {
         opts = json_loadb(r->body.data, r->body.len, 0, NULL);
         if (!opts) {
             ks_reply_badrequest(r, "couldn't get version/kind; json parse error in DeleteOptions");

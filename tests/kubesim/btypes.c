@@ -163,6 +163,12 @@ const ks_bt_msg_t *ks_bt_root(const char *api_version, const char *kind)
     char group[128] = "", name[256];
     if (!api_version || !kind)
         return NULL;
+    /* Options and Status travel in every group's version (and meta.k8s.io). */
+    if (!strcmp(kind, "DeleteOptions") || !strcmp(kind, "Status")) {
+        if (ks_fmt(name, sizeof(name), "meta.v1.%s", kind) != 0)
+            return NULL;
+        return find_msg(name);
+    }
     const char *slash = strchr(api_version, '/');
     if (slash) {
         size_t n = (size_t)(slash - api_version);

@@ -141,6 +141,10 @@ int ks_disc_resources(ks_req_t *r, const char *group, const char *version)
         if (i == KS_RT_PODS) {
             add_sub(res, rt, "log", "Pod", json_pack("[s]", "get"));
             add_sub(res, rt, "eviction", "Eviction", json_pack("[s]", "create"));
+            /* kubectl drain evicts only when the subresource names its group. */
+            json_t *ev = json_array_get(res, json_array_size(res) - 1);
+            json_object_set_new(ev, "group", json_string("policy"));
+            json_object_set_new(ev, "version", json_string("v1"));
         }
     }
     ks_reply_json(r, 200,

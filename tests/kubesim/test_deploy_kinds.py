@@ -299,3 +299,21 @@ def test_invalid_objects_are_422(ks):
     created["roleRef"]["name"] = "other"
     causes = invalid(ks, "PUT", api_path(RBAC, "clusterrolebindings", None, "b"), created)
     assert causes == {"roleRef": 'Invalid value: "object": cannot change roleRef'}
+
+
+def test_drain_evicts_and_the_replicaset_replaces(ks, kubectl_bin):
+    """kubectl drain evicts through pods/eviction (policy/v1 in discovery);
+    with --disable-eviction it deletes with protobuf DeleteOptions. Either
+    way the ReplicaSet brings the pods back on other nodes."""
+    ks.kubectl("create", "deployment", "dr", "--image=busybox:1.36", "--replicas=2", "--",
+               "sleep", "60")
+    ks.kubectl("rollout", "status", "deployment/dr", "--timeout=30s")
+    for flags in ([], ["--disable-eviction"]):
+        node = ks.list("v1", "pods", "default", labelSelector="app=dr")[0]["spec"]["nodeName"]
+        out = ks.kubectl("drain", node, "--timeout=30s", *flags).stdout
+        assert "node/%s drained" % node in out
+        assert ("evicted" in out) == (not flags), out
+        ks.wait_for(lambda: [p for p in ks.list("v1", "pods", "default", labelSelector="app=dr")
+                             if p["status"].get("phase") == "Running"],
+                    cond=lambda ps: len(ps) == 2 and all(p["spec"]["nodeName"] != node
+                                                         for p in ps), what="rescheduled")
