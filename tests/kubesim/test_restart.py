@@ -2,6 +2,8 @@
 objects keep their uids and resourceVersions, resourceVersions count on,
 watches from before the restart get 410 Gone (clients relist), and what the
 restart changed is written as new changes with new resourceVersions."""
+import json
+
 import pytest
 
 from job_manifests import job_manifest
@@ -30,9 +32,11 @@ def test_restore_keeps_versions_and_expires_old_watches(ks_state):
                           what="pod running")[0]
     old_rv = int(ks.get(api_path("v1", "pods"))["metadata"]["resourceVersion"])
     cm = ks.put(api_path("v1", "configmaps", "default", "kept"), dict(cm, data={"a": "2"}))
-    last_rv = ks.get(api_path("v1", "pods"))["metadata"]["resourceVersion"]
+    ks.stop()
+    # the last resourceVersion before the restart is the one the state file saved
+    with open(ks.state_file) as f:
+        last_rv = str(json.load(f)["resourceVersion"])
     assert int(last_rv) > old_rv
-
     ks.restart()
 
     # unchanged objects: same identity and resourceVersion
