@@ -40,6 +40,7 @@ TEST_PACKAGES=(
   postgresql-contrib
   prometheus
   python3-cryptography
+  python3-kubernetes
   python3-pytest
   python3-yaml
   valgrind
