@@ -11,11 +11,17 @@
 #include "spec/digest.h"
 #include "spec/files.h"
 
+/* The pods of TauGrid's templates: the Job's single pod; a RayJob's
+ * control-only head and its workers (the GPU actor worker of rayjob-eval);
+ * rayjob-eval's CPU fan-out workers. */
+typedef enum mr_pod_e { MR_POD_JOB, MR_POD_HEAD, MR_POD_WORKER, MR_POD_EVAL_CPU } mr_pod_t;
+
 /* What one rendering of a managed manifest keeps at hand. */
 typedef struct mr_s {
     tg_render_ctx_t *c;
     const json_t *m; /* the managed section */
     const char *tmpl;
+    int cpu, eval; /* the rayjob-cpu or rayjob-eval template */
     json_int_t gpus, workers;
     tg_render_payload_t script, manifest;
     tg_render_env_t head_env, worker_env;
@@ -92,11 +98,12 @@ static tg_rc_e mr_program(mr_t *r, int job)
 static void mr_env(mr_t *r, tg_render_env_t *e, int worker)
 {
     tg_render_ctx_t *c = r->c;
-    int cpu = strcmp(r->tmpl, "rayjob-cpu") == 0;
+    int cpu = r->cpu;
     int job = strcmp(r->tmpl, "job") == 0;
     char hist[300];
     tg_render_env_set(e, "HF_HOME", "/tmp/hf");
-    if (job || (worker && !cpu)) {
+    /* eval's GPU worker only serves an actor: no NCCL */
+    if (job || (worker && !cpu && !r->eval)) {
         tg_render_env_set(e, "NCCL_DEBUG", "WARN");
         tg_render_env_set(e, "NCCL_SOCKET_IFNAME", "eth0");
     }
@@ -114,6 +121,9 @@ static void mr_env(mr_t *r, tg_render_env_t *e, int worker)
                           tg_render_cat(hist, sizeof(hist), "/data/checkpoints/finetunes/",
                                         tg_render_str(c->rc, NULL, "name"),
                                         "/metrics-history.jsonl"));
+    if (r->eval) /* the wrapper's ctx.upstream_checkpoint (None when empty) */
+        tg_render_env_set(e, "TAU_UPSTREAM_CHECKPOINT",
+                          json_string_value(json_object_get(r->m, "upstream_checkpoint")));
     size_t i;
     const json_t *v;
     json_array_foreach(json_object_get(r->m, "env"), i, v)
@@ -140,9 +150,9 @@ static void mr_env(mr_t *r, tg_render_env_t *e, int worker)
     tg_render_env_platform(e, c);
 }
 
-/* requests/limits from a sizing role, with the GPUs (device plugin) and
- * the RDMA device when set. */
-static void mr_resources(mr_t *r, const char *role, json_int_t gpus)
+/* requests/limits from a sizing role, with the GPUs (device plugin) and,
+ * when `rdma_device`, the RDMA device if set. */
+static void mr_resources(mr_t *r, const char *role, json_int_t gpus, int rdma_device)
 {
     tg_jw_t *w = r->c->w;
     const json_t *rdma = json_object_get(r->m, "rdma");
@@ -164,7 +174,7 @@ static void mr_resources(mr_t *r, const char *role, json_int_t gpus)
         tg_jw_kstr(w, "memory", mr_sz(r, role, lim ? "memory_limit" : "memory"));
         if (gpus > 0 && !dra)
             tg_jw_kstr(w, r->c->gpu_resource, ng);
-        if (json_is_object(rdma) && strcmp(role, "control") != 0)
+        if (rdma_device && json_is_object(rdma))
             tg_jw_kstr(w, json_string_value(json_object_get(rdma, "resource_name")), nr);
         tg_jw_end_obj(w);
     }
@@ -223,18 +233,20 @@ static void mr_mount(tg_jw_t *w, const char *name, const char *path, int ro)
     tg_jw_end_obj(w);
 }
 
-static void mr_mounts(mr_t *r, int manifest)
+/* The pod's volume mounts: the payloads, /data, the hot tier (not on the
+ * CPU template), /dev/shm when `dshm`, the manifest's PVC mounts. */
+static void mr_mounts(mr_t *r, int manifest, int dshm)
 {
     tg_jw_t *w = r->c->w;
-    int cpu = strcmp(r->tmpl, "rayjob-cpu") == 0;
     tg_jw_karr(w, "volumeMounts");
     mr_mount(w, "script", "/script", 1);
     if (manifest)
         mr_mount(w, "manifest", "/manifest", 1);
     mr_mount(w, "data", "/data", 0);
-    if (!cpu)
+    if (!r->cpu)
         mr_mount(w, "tau-hot", "/mnt", 0);
-    mr_mount(w, "dshm", "/dev/shm", 0);
+    if (dshm)
+        mr_mount(w, "dshm", "/dev/shm", 0);
     size_t i;
     const json_t *m;
     json_array_foreach(json_object_get(r->m, "mounts"), i, m)
@@ -257,10 +269,10 @@ static void mr_empty_dir(tg_jw_t *w, const char *name, const char *medium, const
     tg_jw_end_obj(w);
 }
 
-static void mr_volumes(mr_t *r, int manifest)
+static void mr_volumes(mr_t *r, int manifest, int dshm)
 {
     tg_jw_t *w = r->c->w;
-    int cpu = strcmp(r->tmpl, "rayjob-cpu") == 0;
+    int cpu = r->cpu;
     const char *pvc = tg_render_str(r->c->storage, NULL, "data_pvc");
     tg_jw_karr(w, "volumes");
     mr_empty_dir(w, "script", NULL, NULL);
@@ -278,7 +290,8 @@ static void mr_volumes(mr_t *r, int manifest)
     }
     if (!cpu)
         mr_empty_dir(w, "tau-hot", NULL, NULL);
-    mr_empty_dir(w, "dshm", "Memory", cpu ? "4Gi" : "16Gi");
+    if (dshm)
+        mr_empty_dir(w, "dshm", "Memory", cpu || r->eval ? "4Gi" : "16Gi");
     size_t i;
     const json_t *m;
     json_array_foreach(json_object_get(r->m, "mounts"), i, m)
@@ -312,19 +325,31 @@ static void mr_ray_start(tg_jw_t *w)
 }
 
 /* One pod template of a managed workload. */
-static void mr_pod(mr_t *r, int head, int job)
+static void mr_pod(mr_t *r, mr_pod_t role)
 {
     tg_render_ctx_t *c = r->c;
     tg_jw_t *w = c->w;
-    int cpu = strcmp(r->tmpl, "rayjob-cpu") == 0;
-    json_int_t gpus = head && !job ? 0 : r->gpus;
+    int job = role == MR_POD_JOB, head = role == MR_POD_HEAD;
+    json_int_t gpus = role == MR_POD_JOB || role == MR_POD_WORKER ? r->gpus : 0;
     int manifest = head || job;
+    /* Ray's probes, except on the CPU template's workers; /dev/shm on every
+     * pod but rayjob-eval's workers */
+    int probes = !job && (head || !r->cpu);
+    int dshm = job || head || !r->eval;
+    /* the sizing role: rayjob-eval sizes its GPU actor worker as "head" */
+    const char *size = job || (r->eval && role == MR_POD_WORKER) ? "head"
+                       : head                                    ? "control"
+                                                                 : "worker";
+    /* RDMA: the verbs privileges on workers; the device on the Job's pod
+     * and the training workers (not in the eval template) */
+    int rdma = role == MR_POD_WORKER && json_is_object(json_object_get(r->m, "rdma"));
+    int rdma_device = (job || role == MR_POD_WORKER) && !r->eval;
     tg_jw_kobj(w, "template");
     tg_jw_kobj(w, "metadata");
     tg_render_k_pod_labels(c, gpus);
     tg_jw_end_obj(w);
     tg_jw_kobj(w, "spec");
-    if (head && !job)
+    if (head)
         tg_render_k_system_affinity(c);
     else
         tg_render_k_packing_affinity(c, gpus);
@@ -338,22 +363,26 @@ static void mr_pod(mr_t *r, int head, int job)
         tg_jw_str(w, "bash");
         tg_jw_str(w, "-lc");
         tg_jw_end_arr(w);
-    } else if (cpu) {
+    } else if (r->cpu) {
         mr_ray_start(w);
     }
-    tg_render_k_env(w, head ? &r->head_env : &r->worker_env);
+    tg_render_k_env(w, head || job ? &r->head_env : &r->worker_env);
     tg_jw_kstr(w, "image", c->image);
-    if (!job && (head || !cpu))
+    if (probes)
         mr_exec_probe(w, "livenessProbe", head ? 8265 : 52365, 30, 20);
-    tg_jw_kstr(w, "name", job ? "trainer" : head ? "ray-head" : "ray-worker");
-    if (!job && (head || !cpu))
+    tg_jw_kstr(w, "name",
+               job                   ? "trainer"
+               : head                ? "ray-head"
+               : r->eval && gpus > 0 ? "ray-gpu-worker"
+                                     : "ray-worker");
+    if (probes)
         mr_exec_probe(w, "readinessProbe", head ? 8265 : 52365, 10, 10);
-    mr_resources(r, job ? "head" : head ? "control" : "worker", gpus);
-    if (!head && json_is_object(json_object_get(r->m, "rdma")))
+    mr_resources(r, size, gpus, rdma_device);
+    if (rdma)
         mr_rdma_security(r);
     else
         tg_render_k_container_security(c);
-    mr_mounts(r, manifest);
+    mr_mounts(r, manifest, dshm);
     tg_jw_end_obj(w);
     tg_jw_end_arr(w); /* containers */
     tg_render_k_image_pull_secrets(c);
@@ -362,7 +391,7 @@ static void mr_pod(mr_t *r, int head, int job)
     if (manifest)
         tg_render_k_payload_container(c, "tau-manifest-payload", &r->manifest);
     tg_jw_end_arr(w);
-    if (!head || job)
+    if (!head)
         tg_render_k_node_selector(c, gpus > 0);
     const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
     if (ppc)
@@ -372,10 +401,31 @@ static void mr_pod(mr_t *r, int head, int job)
     tg_render_k_pod_security(c);
     tg_render_k_service_account(c);
     tg_jw_kint(w, "terminationGracePeriodSeconds", 600);
-    tg_render_k_tolerations(c, head && !job, gpus > 0);
-    mr_volumes(r, manifest);
+    tg_render_k_tolerations(c, head, gpus > 0);
+    mr_volumes(r, manifest, dshm);
     tg_jw_end_obj(w); /* spec */
     tg_jw_end_obj(w); /* template */
+}
+
+/* One worker group: `replicas` pods named after the workload plus
+ * `suffix`, registering `cpus` (when set) and `gpus` with Ray. */
+static void mr_worker_group(mr_t *r, const char *suffix, json_int_t replicas, const char *cpus,
+                            json_int_t gpus, mr_pod_t role)
+{
+    tg_jw_t *w = r->c->w;
+    char gname[80], num[24];
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "groupName", tg_render_cat(gname, sizeof(gname), r->c->name, suffix, NULL));
+    tg_jw_kint(w, "maxReplicas", replicas);
+    tg_jw_kint(w, "minReplicas", replicas);
+    tg_jw_kobj(w, "rayStartParams");
+    if (cpus)
+        tg_jw_kstr(w, "num-cpus", cpus);
+    tg_jw_kstr(w, "num-gpus", tg_render_int_text(num, gpus));
+    tg_jw_end_obj(w);
+    tg_jw_kint(w, "replicas", replicas);
+    mr_pod(r, role);
+    tg_jw_end_obj(w);
 }
 
 static void mr_runtime_env_yaml(const mr_t *r, tg_buf_t *b)
@@ -452,6 +502,8 @@ tg_rc_e tg_render_managed(tg_render_ctx_t *c)
         goto out;
     }
     int job = strcmp(r.tmpl, "job") == 0, cpu = strcmp(r.tmpl, "rayjob-cpu") == 0;
+    r.cpu = cpu;
+    r.eval = strcmp(r.tmpl, "rayjob-eval") == 0;
     if (mr_payloads(&r) != 0)
         goto out;
     if (mr_program(&r, job) != TG_OK) {
@@ -485,7 +537,7 @@ tg_rc_e tg_render_managed(tg_render_ctx_t *c)
     tg_jw_kint(w, "backoffLimit", 0);
     if (job) {
         tg_jw_kbool(w, "suspend", 1);
-        mr_pod(&r, 1, 1);
+        mr_pod(&r, MR_POD_JOB);
         tg_jw_kint(w, "ttlSecondsAfterFinished",
                    tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 86400));
     } else {
@@ -497,25 +549,19 @@ tg_rc_e tg_render_managed(tg_render_ctx_t *c)
         tg_jw_kstr(w, "num-cpus", "0");
         tg_jw_kstr(w, "num-gpus", "0");
         tg_jw_end_obj(w);
-        mr_pod(&r, 1, 0);
+        mr_pod(&r, MR_POD_HEAD);
         tg_jw_end_obj(w); /* headGroupSpec */
         const char *rv = tg_render_str(c->policy, NULL, "ray_version");
         tg_jw_kstr(w, "rayVersion", rv ? rv : cpu ? "2.40.0" : "2.54.0");
         tg_jw_karr(w, "workerGroupSpecs");
-        tg_jw_obj(w);
-        char gname[80], num[24];
-        tg_jw_kstr(w, "groupName",
-                   tg_render_cat(gname, sizeof(gname), c->name, cpu ? "-cpu" : "-w", NULL));
-        tg_jw_kint(w, "maxReplicas", r.workers);
-        tg_jw_kint(w, "minReplicas", r.workers);
-        tg_jw_kobj(w, "rayStartParams");
-        if (cpu)
-            tg_jw_kstr(w, "num-cpus", mr_sz(&r, "worker", "cpu"));
-        tg_jw_kstr(w, "num-gpus", tg_render_int_text(num, r.gpus));
-        tg_jw_end_obj(w);
-        tg_jw_kint(w, "replicas", r.workers);
-        mr_pod(&r, 0, 0);
-        tg_jw_end_obj(w);
+        if (r.eval) { /* one GPU actor worker, then the CPU fan-out */
+            mr_worker_group(&r, "-gpu", 1, NULL, r.gpus, MR_POD_WORKER);
+            mr_worker_group(&r, "-cpu", json_integer_value(json_object_get(r.m, "cpu_workers")),
+                            mr_sz(&r, "worker", "cpu"), 0, MR_POD_EVAL_CPU);
+        } else {
+            mr_worker_group(&r, cpu ? "-cpu" : "-w", r.workers,
+                            cpu ? mr_sz(&r, "worker", "cpu") : NULL, r.gpus, MR_POD_WORKER);
+        }
         tg_jw_end_arr(w);
         tg_jw_end_obj(w); /* rayClusterSpec */
         mr_runtime_env_yaml(&r, &renv);

@@ -418,10 +418,23 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
                            "\"rayjob-eval\")",
                            tg_spec_qv(&q, raw));
     } else if (strcmp(kind, "rayjob-eval") == 0) {
-        tg_spec_diag_error(d, tg_spec_nonblank(raw) ? kind_path : "eval", TG_AT_VALUE,
-                           "the rayjob-eval shape (a GPU actor worker plus eval.cpu_workers CPU "
-                           "fan-out pods, driven by the tau-py SDK's @tau.eval) is not offered by "
-                           "taugate; submit the evaluation as an ordinary job or rayjob");
+        /* TauGrid's guards before its eval template (manifest.Render); an
+         * eval shape with compute.gpus=0 is refused by the sizing already */
+        if (c.gpus <= 0 && !eval)
+            tg_spec_diag_error(d, kind_path, TG_AT_VALUE,
+                               "workload kind \"rayjob-eval\" requires compute.gpus > 0 for the "
+                               "eval GPU worker; use workload_kind: rayjob for CPU-only work");
+        else if (cpu_workers <= 0)
+            tg_spec_diag_error(d, tg_spec_get(root, NULL, "eval") ? "eval" : kind_path, TG_AT_VALUE,
+                               "workload kind \"rayjob-eval\" requires eval.cpu_workers > 0 in "
+                               "the manifest; the eval RayJob shape is a system head, 1 GPU actor "
+                               "worker, and N CPU worker pods");
+        else if (c.workers > 1)
+            tg_spec_diag_error(d, "compute.workers", TG_AT_VALUE,
+                               "workload kind \"rayjob-eval\" cannot be multi-node "
+                               "(compute.workers=%" JSON_INTEGER_FORMAT
+                               "); eval has one GPU actor worker plus CPU-worker fanout",
+                               c.workers);
     } else if (strcmp(kind, "job") == 0 && c.workers > 1) {
         tg_spec_diag_error(
             d, "compute.workers", TG_AT_VALUE,
@@ -542,16 +555,26 @@ json_t *tg_spec_managed_section(const json_t *root, const tg_spec_facts_t *f,
 {
     tg_spec_diag_t scratch;
     tg_spec_diag_init(&scratch, NULL, 1000);
+    /* the check refused an eval shape under any kind but rayjob-eval */
+    json_int_t cpu_workers = 0;
+    tg_spec_managed_int(root, "eval", "cpu_workers", &cpu_workers, &scratch);
+    int eval = cpu_workers > 0 || tg_spec_nonblank(mg_str(root, "eval", "upstream"));
     tg_spec_mcompute_t c;
-    tg_spec_managed_compute(root, 0, &c, &scratch);
+    tg_spec_managed_compute(root, eval, &c, &scratch);
     json_t *m = json_object();
     const char *prefix = mg_str(root, "resource_naming", "prefix");
     char rname[160];
     snprintf(rname, sizeof(rname), "%s-%s", tg_spec_nonblank(prefix) ? prefix : "tau", f->name);
     json_object_set_new(m, "template",
                         json_string(f->is_job    ? "job"
+                                    : eval       ? "rayjob-eval"
                                     : c.gpus > 0 ? "rayjob"
                                                  : "rayjob-cpu"));
+    if (eval) {
+        const char *up = mg_str(root, "workflow", "upstream_checkpoint");
+        json_object_set_new(m, "cpu_workers", json_integer(cpu_workers));
+        json_object_set_new(m, "upstream_checkpoint", json_string(up ? up : ""));
+    }
     json_object_set_new(m, "resource_name", json_string(rname));
     char mname[128];
     snprintf(mname, sizeof(mname), "%s.yaml", f->name);

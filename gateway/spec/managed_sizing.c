@@ -202,6 +202,16 @@ void tg_spec_managed_compute(const json_t *root, int eval, tg_spec_mcompute_t *c
                                "rayjob-eval");
         return;
     }
+    if (eval) {
+        /* rayjob-eval: "head" sizes the GPU actor worker, "worker" the CPU
+         * fan-out pods */
+        c->head = ms_with_defaults(c->cpus, c->cpu_limit, c->memory, c->memory_limit,
+                                   (tg_spec_msizing_t){4, 8, "32Gi", "64Gi"});
+        c->worker =
+            ms_with_defaults(c->worker_cpus, c->worker_cpu_limit, c->worker_memory,
+                             c->worker_memory_limit, (tg_spec_msizing_t){1, 2, "4Gi", "8Gi"});
+        return;
+    }
     c->head = ms_with_defaults(c->cpus, c->cpu_limit, c->memory, c->memory_limit,
                                (tg_spec_msizing_t){8, 16, "64Gi", "128Gi"});
     int head_override = c->cpus > 0 || c->cpu_limit > 0 || tg_spec_nonblank(c->memory) ||

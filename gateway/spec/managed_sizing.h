@@ -8,7 +8,9 @@
  *   CPU-only: head 1 CPU 2Gi (or the given cpus/memory), workers as the head
  *     unless worker_* is given (worker memory 4Gi when no memory is given);
  *   GPU: head 8/16 CPUs 64Gi/128Gi (or the given ones), workers likewise,
- *     inheriting the head's override. */
+ *     inheriting the head's override;
+ *   eval (rayjob-eval): the GPU actor worker ("head") 4/8 CPUs 32Gi/64Gi,
+ *     the CPU fan-out workers 1/2 CPUs 4Gi/8Gi, each unless given. */
 #ifndef TG_SPEC_MANAGED_SIZING_H
 #define TG_SPEC_MANAGED_SIZING_H
 
@@ -39,7 +41,7 @@ int tg_spec_managed_int(const json_t *root, const char *sect, const char *key, j
 
 /* Read, check and default the compute section of `root` (borrowed) into
  * `c`; `eval` when the manifest has an eval shape (CPU-only is refused
- * then). Strings in `c` point into `root`. */
+ * then, and the eval sizes apply). Strings in `c` point into `root`. */
 void tg_spec_managed_compute(const json_t *root, int eval, tg_spec_mcompute_t *c,
                              tg_spec_diag_t *d);
 

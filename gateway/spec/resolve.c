@@ -448,11 +448,17 @@ static void rs_role_resource(tg_spec_rs_t *r, const char *prefix, const char *re
 }
 
 /* A managed manifest's sizing, in the direct config's compute fields (the
- * policy engine and the renderers read those). */
+ * policy engine and the renderers read those). rayjob-eval's GPU actor
+ * worker is the "worker" and its CPU fan-out the "cpu_worker". */
 static void rs_managed_compute(tg_spec_rs_t *r)
 {
     const json_t *z = json_object_get(r->managed, "sizing");
-    static const char *const roles[][2] = {{"head", "control"}, {"worker", "worker"}};
+    json_int_t cpu_workers = json_integer_value(json_object_get(r->managed, "cpu_workers"));
+    static const char *const train[][2] = {{"head", "control"}, {"worker", "worker"}};
+    static const char *const eval[][2] = {
+        {"head", "control"}, {"worker", "head"}, {"cpu_worker", "worker"}};
+    const char *const(*roles)[2] = cpu_workers > 0 ? eval : train;
+    size_t nroles = cpu_workers > 0 ? TG_ARRAY_LEN(eval) : TG_ARRAY_LEN(train);
     static const char *const keys[][2] = {{"cpu", "cpu_request"},
                                           {"cpu_limit", "cpu_limit"},
                                           {"memory", "memory_request"},
@@ -467,7 +473,7 @@ static void rs_managed_compute(tg_spec_rs_t *r)
                    rs_ref(json_object_get(json_object_get(z, "head"), keys[k][0])), "spec");
             continue;
         }
-        for (size_t i = 0; i < TG_ARRAY_LEN(roles); i++) {
+        for (size_t i = 0; i < nroles; i++) {
             tg_spec_path_cat(key, sizeof(key), roles[i][0], "_", keys[k][1]);
             rs_put(r, "compute", key,
                    rs_ref(json_object_get(json_object_get(z, roles[i][1]), keys[k][0])), "spec");
@@ -478,7 +484,10 @@ static void rs_managed_compute(tg_spec_rs_t *r)
     } else {
         rs_put(r, "compute", "workers", rs_ref(json_object_get(r->managed, "workers")), "spec");
         rs_put(r, "compute", "gpus_per_worker", json_integer(gpus), "spec");
-        rs_put(r, "compute", "cpu_workers", json_integer(0), "default");
+        if (cpu_workers > 0)
+            rs_put(r, "compute", "cpu_workers", json_integer(cpu_workers), "spec");
+        else
+            rs_put(r, "compute", "cpu_workers", json_integer(0), "default");
     }
     rs_put(r, "compute", "gpu_count", json_integer(gpus), NULL);
 }

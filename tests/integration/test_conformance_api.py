@@ -88,6 +88,11 @@ def check_workload(check, body):
         assert int(groups[0]["rayStartParams"]["num-gpus"]) == check["worker_gpus"]
     if "worker_group_suffix" in check:
         assert groups[0]["groupName"].endswith(check["worker_group_suffix"])
+    if "cpu_worker_replicas" in check:  # rayjob-eval's CPU fan-out group
+        fan = groups[1]
+        assert fan["replicas"] == check["cpu_worker_replicas"]
+        assert fan["groupName"].endswith("-cpu")
+        assert fan["rayStartParams"]["num-gpus"] == "0"
     if "ray_version" in check:
         assert wl["spec"]["rayClusterSpec"]["rayVersion"] == check["ray_version"]
     if "entrypoint_contains" in check:

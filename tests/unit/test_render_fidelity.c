@@ -2,9 +2,10 @@
  * (pull secrets, service account and workload identity, DRA claims,
  * restricted security, GPU packing, rayVersion) on every pod and container,
  * one of each GPU toleration, and TauGrid's workload metadata contract next
- * to taugate's own labels, and the staged publication's shell program run
- * for real. The upstream corpus (test_spec_upstream) and the goldens
- * (job-pod-settings, managed-*) cover the rest of the rendering. */
+ * to taugate's own labels, a managed eval manifest's rayjob-eval shape and
+ * its guards, and the staged publication's shell program run for real. The upstream corpus
+ * (test_spec_upstream) and the goldens (job-pod-settings, managed-*) cover the rest of the
+ * rendering. */
 #include "spec_test_util.h"
 
 #include <sys/wait.h>
@@ -209,6 +210,84 @@ static void test_workload_metadata_contract(void **state)
 
 /* Run `command` between the publication's head and tail with /bin/sh, the
  * staging and output directories as given; returns the exit status. */
+/* A managed eval manifest (TauGrid's rayjob-eval): a control-only head,
+ * one GPU actor worker sized as TauGrid sizes it (4/8 CPUs, 32Gi/64Gi), and
+ * eval.cpu_workers CPU pods (1/2 CPUs, 4Gi/8Gi) without GPUs, NCCL or
+ * /dev/shm; workflow.upstream_checkpoint reaches every pod. */
+#define EVAL_BASE                                                                                  \
+    "schema_version: 1\nname: eval-run\nruntime:\n  pip: [torch]\nrun:\n  entrypoint: "            \
+    "train.py\n"
+
+static void test_managed_eval(void **state)
+{
+    (void)state;
+    json_t *ctx = tu_load_json("tests/fixtures/context/ws-ray.json");
+    assert_non_null(ctx);
+    json_t *out = fid_render(EVAL_BASE "compute:\n  gpus: 2\neval:\n  cpu_workers: 3\n"
+                                       "workflow:\n  upstream_checkpoint: /data/ck/best\n",
+                             ctx);
+    const json_t *wl = fid_workload(out);
+    const json_t *groups = tu_at(wl, "spec", "rayClusterSpec", "workerGroupSpecs", NULL);
+    assert_int_equal(json_array_size(groups), 2);
+    const json_t *gpu = json_array_get(groups, 0), *fan = json_array_get(groups, 1);
+    assert_int_equal(json_integer_value(json_object_get(gpu, "replicas")), 1);
+    assert_string_equal(json_string_value(tu_at(gpu, "rayStartParams", "num-gpus", NULL)), "2");
+    assert_int_equal(json_integer_value(json_object_get(fan, "replicas")), 3);
+    assert_string_equal(json_string_value(tu_at(fan, "rayStartParams", "num-gpus", NULL)), "0");
+    const json_t *gc = tu_at(gpu, "template", "spec", "containers", "#0", NULL);
+    const json_t *fc = tu_at(fan, "template", "spec", "containers", "#0", NULL);
+    const json_t *hc = tu_at(wl, "spec", "rayClusterSpec", "headGroupSpec", "template", "spec",
+                             "containers", "#0", NULL);
+    assert_string_equal(json_string_value(json_object_get(gc, "name")), "ray-gpu-worker");
+    assert_string_equal(json_string_value(tu_at(gc, "resources", "requests", "cpu", NULL)), "4");
+    assert_string_equal(json_string_value(tu_at(gc, "resources", "limits", "memory", NULL)),
+                        "64Gi");
+    assert_string_equal(json_string_value(tu_at(gc, "resources", "limits", "nvidia.com/gpu", NULL)),
+                        "2");
+    assert_string_equal(json_string_value(json_object_get(fc, "name")), "ray-worker");
+    assert_string_equal(json_string_value(tu_at(fc, "resources", "requests", "memory", NULL)),
+                        "4Gi");
+    assert_null(tu_at(fc, "resources", "limits", "nvidia.com/gpu", NULL));
+    assert_null(tu_env(gc, "NCCL_DEBUG"));
+    assert_null(tu_env(fc, "NCCL_DEBUG"));
+    for (const json_t *const *c = (const json_t *const[]){hc, gc, fc, NULL}; *c; c++)
+        assert_string_equal(tu_env(*c, "TAU_UPSTREAM_CHECKPOINT"), "/data/ck/best");
+    assert_int_equal(json_array_size(json_object_get(fc, "volumeMounts")), 3); /* no dshm */
+    /* the policy engine sees the same shape: GPU worker, CPU fan-out */
+    const json_t *rc = tu_at(out, "resolved", "compute", NULL);
+    assert_int_equal(json_integer_value(json_object_get(rc, "cpu_workers")), 3);
+    assert_string_equal(json_string_value(json_object_get(rc, "worker_cpu_request")), "4");
+    assert_string_equal(json_string_value(json_object_get(rc, "cpu_worker_memory_limit")), "8Gi");
+    json_decref(out);
+
+    /* TauGrid's guards before its eval template */
+    static const struct {
+        const char *yaml, *path, *words;
+    } bad[] = {
+        {EVAL_BASE "compute:\n  gpus: 1\nworkflow:\n  workload_kind: rayjob-eval\n",
+         "workflow.workload_kind", "requires eval.cpu_workers > 0"},
+        {EVAL_BASE "compute:\n  gpus: 0\nworkflow:\n  workload_kind: rayjob-eval\n",
+         "workflow.workload_kind", "requires compute.gpus > 0"},
+        {EVAL_BASE "compute:\n  gpus: 1\n  workers: 2\neval:\n  cpu_workers: 2\n",
+         "compute.workers", "cannot be multi-node"},
+        {EVAL_BASE "compute:\n  gpus: 1\neval:\n  cpu_workers: 2\nworkflow:\n  workload_kind: "
+                   "rayjob\n",
+         "eval", "use workload_kind: rayjob-eval"},
+    };
+    for (size_t i = 0; i < TG_ARRAY_LEN(bad); i++) {
+        tu_files_t f;
+        tu_files_init(&f);
+        tu_files_add_str(&f, "train.py", "print('eval')\n");
+        out = NULL;
+        assert_int_not_equal(tu_run_ctx(bad[i].yaml, strlen(bad[i].yaml), ctx, &f.set, "e", &out),
+                             TG_OK);
+        tu_assert_contains(tu_msg(tu_find_error(out, bad[i].path, 0)), bad[i].words);
+        json_decref(out);
+        tu_files_clean(&f);
+    }
+    json_decref(ctx);
+}
+
 static int fid_publish(const char *command, const char *staging, const char *output)
 {
     tg_buf_t b;
@@ -279,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_profile_settings_on_rayjob_pods),
         cmocka_unit_test(test_one_gpu_toleration),
         cmocka_unit_test(test_workload_metadata_contract),
+        cmocka_unit_test(test_managed_eval),
         cmocka_unit_test(test_staged_publication),
     };
     return cmocka_run_group_tests(tests, tu_setup, tu_teardown);

@@ -124,6 +124,14 @@ static const char *up_check(const json_t *check, const json_t *out, char *why, s
         if (gl < sl || strcmp(g + gl - sl, json_string_value(v)) != 0)
             return "another worker group name";
     }
+    /* rayjob-eval's CPU fan-out: the second group, CPU-only, named -cpu */
+    const json_t *fan = tu_at(wl, "spec", "rayClusterSpec", "workerGroupSpecs", "#1", NULL);
+    const char *fname = json_string_value(json_object_get(fan, "groupName"));
+    if ((v = json_object_get(check, "cpu_worker_replicas")) &&
+        (json_integer_value(json_object_get(fan, "replicas")) != json_integer_value(v) || !fname ||
+         strlen(fname) < 4 || strcmp(fname + strlen(fname) - 4, "-cpu") != 0 ||
+         strcmp(json_string_value(tu_at(fan, "rayStartParams", "num-gpus", NULL)) ?: "", "0") != 0))
+        return "another CPU fan-out group";
     if ((v = json_object_get(check, "ray_version")) &&
         !json_equal(tu_at(wl, "spec", "rayClusterSpec", "rayVersion", NULL), (json_t *)v))
         return "another rayVersion";
