@@ -8,6 +8,7 @@
 #include "api/evidence.h"
 #include "api/fleet.h"
 #include "api/queue_view.h"
+#include "api/run_changes.h"
 #include "api/health.h"
 #include "api/quota.h"
 #include "api/quota_view.h"
@@ -46,6 +47,7 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_POST, "/v1/workspaces/{ws}/quota-requests", tg_api_quota_request_create, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/quota-requests/{id}", tg_api_quota_request_get, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/runs", tg_api_runs_list, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/run-changes", tg_api_run_changes, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/queue", tg_api_workspace_queue, 0, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs", tg_api_runs_submit, TG_ROUTE_SUBMIT, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs:validate", tg_api_runs_validate, 0, NULL},
