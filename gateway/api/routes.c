@@ -6,9 +6,11 @@
 #include "api/crud.h"
 #include "api/drift.h"
 #include "api/evidence.h"
+#include "api/experiments.h"
 #include "api/fleet.h"
 #include "api/queue_view.h"
 #include "api/run_changes.h"
+#include "api/runs_list.h"
 #include "api/health.h"
 #include "api/quota.h"
 #include "api/quota_view.h"
@@ -39,6 +41,7 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/metrics", tg_api_metrics, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/version", tg_api_version, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/openapi.yaml", tg_api_openapi, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/v1/openapi.json", tg_api_openapi_json, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/workspaces", tg_api_my_workspaces, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}", tg_api_my_workspace, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/profiles", tg_api_workspace_profiles, 0, NULL},
@@ -48,10 +51,13 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/v1/workspaces/{ws}/quota-requests/{id}", tg_api_quota_request_get, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/runs", tg_api_runs_list, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/run-changes", tg_api_run_changes, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/run-counts", tg_api_run_counts, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/queue", tg_api_workspace_queue, 0, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs", tg_api_runs_submit, TG_ROUTE_SUBMIT, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs:validate", tg_api_runs_validate, 0, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs:batch", tg_api_runs_batch, TG_ROUTE_SUBMIT, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/runs:compare", tg_api_runs_compare, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/experiments", tg_api_experiments_list, 0, NULL},
     {TG_M_GET, "/v1/runs/{id}", tg_api_run_get, 0, NULL},
     {TG_M_DELETE, "/v1/runs/{id}", tg_api_run_cancel, 0, NULL},
     {TG_M_POST, "/v1/runs/{id}:cancel", tg_api_run_cancel, 0, NULL},
