@@ -12,6 +12,7 @@
 #include "api/run_changes.h"
 #include "api/runs_list.h"
 #include "api/health.h"
+#include "api/node_ops.h"
 #include "api/quota.h"
 #include "api/quota_view.h"
 #include "api/openapi.h"
@@ -83,6 +84,9 @@ const tg_route_t tg_api_routes[] = {
      NULL},
     {TG_M_GET, "/v1/admin/nodes", tg_api_admin_nodes, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/admin/nodes/{name}", tg_api_admin_node, TG_ROUTE_ADMIN, NULL},
+    {TG_M_POST, "/v1/admin/nodes/{name}:cordon", tg_api_node_cordon, TG_ROUTE_ADMIN, NULL},
+    {TG_M_POST, "/v1/admin/nodes/{name}:uncordon", tg_api_node_uncordon, TG_ROUTE_ADMIN, NULL},
+    {TG_M_POST, "/v1/admin/nodes/{name}:drain", tg_api_node_drain, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/admin/fleet", tg_api_admin_fleet, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/policy", tg_api_workspace_policy, 0, NULL},
     {TG_M_GET, "/v1/admin/policies", tg_api_policies_list, TG_ROUTE_ADMIN, NULL},
