@@ -296,6 +296,19 @@ function decodeBody(mediaType, ct, b) {
   return t;
 }
 
+// A parameter's text as the value its schema describes. An array in a
+// query with style form and explode false (the default style for a query
+// is form, explode true) is comma-separated: ids=a,b,c.
+function coerceParam(doc, param, value) {
+  const types = schemaTypes(doc, param.schema);
+  if (types.includes('array') && param.explode === false && (param.style || 'form') === 'form') {
+    let items = param.schema.items;
+    for (let n = 0; items && items.$ref && n < 20; n++) items = ptrGet(doc, items.$ref.slice(1));
+    return value.split(',').map((v) => coerce(doc, items || {}, v));
+  }
+  return coerce(doc, param.schema, value);
+}
+
 function coerce(doc, schema, value) {
   const types = schemaTypes(doc, schema);
   if (types.includes('integer') && /^-?\d+$/.test(value)) return Number(value);
@@ -318,7 +331,7 @@ function checkRequest(c, o, pathParams, url, ex, fail) {
       continue;
     }
     if (where === 'path') raw = decodeURIComponent(raw);
-    const err = c.validate(p.schemaPtr, coerce(doc, p.obj.schema, raw));
+    const err = c.validate(p.schemaPtr, coerceParam(doc, p.obj, raw));
     if (err) fail('request', `${where} parameter ${name}=${JSON.stringify(raw)}: ${err}`);
   }
   for (const name of new Set(url.searchParams.keys())) {
