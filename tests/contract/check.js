@@ -7,7 +7,10 @@
 //
 // 1. The document is validated against the official OpenAPI 3.1 schema
 //    (@seriousme/openapi-schema-validator), tau.schema.json registered for
-//    its external $ref.
+//    its external $ref, and for what client generators need
+//    (tests/contract/completeness.js: no bare objects, an example for every
+//    success response and problem type, examples that match their schemas,
+//    operationIds and tags).
 // 2. gateway/api/routes.c is parsed ({TG_M_X, "/path", ...} rows and the
 //    CRUD_ROUTES macro, five operations each). Every route must be a
 //    documented operation without `x-taugate-status: planned`; every
@@ -42,6 +45,7 @@ const yaml = require('js-yaml');
 const Ajv2020 = require('ajv/dist/2020');
 const addFormats = require('ajv-formats');
 const { Validator } = require('@seriousme/openapi-schema-validator');
+const { checkCompleteness } = require('./completeness');
 
 const REPO = path.resolve(__dirname, '..', '..');
 const DOC_ID = 'https://taugate.io/openapi.yaml';
@@ -502,6 +506,7 @@ async function main(argv) {
   }
   const c = new Contract(doc, ext);
   const documented = new Map(c.ops.map((o) => [o.key, o]));
+  for (const f of checkCompleteness(doc, c, REPO, ptrGet)) failures.push({ kind: 'completeness', ...f });
 
   // 2. routes.c against the document
   const routes = parseRoutes(args.routes);
