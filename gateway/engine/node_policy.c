@@ -1,6 +1,7 @@
 /* Cordon, note, recover, evict, uncordon. */
 #include "engine/node_policy.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,14 +266,16 @@ out:
 }
 
 /* A platform admin uncordoned the node after this fault began (see
- * node_policy.h): leave it schedulable. */
+ * node_policy.h): leave it schedulable. Condition times have whole seconds,
+ * so a fault must have begun in an earlier second than the uncordon: one
+ * that began in the same second counts as new (the safe side). */
 static int np_admin_accepted(const json_t *row)
 {
     const char *at = np_str(row, "uncordoned_at");
     const char *since = np_str(row, "health_since");
     double a = at ? tg_platform_metrics_parse_time(at) : -1;
     double s = since ? tg_platform_metrics_parse_time(since) : -1;
-    return a >= 0 && s >= 0 && a >= s;
+    return a >= 0 && s >= 0 && s < floor(a);
 }
 
 /* Cordoned by a platform admin: never the automation's to take back. */
