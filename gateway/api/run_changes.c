@@ -14,10 +14,11 @@
 #include "http/problem.h"
 #include "store/run_changes.h"
 
-#define CHANGES_BATCH       200
-#define CHANGES_RETENTION_S (7L * 24 * 3600)
-#define CHANGES_PRUNE_US    (600ULL * 1000000) /* look for old changes this often */
-#define CHANGES_PRUNE_BATCH 5000
+#define CHANGES_BATCH        200
+#define CHANGES_RETENTION_S  (7L * 24 * 3600)
+#define CHANGES_PRUNE_US     (600ULL * 1000000) /* look for old changes this often */
+#define CHANGES_PRUNE_BATCH  5000
+#define CHANGES_PRUNE_ROUNDS 40
 
 /* Shared by the notifier's calls (its thread only). */
 static struct {
@@ -41,12 +42,17 @@ static tg_rc_e changes_tick(void *arg, tg_db_conn_t *conn)
     tg_rc_e rc = tg_store_run_changes_advance(conn, &g_changes.horizon);
     uint64_t now = tg_now_mono_us();
     if (rc == TG_OK && now - g_changes.last_prune_us >= CHANGES_PRUNE_US) {
-        long deleted = 0;
+        /* short statements of a batch each, so no lock is held for long;
+         * what is left after CHANGES_PRUNE_ROUNDS waits for the next look */
+        long deleted = CHANGES_PRUNE_BATCH;
         g_changes.last_prune_us = now;
-        if (tg_store_run_changes_prune(conn, CHANGES_RETENTION_S, CHANGES_PRUNE_BATCH, &deleted) ==
-                TG_OK &&
-            deleted == CHANGES_PRUNE_BATCH)
-            g_changes.last_prune_us = now - CHANGES_PRUNE_US; /* more: go on next tick */
+        for (int i = 0; i < CHANGES_PRUNE_ROUNDS && deleted == CHANGES_PRUNE_BATCH; i++)
+            if (tg_store_run_changes_prune(conn, CHANGES_RETENTION_S, CHANGES_PRUNE_BATCH,
+                                           &deleted) != TG_OK) {
+                tg_log_warn("run_changes", "old changes could not be pruned: %s",
+                            tg_db_error(conn));
+                break;
+            }
     }
     return rc;
 }

@@ -15,7 +15,8 @@
 #include "core/log.h"
 #include "core/metrics.h"
 
-#define SSE_BLOCK 32768 /* bytes MHD asks the reader for at a time */
+#define SSE_BLOCK        32768 /* bytes MHD asks the reader for at a time */
+#define SSE_IDLE_TICK_US (60ULL * 1000000)
 
 struct tg_sse_stream_s {
     atomic_int refs; /* the hub's list and the response */
@@ -51,6 +52,7 @@ struct tg_sse_hub_s {
     int nstreams;
     atomic_ullong bytes_total;
     atomic_ullong revoked_total;
+    uint64_t last_tick_us; /* notifier only */
 };
 
 /* ---- streams ---- */
@@ -252,8 +254,14 @@ static void *sse_main(void *arg)
         size_t n = 0;
         tg_sse_stream_t **arr = sse_snapshot(h, &n);
         tg_db_conn_t *conn = NULL;
-        if (n && tg_db_checkout(h->pool, &conn) != TG_OK)
+        /* with no stream open, `tick` still runs now and then (its
+         * housekeeping, such as pruning, must not wait for a client) */
+        uint64_t now = tg_now_mono_us();
+        int due = n || now - h->last_tick_us >= SSE_IDLE_TICK_US;
+        if (due && tg_db_checkout(h->pool, &conn) != TG_OK)
             conn = NULL; /* the database is away: next tick */
+        if (conn)
+            h->last_tick_us = now;
         tg_rc_e rc = conn && h->cfg.tick ? h->cfg.tick(h->cfg.arg, conn) : TG_OK;
         for (size_t i = 0; conn && rc == TG_OK && i < n; i++) {
             tg_sse_stream_t *s = arr[i];

@@ -55,7 +55,8 @@ typedef struct tg_sse_hub_config_s {
     long access_check_s; /* access re-check period: 5 */
     size_t buffer_bytes; /* serve a stream only while it holds less: 64 KiB */
     /* Once per tick with a connection, before any stream is served (shared
-     * work). Not TG_OK: no stream is served this tick. */
+     * work); also every minute while no stream is open. Not TG_OK: no
+     * stream is served this tick. */
     tg_rc_e (*tick)(void *arg, tg_db_conn_t *conn);
     /* Serve one stream (notifier thread): append what is new with
      * tg_sse_stream_write, end it with tg_sse_stream_end. TG_EUNAVAILABLE

@@ -30,7 +30,7 @@ static tg_stmt_t stmt_prune =
             "   ORDER BY id LIMIT $2::int)"
             "  AND at < now() - make_interval(secs => $1::double precision) RETURNING id),"
             " m AS (SELECT max(id) AS upto, count(*) AS n FROM d),"
-            " u AS (UPDATE run_changes_pruned SET upto = greatest(upto, m.upto) FROM m"
+            " u AS (UPDATE run_changes_pruned p SET upto = greatest(p.upto, m.upto) FROM m"
             "  WHERE m.upto IS NOT NULL)"
             " SELECT n FROM m");
 

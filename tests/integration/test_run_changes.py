@@ -279,18 +279,31 @@ def test_access_is_checked_again_while_open(env):
     f.close()
 
 
-def test_a_pruned_resume_point_resets(env):
+def test_old_changes_are_pruned_and_a_resume_before_them_resets(env, db_url):
+    """Changes older than the retention (7 days) are deleted by a replica's
+    notifier, even with no stream open; a client resuming from before them
+    gets a `reset` event with the position to go on from."""
     gw = env.gw
-    (rid,) = submit(gw)
+    submit(gw, n=2)
     top = int(env.sql("SELECT max(id) FROM run_changes"))
-    env.sql(f"UPDATE run_changes_pruned SET upto = {top}")
+    env.sql(f"UPDATE run_changes SET at = now() - interval '8 days' WHERE id < {top}")
+    other = Gateway(BUILD, db_url).start()  # a replica that prunes as it starts
     try:
-        events = read_all(gw, top - 1)
+        deadline = time.time() + 15
+        while int(env.sql("SELECT upto FROM run_changes_pruned")) < top - 1:
+            assert time.time() < deadline, "nothing was pruned"
+            time.sleep(0.1)
     finally:
-        env.sql("UPDATE run_changes_pruned SET upto = 0")
+        other.stop()
+        other.close()
+    assert int(env.sql(f"SELECT count(*) FROM run_changes WHERE id < {top}")) == 0
+    assert int(env.sql(f"SELECT count(*) FROM run_changes WHERE id = {top}")) == 1
+    events = read_all(gw, 1)
     assert events[0].event == "reset" and events[0].json()["position"] >= top
     assert int(events[0].id) == events[0].json()["position"]
     assert not runs_of(events)
+    # from a point that was kept, nothing is lost
+    assert [int(e.id) for e in runs_of(read_all(gw, top - 1))][:1] == [top]
 
 
 def test_bad_requests_and_strangers(env):
