@@ -3,15 +3,14 @@
 // counts and last activity (listExperiments); an experiment's runs, picked
 // for a comparison. The chosen experiment and group are URL state; the page
 // follows the workspace's run changes.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { useFetch } from '../lib/data';
 import { loc, href, navigate } from '../router';
-import { subscribeChanges } from '../state/changes';
+import { useReloadOnChanges } from '../state/changes';
 import { ProblemView, Loading, Section, StateBadge, Time, fmtNum } from '../ui/common';
 import { RUN_STATES, type Experiment } from '../api/types';
 
-const RELOAD_MS = 500;
 const RUNS_SHOWN = 200;
 
 interface Chosen {
@@ -24,24 +23,6 @@ function chosenFrom(q: URLSearchParams): Chosen | null {
   const experiment = q.get('experiment');
   if (!experiment) return null;
   return { project: q.get('project'), experiment, group: q.get('group') };
-}
-
-/** Reload `reloads` (debounced) whenever a run of `ws` changes. */
-function useReloadOnChanges(ws: string, reloads: (() => void)[]): void {
-  const ref = useRef(reloads);
-  ref.current = reloads;
-  useEffect(() => {
-    let t: ReturnType<typeof setTimeout> | undefined;
-    const again = () => {
-      clearTimeout(t);
-      t = setTimeout(() => ref.current.forEach((f) => f()), RELOAD_MS);
-    };
-    const stop = subscribeChanges(ws, { onChange: again, onResync: again });
-    return () => {
-      stop();
-      clearTimeout(t);
-    };
-  }, [ws]);
 }
 
 function StateSummary({ byState }: { byState: Experiment['by_state'] }) {

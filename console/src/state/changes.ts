@@ -6,6 +6,7 @@
 // `updated_since` until the stream is back. Views see one kind of change
 // either way, and are told to resync when the feed switches or the server
 // says its history no longer reaches back (`reset`).
+import { useEffect, useRef } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { ApiError } from '../api/problem';
 import { stream } from '../api/sse';
@@ -22,6 +23,7 @@ const POLL_MS = 2000;
 const DROPS_BEFORE_POLLING = 2;
 /** How long a refused stream waits before it is tried again. */
 const REFUSED_RETRY_MS = 30_000;
+const REAUTH_RETRY_MS = 2000;
 /** A feed outlives its last listener this long (list → run page → list). */
 const LINGER_MS = 5000;
 
@@ -83,10 +85,15 @@ class Feed {
         // stopped; a revoked caller is answered 401/403 on the way back in.
       } catch (e) {
         if (signal.aborted) return;
-        // Refused for good (no such endpoint on this gateway, no access): poll.
-        this.startPolling();
-        if (e instanceof ApiError && e.status === 401) return;
-        wait = REFUSED_RETRY_MS;
+        if (e instanceof ApiError && e.status === 401) {
+          // The sign-in dialog is up; the stream comes back with the new token.
+          wait = REAUTH_RETRY_MS;
+        } else {
+          // Refused (no such endpoint on this gateway, no access): poll, and
+          // ask for the stream again now and then.
+          this.startPolling();
+          wait = REFUSED_RETRY_MS;
+        }
       }
       await new Promise((r) => setTimeout(r, wait));
     }
@@ -178,4 +185,22 @@ export function subscribeChanges(ws: string, l: ChangeListener): () => void {
       feeds.delete(ws);
     }, LINGER_MS);
   };
+}
+
+/** Call `reloads` (debounced) whenever a run of `ws` changes or the feed resyncs. */
+export function useReloadOnChanges(ws: string, reloads: (() => void)[], debounceMs = 500): void {
+  const ref = useRef(reloads);
+  ref.current = reloads;
+  useEffect(() => {
+    let t: ReturnType<typeof setTimeout> | undefined;
+    const again = () => {
+      clearTimeout(t);
+      t = setTimeout(() => ref.current.forEach((f) => f()), debounceMs);
+    };
+    const stop = subscribeChanges(ws, { onChange: again, onResync: again });
+    return () => {
+      stop();
+      clearTimeout(t);
+    };
+  }, [ws]);
 }

@@ -66,15 +66,15 @@ function NodeActions({ node, onDone }: { node: Node; onDone(): void }) {
     <>
       <div class="actions">
         {cordoned ? (
-          <button type="button" onClick={() => open('uncordon')}>
+          <button type="button" class="op-uncordon" onClick={() => open('uncordon')}>
             Uncordon
           </button>
         ) : (
-          <button type="button" onClick={() => open('cordon')}>
+          <button type="button" class="op-cordon" onClick={() => open('cordon')}>
             Cordon
           </button>
         )}
-        <button type="button" class="danger" onClick={() => open('drain')}>
+        <button type="button" class="danger op-drain" onClick={() => open('drain')}>
           Drain
         </button>
       </div>
