@@ -86,7 +86,9 @@ test('initial load of the runs page is within budget and never loads chart code'
   assert.match(new URL(s.page.url()).pathname, /^\/ui\//);
   for (const p of ['/ui/w/ray/runs', '/ui/w/ray', '/ui/w/ray/queue', '/ui/admin/nodes', '/ui/admin/quota-requests']) {
     await s.page.goto(p);
-    await s.page.waitForLoadState('networkidle');
+    // Not "networkidle": a workspace page keeps its change stream open.
+    await s.page.locator('main h1').first().waitFor();
+    await settle(s.page);
   }
   const initial = scripts.filter((x) => !/\/assets\/(Chart|RunMetrics|Compare)/.test(x.path));
   assert.deepEqual(scripts.filter((x) => /Chart/.test(x.path)).map((x) => x.path), [], 'chart code loaded on a list page');
@@ -128,7 +130,8 @@ test('10,000 runs: first rows within 1 s of a cold load, at most 150 rows in the
     return `html ${nav.responseEnd.toFixed(0)}; ${res.join('; ')}; load tasks ${window.__longTasks.map((d) => d.toFixed(0)).join(',')}`;
   });
   console.log(`# ${timing}`);
-  await p.waitForLoadState('networkidle');
+  await settle(p);
+  await waitIndicator(p, 'live');
   await p.evaluate(() => (window.__longTasks = []));
   let maxRows = 0;
   for (let i = 0; i < 400; i++) {
@@ -537,7 +540,7 @@ test('every route passes axe (WCAG 2.2 A/AA) in both themes, dialogs and drawer 
   assert.deepEqual(failures, [], JSON.stringify(failures, null, 1));
 });
 
-test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submit, approve a quota request, open a node', async () => {
+test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submit, approve a quota request, cordon and uncordon a node', async () => {
   const s = await newSession(browser, stack, { signedIn: false });
   const p = s.page;
   const key = (k) => p.keyboard.press(k);
