@@ -22,6 +22,8 @@ const PAGE = 200;
 /** Changes of runs not in the list are fetched together after this pause. */
 const CATCH_UP_MS = 100;
 const COUNTS_MS = 500;
+/** At most this many pages of changed runs in one catch-up. */
+const CATCH_UP_PAGES = 10;
 
 export interface Filters {
   state?: RunState;
@@ -63,6 +65,8 @@ export class RunList {
   private ctl = new AbortController();
   private pendingSince: string | null = null;
   private catchUpTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The newest change time the list has seen (the server's clock). */
+  private mark = '';
 
   constructor(readonly ws: string, readonly filters: Filters, readonly changed: () => void) {}
 
@@ -83,6 +87,7 @@ export class RunList {
         }),
       );
       for (const r of page.items) {
+        if (r.updated_at > this.mark) this.mark = r.updated_at;
         if (this.index.has(r.id)) continue;
         this.index.set(r.id, this.items.length);
         this.items.push(r);
@@ -102,6 +107,7 @@ export class RunList {
    * other run is fetched (with the list's filters, so the server decides
    * whether it belongs) and put where its creation time places it. */
   apply(c: RunChange): void {
+    if (c.at > this.mark) this.mark = c.at;
     const i = this.index.get(c.run_id);
     if (i === undefined) {
       if (this.pendingSince === null || c.at < this.pendingSince) this.pendingSince = c.at;
@@ -128,19 +134,40 @@ export class RunList {
     const since = this.pendingSince;
     this.pendingSince = null;
     if (since === null) return;
+    let dirty = false;
+    let cursor: string | undefined;
     try {
-      const page = await ok(
-        api.GET('/v1/workspaces/{ws}/runs', {
-          params: { path: { ws: this.ws }, query: { ...this.filters, updated_since: since, sort: 'updated_at', limit: PAGE } },
-          signal: this.ctl.signal,
-        }),
-      );
-      let dirty = false;
-      for (const r of page.items) dirty = this.put(r) || dirty;
-      if (dirty) this.changed();
+      for (let n = 0; n < CATCH_UP_PAGES; n++) {
+        const page = await ok(
+          api.GET('/v1/workspaces/{ws}/runs', {
+            params: { path: { ws: this.ws }, query: { ...this.filters, updated_since: since, sort: 'updated_at', limit: PAGE, ...(cursor ? { cursor } : {}) } },
+            signal: this.ctl.signal,
+          }),
+        );
+        for (const r of page.items) {
+          if (r.updated_at > this.mark) this.mark = r.updated_at;
+          dirty = this.put(r) || dirty;
+        }
+        if (!page.next_cursor) break;
+        cursor = page.next_cursor;
+      }
     } catch {
       /* the next change or resync tries again */
     }
+    if (dirty) this.changed();
+  }
+
+  /** The feed may have missed changes (a switch to or from polling, a
+   * `reset`): fetch every run of the filters changed since the newest change
+   * the list has seen, as the API's catch-up reads (updated_since). */
+  resync(): void {
+    if (!this.mark) {
+      void this.refresh();
+      return;
+    }
+    if (this.pendingSince === null || this.mark < this.pendingSince) this.pendingSince = this.mark;
+    clearTimeout(this.catchUpTimer);
+    void this.catchUp();
   }
 
   /** Replace or insert `r` in creation order; a run older than the loaded pages waits for paging. */
@@ -165,7 +192,7 @@ export class RunList {
     return true;
   }
 
-  /** Merge the newest page (after the feed may have missed changes). */
+  /** Merge the newest page. */
   async refresh(): Promise<void> {
     if (!this.items.length && !this.done) return;
     let page;
@@ -396,7 +423,7 @@ export function Runs({ ws }: { ws: string }) {
         recount();
       },
       onResync() {
-        void list.refresh();
+        list.resync();
         recount();
       },
     });
