@@ -55,14 +55,14 @@ function ExperimentRuns({ ws, chosen }: { ws: string; chosen: Chosen }) {
     <Section
       title={`Runs of ${title}`}
       actions={
-        <>
+        <div class="actions">
           <a class="button" href={href(`/w/${ws}/runs`, filters)}>
             Open in the runs list
           </a>
           <button type="button" class="primary" disabled={picked.length < 2 || picked.length > 10} onClick={() => navigate(href(`/w/${ws}/compare`, { runs: picked.join(',') }))}>
             Compare {picked.length >= 2 ? picked.length : ''} selected
           </button>
-        </>
+        </div>
       }
     >
       <ProblemView error={runs.error} />
