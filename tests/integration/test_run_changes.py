@@ -281,19 +281,22 @@ def test_access_is_checked_again_while_open(env):
 
 def test_old_changes_are_pruned_and_a_resume_before_them_resets(env, db_url):
     """Changes older than the retention (7 days) are deleted by a replica's
-    notifier, even with no stream open; a client resuming from before them
-    gets a `reset` event with the position to go on from."""
+    notifier (at its first look, then every 10 minutes, with or without
+    streams); a client resuming from before them gets a `reset` event with
+    the position to go on from."""
     gw = env.gw
     submit(gw, n=2)
     top = int(env.sql("SELECT max(id) FROM run_changes"))
     env.sql(f"UPDATE run_changes SET at = now() - interval '8 days' WHERE id < {top}")
-    other = Gateway(BUILD, db_url).start()  # a replica that prunes as it starts
+    other = Gateway(BUILD, db_url).start()  # a replica: it prunes at its first look
+    follower = sse.Follower(other.url, PATH, auth())  # a stream makes it look now
     try:
         deadline = time.time() + 15
         while int(env.sql("SELECT upto FROM run_changes_pruned")) < top - 1:
             assert time.time() < deadline, "nothing was pruned"
             time.sleep(0.1)
     finally:
+        follower.close()
         other.stop()
         other.close()
     assert int(env.sql(f"SELECT count(*) FROM run_changes WHERE id < {top}")) == 0
