@@ -16,6 +16,7 @@
 #include "api/policies.h"
 #include "auth/mint.h"
 #include "api/evidence.h"
+#include "api/console.h"
 #include "api/openapi.h"
 #include "api/run_changes.h"
 #include "core/signer.h"
@@ -181,6 +182,7 @@ static void main_app_free(tg_app_t *app)
     tg_spec_schema_free(app->schema);
     tg_signer_free(app->signer);
     tg_api_openapi_unload();
+    tg_console_unload();
     tg_authn_free(app->authn);
 }
 
@@ -220,6 +222,8 @@ static int main_serve(const tg_config_t *cfg)
     }
     if (tg_api_openapi_load(cfg->openapi_file, err, sizeof(err)) != TG_OK)
         tg_log_warn("main", "openapi_file: %s; GET /v1/openapi.yaml answers 503", err);
+    if (tg_console_load(cfg->console_dir, err, sizeof(err)) != TG_OK)
+        tg_log_warn("main", "console_dir: %s; /ui/ answers 503 (`make console` builds it)", err);
     if (main_kube_start(cfg, &app, err, sizeof(err)) != 0) {
         tg_log_error("main", "%s", err);
         tg_spec_schema_free(app.schema);
