@@ -111,6 +111,11 @@ tg_rc_e tg_sse_stream_write(tg_sse_stream_t *s, const char *data, size_t len)
     return rc;
 }
 
+size_t tg_sse_stream_budget(const tg_sse_stream_t *s)
+{
+    return s->hub ? s->hub->cfg.buffer_bytes : 64 * 1024;
+}
+
 void tg_sse_stream_more(tg_sse_stream_t *s)
 {
     pthread_mutex_lock(&s->lock);
