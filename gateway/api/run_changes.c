@@ -103,17 +103,22 @@ static tg_rc_e changes_serve(void *arg, tg_sse_stream_t *s, void *state, tg_db_c
     if (rc == TG_OK && st->cursor < horizon)
         rc = tg_store_run_changes_fetch(conn, st->workspace, st->cursor, horizon, CHANGES_BATCH,
                                         &rows, &n);
-    for (size_t i = 0; rc == TG_OK && i < n; i++) {
-        rc = tg_buf_printf(&b, "event: run\nid: %lld\ndata: %s\n\n", rows[i].id, rows[i].json);
-        st->cursor = rows[i].id;
+    /* up to the stream's budget: a batch of long messages must not pass the
+     * buffer's ceiling (the rows left are fetched again next time) */
+    size_t budget = tg_sse_stream_budget(s), sent = 0;
+    for (; rc == TG_OK && sent < n && b.len < budget; sent++) {
+        rc =
+            tg_buf_printf(&b, "event: run\nid: %lld\ndata: %s\n\n", rows[sent].id, rows[sent].json);
+        st->cursor = rows[sent].id;
     }
     tg_store_run_changes_free(rows, n);
     if (rc == TG_OK) {
-        if (n == CHANGES_BATCH)
+        int more = n == CHANGES_BATCH || sent < n;
+        if (more)
             tg_sse_stream_more(s); /* before the write, so a fast reader cannot miss it */
         if (b.len && tg_sse_stream_write(s, b.data, b.len) != TG_OK)
             rc = TG_ETOOLARGE; /* the stream ended with "overflow" */
-        else if (n < CHANGES_BATCH && !st->follow && st->started)
+        else if (!more && !st->follow && st->started)
             tg_sse_stream_end(s, "complete");
     }
     tg_buf_clean(&b);

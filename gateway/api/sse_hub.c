@@ -111,6 +111,11 @@ tg_rc_e tg_sse_stream_write(tg_sse_stream_t *s, const char *data, size_t len)
     return rc;
 }
 
+size_t tg_sse_stream_budget(const tg_sse_stream_t *s)
+{
+    return s->hub ? s->hub->cfg.buffer_bytes : 64 * 1024;
+}
+
 void tg_sse_stream_more(tg_sse_stream_t *s)
 {
     pthread_mutex_lock(&s->lock);
@@ -321,6 +326,9 @@ tg_sse_hub_t *tg_sse_hub_start(tg_db_pool_t *pool, struct tg_tenancy_cache_s *te
         h->cfg.access_check_s = 5;
     if (h->cfg.buffer_bytes == 0)
         h->cfg.buffer_bytes = 64 * 1024;
+    /* the first idle tick a minute from now: a starting process does not
+     * compete for pooled connections with its first requests */
+    h->last_tick_us = tg_now_mono_us();
     pthread_mutex_init(&h->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

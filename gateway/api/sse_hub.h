@@ -13,8 +13,9 @@
  * its buffer, never a thread.
  *
  * Bounded buffering: `serve` is not called while a stream holds
- * buffer_bytes or more that the client has not read, so a slow client
- * leaves its events in the database instead of in memory; one write past
+ * buffer_bytes or more that the client has not read, and one call appends
+ * at most about tg_sse_stream_budget bytes (whole events), so a slow client
+ * leaves its events in the database instead of in memory; a write past
  * the buffer's hard ceiling (4 × buffer_bytes) ends the stream with
  * reason "overflow".
  *
@@ -86,6 +87,10 @@ tg_rc_e tg_sse_hub_reply(tg_sse_hub_t *h, tg_req_t *req, void *state,
 /* From serve: append `len` bytes (whole events) and wake the client.
  * TG_ETOOLARGE past the ceiling (the stream then ends with "overflow"). */
 tg_rc_e tg_sse_stream_write(tg_sse_stream_t *s, const char *data, size_t len) TG_MUSTCHECK;
+/* From serve: how many bytes one call should append at most; it stops
+ * after the event that reaches this (at least one event, so a stream always
+ * moves) and calls tg_sse_stream_more. */
+size_t tg_sse_stream_budget(const tg_sse_stream_t *s);
 /* From serve: there is more to send; serve again as soon as the client has
  * read what is buffered, without waiting for the next tick. */
 void tg_sse_stream_more(tg_sse_stream_t *s);

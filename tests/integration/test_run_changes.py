@@ -7,6 +7,8 @@ access and when the server stops.
 One gateway without a cluster (runs stay Accepted until cancelled) for the
 module; its database is read with psql to compare the stream with the
 change log."""
+import http.client
+import socket
 import subprocess
 import threading
 import time
@@ -281,19 +283,22 @@ def test_access_is_checked_again_while_open(env):
 
 def test_old_changes_are_pruned_and_a_resume_before_them_resets(env, db_url):
     """Changes older than the retention (7 days) are deleted by a replica's
-    notifier, even with no stream open; a client resuming from before them
-    gets a `reset` event with the position to go on from."""
+    notifier (at its first look, then every 10 minutes, with or without
+    streams); a client resuming from before them gets a `reset` event with
+    the position to go on from."""
     gw = env.gw
     submit(gw, n=2)
     top = int(env.sql("SELECT max(id) FROM run_changes"))
     env.sql(f"UPDATE run_changes SET at = now() - interval '8 days' WHERE id < {top}")
-    other = Gateway(BUILD, db_url).start()  # a replica that prunes as it starts
+    other = Gateway(BUILD, db_url).start()  # a replica: it prunes at its first look
+    follower = sse.Follower(other.url, PATH, auth())  # a stream makes it look now
     try:
         deadline = time.time() + 15
         while int(env.sql("SELECT upto FROM run_changes_pruned")) < top - 1:
             assert time.time() < deadline, "nothing was pruned"
             time.sleep(0.1)
     finally:
+        follower.close()
         other.stop()
         other.close()
     assert int(env.sql(f"SELECT count(*) FROM run_changes WHERE id < {top}")) == 0
@@ -304,6 +309,72 @@ def test_old_changes_are_pruned_and_a_resume_before_them_resets(env, db_url):
     assert not runs_of(events)
     # from a point that was kept, nothing is lost
     assert [int(e.id) for e in runs_of(read_all(gw, top - 1))][:1] == [top]
+
+
+def sse_bytes_queued(gw):
+    """taugate_sse_bytes_total of the run-change streams (bytes handed to
+    their buffers since the start)."""
+    r = gw.req("GET", "/metrics", token=None)
+    assert r.status == 200, r
+    for line in r.body.decode().splitlines():
+        if line.startswith('taugate_sse_bytes_total{stream="run_changes"}'):
+            return int(line.rsplit(" ", 1)[1])
+    raise AssertionError("no taugate_sse_bytes_total for run_changes")
+
+
+def test_a_slow_reader_is_held_back_not_buffered(env):
+    """A client that reads slowly does not make the server hold its backlog
+    in memory: what was queued for it never runs further ahead of what it
+    has read than the stream's buffer and the sockets' (about 5.3 MiB here),
+    though ~15 MiB of changes wait for it; the rest waits in the database,
+    and every change arrives, in order, without an `overflow` end."""
+    gw = env.gw
+    rid = submit(gw, ws="calm")[0]
+    start = settled(env)
+    n, message = 12000, "m" * 1000
+    env.sql(f"INSERT INTO run_changes (workspace, run_id, kind, state, message, attempt,"
+            f" prev_state, prev_attempt, at) SELECT 'calm', '{rid}', 'changed', 'Accepted',"
+            f" '{message}', 1, 'Accepted', 1, now() FROM generate_series(1, {n})")
+    backlog = n * (len(message) + 300)
+    # the reader's socket takes 512 KiB at most (SO_RCVBUF doubled; far
+    # smaller windows slow TCP down with delayed ACKs), so the server's send
+    # buffer (4 MiB at most: net.ipv4.tcp_wmem) fills and the stream waits
+    bound = 4 * 1024 * 1024 + 4 * 64 * 1024 + 1024 * 1024
+    base = sse_bytes_queued(gw)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 256 * 1024)
+    sock.settimeout(30)
+    host, port = gw.url.rsplit("/", 1)[1].split(":")
+    sock.connect((host, int(port)))
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    conn.sock = sock
+    try:
+        conn.request("GET", f"/v1/workspaces/calm/run-changes?after={start}", headers=auth())
+        resp = conn.getresponse()
+        assert resp.status == 200
+        # events counted as they come (a marker may straddle two reads)
+        body, read, ahead, seen, tail, sampled = [], 0, 0, 0, b"", 0
+        while seen < n or not body[-1].endswith(b"\n\n"):
+            chunk = resp.read1(65536)
+            assert chunk, f"the stream ended after {seen} events: {b''.join(body)[-300:]!r}"
+            body.append(chunk)
+            read += len(chunk)
+            seen += (tail + chunk).count(b"event: run\n") - tail.count(b"event: run\n")
+            tail = (tail + chunk)[-32:]
+            if read - sampled >= 256 * 1024:
+                sampled = read
+                ahead = max(ahead, sse_bytes_queued(gw) - base - read)
+                assert ahead <= bound, f"{ahead} bytes queued ahead of the reader"
+        assert read >= backlog * 0.8
+    finally:
+        conn.close()
+    events = sse.parse(b"".join(body).decode())
+    assert not [e for e in events if e.event == "end"], events[-1]
+    got = runs_of(events)
+    assert [(e.json()["run_id"], e.json()["message"]) for e in got] == [(rid, message)] * n
+    ids = [int(e.id) for e in got]
+    assert ids == sorted(set(ids))
+    env.sql(f"DELETE FROM run_changes WHERE workspace = 'calm' AND message = '{message}'")
 
 
 def test_bad_requests_and_strangers(env):
