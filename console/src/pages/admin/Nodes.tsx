@@ -118,6 +118,14 @@ function NodeActions({ node, onDone }: { node: Node; onDone(): void }) {
         ) : text ? (
           <form class="stack" onSubmit={go}>
             <p>{text.what}</p>
+            {op === 'drain' && node.runs?.length ? (
+              <p>
+                <strong>
+                  {node.runs.length} run{node.runs.length === 1 ? '' : 's'} will move:
+                </strong>{' '}
+                {node.runs.map((r) => `${r.name} (${r.workspace})`).join(', ')}
+              </p>
+            ) : null}
             <label for="node-op-reason">Reason{op === 'uncordon' ? ' (optional)' : ''}</label>
             <textarea id="node-op-reason" rows={2} required={op !== 'uncordon'} maxLength={1000} value={reason} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
             {op === 'drain' ? (
