@@ -18,6 +18,7 @@
 #include "api/evidence.h"
 #include "api/console.h"
 #include "api/openapi.h"
+#include "api/run_changes.h"
 #include "core/signer.h"
 #include "api/run_logs_stream.h"
 #include "engine/engine.h"
@@ -299,12 +300,15 @@ static int main_serve(const tg_config_t *cfg)
                                .keepalive_s = cfg->logs_http_keepalive_s};
     if (tg_run_logs_hub_start(app.pool, &hc) != 0)
         tg_log_warn("main", "log following is unavailable (its notifier did not start)");
+    if (tg_run_changes_start(app.pool, app.tenancy) != 0)
+        tg_log_warn("main", "run change streams are unavailable (their notifier did not start)");
     tg_server_t *srv =
         tg_server_new(cfg, tg_api_routes, tg_api_nroutes, &app, &tg_app_hooks, err, sizeof(err));
     if (!srv) {
         tg_log_error("main", "%s", err);
         tg_run_logs_hub_stop();
         tg_run_logs_hub_free();
+        tg_run_changes_free();
         main_app_free(&app);
         return 1;
     }
@@ -330,10 +334,12 @@ static int main_serve(const tg_config_t *cfg)
     }
     /* suspended log followers first: MHD must not stop with one suspended */
     tg_run_logs_hub_stop();
+    tg_run_changes_stop();
     tg_server_drain_and_stop(srv, cfg->shutdown_grace_s);
     main_ticker_stop();
     tg_server_free(srv);
     tg_run_logs_hub_free();
+    tg_run_changes_free();
     main_app_free(&app);
     tg_api_policies_set_registry(NULL);
     tg_policy_registry_free(policies);

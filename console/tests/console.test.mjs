@@ -27,9 +27,13 @@ after(async () => {
   rmSync(flagDir, { recursive: true, force: true });
 });
 
-async function submit(name, script, token = stack.admin) {
-  return stack.json('POST', '/v1/workspaces/ray/runs', { token, body: jobSpec(name, script) });
+async function submit(name, script, token = stack.admin, opts = {}) {
+  return stack.json('POST', '/v1/workspaces/ray/runs', { token, body: jobSpec(name, script, opts) });
 }
+
+/** The connection indicator's word. */
+const indicator = (p) => p.locator('header .conn').textContent();
+const waitIndicator = (p, word, ms = 10_000) => until(async () => (await indicator(p)) === word, ms, `the indicator to say ${word}`);
 
 async function runState(id) {
   return (await stack.json('GET', `/v1/runs/${id}`)).state;
@@ -73,21 +77,34 @@ test('a finished run and a held one exist (kubesim runs them)', async () => {
 test('initial load of the runs page is within budget and never loads chart code', async () => {
   const s = await newSession(browser, stack);
   const scripts = [];
-  s.page.on('response', async (r) => {
+  s.page.on('request', (r) => {
     const u = new URL(r.url());
-    if (/\.(js|css)$/.test(u.pathname)) scripts.push({ path: u.pathname, body: await r.body().catch(() => Buffer.alloc(0)) });
+    if (/\.(js|css)$/.test(u.pathname)) scripts.push(u.pathname);
   });
+  // The gateway's root sends a browser to the console.
+  await s.page.goto('/');
+  assert.match(new URL(s.page.url()).pathname, /^\/ui\//);
   for (const p of ['/ui/w/ray/runs', '/ui/w/ray', '/ui/w/ray/queue', '/ui/admin/nodes', '/ui/admin/quota-requests']) {
     await s.page.goto(p);
-    await s.page.waitForLoadState('networkidle');
+    // Not "networkidle": a workspace page keeps its change stream open.
+    await s.page.locator('main h1').first().waitFor();
+    await settle(s.page);
   }
-  const initial = scripts.filter((x) => !/\/assets\/(Chart|RunMetrics|Compare)/.test(x.path));
-  assert.deepEqual(scripts.filter((x) => /Chart/.test(x.path)).map((x) => x.path), [], 'chart code loaded on a list page');
+  assert.deepEqual(scripts.filter((x) => /Chart/.test(x)), [], 'chart code loaded on a list page');
+  // The initial files are those index.html names; their bytes as the gateway
+  // serves them (identity), gzipped here.
   const html = await (await fetch(stack.url + '/ui/')).text();
   const entry = [...html.matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+)"/g)].map((m) => m[1]);
-  const gz = (ext) => entry.filter((e) => e.endsWith(ext)).reduce((n, e) => n + gzipSync(initial.find((x) => x.path === e).body, { level: 9 }).length, 0);
-  const js = gz('.js');
-  const css = gz('.css');
+  assert.ok(entry.some((e) => e.endsWith('.js')) && entry.some((e) => e.endsWith('.css')), html);
+  for (const e of entry) assert.ok(scripts.includes(e), `${e} was not loaded`);
+  const size = async (e) => gzipSync(Buffer.from(await (await fetch(stack.url + e, { headers: { 'Accept-Encoding': 'identity' } })).arrayBuffer()), { level: 9 }).length;
+  let js = 0;
+  let css = 0;
+  for (const e of entry) {
+    if (e.endsWith('.js')) js += await size(e);
+    else if (e.endsWith('.css')) css += await size(e);
+  }
+  assert.ok(js > 1024 && css > 256, `implausible sizes: JS ${js} B, CSS ${css} B`);
   console.log(`# initial JS ${(js / 1024).toFixed(1)} KB gz, CSS ${(css / 1024).toFixed(1)} KB gz`);
   assert.ok(js <= 60 * 1024, `initial JS ${js} B gz`);
   assert.ok(css <= 15 * 1024, `CSS ${css} B gz`);
@@ -121,7 +138,8 @@ test('10,000 runs: first rows within 1 s of a cold load, at most 150 rows in the
     return `html ${nav.responseEnd.toFixed(0)}; ${res.join('; ')}; load tasks ${window.__longTasks.map((d) => d.toFixed(0)).join(',')}`;
   });
   console.log(`# ${timing}`);
-  await p.waitForLoadState('networkidle');
+  await settle(p);
+  await waitIndicator(p, 'live');
   await p.evaluate(() => (window.__longTasks = []));
   let maxRows = 0;
   for (let i = 0; i < 400; i++) {
@@ -144,21 +162,111 @@ test('10,000 runs: first rows within 1 s of a cold load, at most 150 rows in the
   await s.close();
 });
 
-test('a state change driven through kubesim shows in the list and the run page within 2 s', async () => {
+test('live: a state change driven through kubesim shows in the list and the run page within 2 s, from the change stream, not polling', async () => {
   const s = await newSession(browser, stack);
   const list = s.page;
   const runPage = await s.ctx.newPage();
+  const listFetches = [];
+  s.ctx.on('request', (r) => {
+    if (/\/v1\/workspaces\/ray\/runs\?/.test(r.url())) listFetches.push(r.url());
+  });
   await list.goto('/ui/w/ray/runs');
   await runPage.goto(`/ui/runs/${heldRun.id}`);
   const row = list.locator('.vbody [role=row]', { has: list.locator('a.run-link', { hasText: 'console-held' }) }).first();
   await row.locator('.badge', { hasText: 'Running' }).waitFor();
   await runPage.locator('.run-state .badge', { hasText: 'Running' }).waitFor();
+  await waitIndicator(list, 'live');
+  const fetchesBefore = listFetches.length;
   writeFileSync(path.join(flagDir, 'held'), '');
   const tApi = await until(async () => ((await runState(heldRun.id)) === 'Succeeded' ? Date.now() : 0), 60_000, 'Succeeded in the API');
   await Promise.all([row.locator('.badge', { hasText: 'Succeeded' }).waitFor({ timeout: 10_000 }), runPage.locator('.run-state .badge', { hasText: 'Succeeded' }).waitFor({ timeout: 10_000 })]);
   const lag = Date.now() - tApi;
   console.log(`# list and run page showed Succeeded ${lag} ms after the API did`);
   assert.ok(lag <= 2000, `${lag} ms`);
+  // A row already listed changes in place: no runs list request was needed.
+  assert.equal(listFetches.length, fetchesBefore, `the list was fetched again: ${listFetches.slice(fetchesBefore)}`);
+  // A new run appears on top without a reload.
+  const fresh = await submit('console-live-new', 'echo new');
+  await list.locator('.vbody [role=row]').first().locator('a.run-link', { hasText: 'console-live-new' }).waitFor({ timeout: 5000 });
+  await waitState(fresh.id, ['Succeeded']);
+  await list.locator('.vbody [role=row]', { has: list.locator('a.run-link', { hasText: 'console-live-new' }) }).locator('.badge', { hasText: 'Succeeded' }).waitFor({ timeout: 5000 });
+  await s.checkGuards();
+  await s.close();
+});
+
+test('live: the change stream resumes after a cut with Last-Event-ID; polling stands in when it is refused; offline says so', async () => {
+  const s = await newSession(browser, stack);
+  const p = s.page;
+  const resumes = [];
+  p.on('request', (r) => {
+    if (r.url().includes('/v1/workspaces/ray/run-changes') && r.headers()['last-event-id']) resumes.push(r.headers()['last-event-id']);
+  });
+  await p.goto('/ui/w/ray/runs');
+  await p.locator('.vbody a.run-link').first().waitFor();
+  await waitIndicator(p, 'live');
+  // Cut: the feed comes back from where it was, and a run made meanwhile shows.
+  assert.ok(stack.cutAll() > 0, 'nothing to cut');
+  const during = await submit('console-after-cut', 'echo cut');
+  await until(async () => resumes.length > 0, 10_000, 'a resume with Last-Event-ID');
+  assert.match(resumes[0], /^\d+$/);
+  await waitIndicator(p, 'live');
+  await p.locator('.vbody a.run-link', { hasText: 'console-after-cut' }).waitFor({ timeout: 5000 });
+  await waitState(during.id, ['Succeeded']);
+  await s.close();
+
+  // A gateway that refuses the stream: the page polls (updated_since) and says "polling".
+  const f = await newSession(browser, stack);
+  const fp = f.page;
+  await fp.route('**/v1/workspaces/ray/run-changes*', (route) =>
+    route.fulfill({ status: 404, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'no stream here', instance: 'x' }) }),
+  );
+  const polls = [];
+  fp.on('request', (r) => {
+    if (r.url().includes('updated_since=')) polls.push(r.url());
+  });
+  await fp.goto('/ui/w/ray/runs');
+  await fp.locator('.vbody a.run-link').first().waitFor();
+  await waitIndicator(fp, 'polling');
+  const polled = await submit('console-polled', 'echo polled');
+  await fp.locator('.vbody [role=row]').first().locator('a.run-link', { hasText: 'console-polled' }).waitFor({ timeout: 8000 });
+  await waitState(polled.id, ['Succeeded']);
+  await fp.locator('.vbody [role=row]', { has: fp.locator('a.run-link', { hasText: 'console-polled' }) }).locator('.badge', { hasText: 'Succeeded' }).waitFor({ timeout: 8000 });
+  assert.ok(polls.some((u) => u.includes('sort=updated_at')), 'polling asks for updated_since in updated_at order');
+  // No gateway at all: offline, then back.
+  await fp.route('**/v1/**', (route) => route.abort('internetdisconnected'));
+  await waitIndicator(fp, 'offline');
+  await fp.unroute('**/v1/**');
+  await waitIndicator(fp, 'polling');
+  await f.checkGuards();
+  await f.close();
+});
+
+test('counts and grouping come from the counts endpoint and match it', async () => {
+  const want = await stack.json('GET', '/v1/workspaces/bulk/run-counts', { token: stack.researcher });
+  assert.equal(want.total, 10000);
+  const s = await newSession(browser, stack, { token: stack.researcher });
+  const p = s.page;
+  await p.goto('/ui/w/bulk/runs?by=state');
+  const groups = p.locator('table.groups tbody tr');
+  await groups.first().waitFor();
+  const shown = Object.fromEntries(
+    (await groups.evaluateAll((rows) => rows.map((r) => [r.querySelector('th').textContent.trim(), r.querySelector('td').textContent.trim()]))).map(([k, v]) => [k, Number(v.replace(/[^\d]/g, ''))]),
+  );
+  const expected = Object.fromEntries(Object.entries(want.by_state).filter(([, n]) => n > 0));
+  assert.deepEqual(shown, expected);
+  assert.match(await p.locator('.runs-page [role=status]').textContent(), /of 10000 runs loaded/);
+  await screenshot(p, 'runs-grouped');
+  // By owner, then open one group: it becomes a filter.
+  await p.locator('.filters select').last().selectOption('owner');
+  await p.locator('table.groups th', { hasText: 'bob@example.com' }).waitFor();
+  const bob = want.by_owner.find((o) => o.owner === 'bob@example.com');
+  assert.equal(await p.locator('table.groups tr', { hasText: 'bob@example.com' }).locator('td').first().textContent(), String(bob.count));
+  await p.locator('table.groups a', { hasText: 'bob@example.com' }).click();
+  await p.waitForURL(/owner=bob%40example\.com/);
+  await p.locator('.vbody a.run-link').first().waitFor();
+  const owners = await p.locator('.vbody [role=row] [role=cell]:nth-child(5)').allTextContents();
+  assert.ok(owners.length && owners.every((o) => o === 'bob@example.com'), owners.join());
+  assert.match(await p.locator('.runs-page [role=status]').textContent(), new RegExp(`of ${bob.count} runs`));
   await s.checkGuards();
   await s.close();
 });
@@ -245,6 +353,53 @@ test('a 422 places every error at its line and column; a double click submits on
   await s.close();
 });
 
+test('experiments: project → experiment → group, its runs, and a comparison (config differences, metric summaries, charts reduced on the server)', async () => {
+  const metrics = (n) => `for i in $(seq 1 ${n}); do echo "TAU_METRIC {\\"_step\\": $i, \\"loss\\": $i}"; done`;
+  const a = await submit('sweep-a', metrics(5000), stack.admin, { experiment: 'sweep', group: 'lr-1', cpu: '10m' });
+  const b = await submit('sweep-b', metrics(30), stack.admin, { experiment: 'sweep', group: 'lr-2', cpu: '20m' });
+  await Promise.all([waitState(a.id, ['Succeeded']), waitState(b.id, ['Succeeded'])]);
+  const lossCount = async (id) => (await stack.json('GET', `/v1/runs/${id}/metrics`)).items.find((m) => m.name === 'loss')?.count;
+  await until(async () => (await lossCount(a.id)) === 5000 && (await lossCount(b.id)) === 30, 60_000, 'the metrics of both runs');
+  const s = await newSession(browser, stack);
+  const p = s.page;
+  await p.goto('/ui/w/ray/experiments');
+  const sweep = p.locator('table.experiments tr', { has: p.locator('th a', { hasText: /^sweep$/ }) });
+  await sweep.waitFor();
+  assert.equal((await sweep.locator('td').first().textContent()).trim(), '2');
+  // A group, then the whole experiment.
+  await sweep.locator('a', { hasText: 'lr-1' }).click();
+  await p.waitForURL(/group=lr-1/);
+  await until(async () => (await p.locator('table.experiment-runs tbody a').allTextContents()).join() === 'sweep-a', 10_000, 'the group lr-1 alone');
+  await sweep.locator('th a').click();
+  await until(async () => (await p.locator('table.experiment-runs tbody tr').count()) === 2, 10_000, 'both runs of sweep');
+  await screenshot(p, 'experiments');
+  for (const r of [a, b]) await p.getByRole('checkbox', { name: new RegExp(`^Select sweep-. ${r.id.slice(0, 8)}$`) }).check();
+  const points = [];
+  p.on('response', async (r) => {
+    if (r.url().includes('max_points=')) points.push({ url: r.url(), body: await r.json().catch(() => null) });
+  });
+  await p.getByRole('button', { name: 'Compare 2 selected' }).click();
+  await p.waitForURL(/\/compare\?runs=/);
+  const want = await stack.json('GET', `/v1/workspaces/ray/runs:compare?ids=${a.id},${b.id}`);
+  assert.ok(want.config_differences.some((d) => /cpu/.test(d.path)), JSON.stringify(want.config_differences));
+  await p.locator('table.config-diff').waitFor();
+  const paths = await p.locator('table.config-diff tbody th').allTextContents();
+  assert.deepEqual(paths, want.config_differences.map((d) => d.path));
+  const loss = p.locator('table.metric-summaries tr', { has: p.locator('th', { hasText: /^loss$/ }) });
+  assert.deepEqual(await loss.locator('td').allTextContents(), ['1 / 5000 / 5000', '1 / 30 / 30']);
+  await p.locator('.chart canvas').waitFor();
+  await screenshot(p, 'compare');
+  const ofA = points.find((x) => x.url.includes(a.id));
+  assert.ok(ofA && ofA.body.reduced === true && ofA.body.total_points === 5000 && ofA.body.items.length <= 2000, JSON.stringify(ofA?.body?.total_points));
+  assert.match(await p.locator('main').textContent(), /1 of 2 series reduced on the server/);
+  // The run's own chart says how much it shows.
+  await p.goto(`/ui/runs/${a.id}/metrics?m=loss`);
+  await p.locator('.chart canvas').waitFor();
+  assert.match(await p.locator('main').textContent(), new RegExp(`${ofA.body.items.length.toLocaleString('en-US')} of 5,000 points shown \\(reduced on the server`));
+  await s.checkGuards();
+  await s.close();
+});
+
 test('evidence verifies in the browser; one altered byte or a tampered event is caught', async () => {
   await waitSealed(doneRun.id);
   const s = await newSession(browser, stack);
@@ -315,7 +470,9 @@ test('every route passes axe (WCAG 2.2 A/AA) in both themes, dialogs and drawer 
     ['compare', `/ui/w/ray/compare?runs=${d},${heldRun.id}`, async (p) => p.locator('.chart canvas').waitFor({ timeout: 10_000 }).catch(async (e) => {
       throw new Error(`${e.message}: ${await p.locator('main').innerText()}`);
     })],
+    ['runs-grouped', '/ui/w/ray/runs?by=owner', async (p) => p.locator('table.groups').waitFor()],
     ['experiments', '/ui/w/ray/experiments'],
+    ['experiment-runs', '/ui/w/ray/experiments?project=Console&experiment=sweep', async (p) => p.locator('table.experiment-runs tbody tr').first().waitFor()],
     ['queue', '/ui/w/ray/queue'],
     ['quota', '/ui/w/ray/quota'],
     ['quota-request-dialog', '/ui/w/ray/quota?request=1', async (p) => p.locator('dialog[open]').waitFor()],
@@ -342,10 +499,18 @@ test('every route passes axe (WCAG 2.2 A/AA) in both themes, dialogs and drawer 
       await p.getByRole('button', { name: 'Edit ray' }).click();
       await p.locator('dialog[open]').waitFor();
     }],
-    ['admin-catalog', '/ui/admin/catalog'],
+    ['admin-catalog', '/ui/admin/catalog', async (p) => p.locator('.cq-usage th', { hasText: 'kind-cpu-cq' }).locator('xpath=..').locator('meter').first().waitFor()],
     ['admin-policies', '/ui/admin/policies'],
     ['admin-nodes', '/ui/admin/nodes'],
     ['admin-node', `/ui/admin/nodes/${nodes[0].name}`],
+    ['admin-node-cordon-dialog', `/ui/admin/nodes/${nodes[0].name}`, async (p) => {
+      await p.locator('button.op-cordon, button.op-uncordon').first().click();
+      await p.locator('dialog[open] #node-op-reason').waitFor();
+    }],
+    ['admin-node-drain-dialog', `/ui/admin/nodes/${nodes[0].name}`, async (p) => {
+      await p.locator('button.op-drain').click();
+      await p.locator('dialog[open] #node-op-grace').waitFor();
+    }],
     ['admin-usage', '/ui/admin/usage'],
     ['admin-audit', '/ui/admin/audit'],
     ['not-found', '/ui/no/such/page'],
@@ -383,7 +548,7 @@ test('every route passes axe (WCAG 2.2 A/AA) in both themes, dialogs and drawer 
   assert.deepEqual(failures, [], JSON.stringify(failures, null, 1));
 });
 
-test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submit, approve a quota request, open a node', async () => {
+test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submit, approve a quota request, cordon and uncordon a node', async () => {
   const s = await newSession(browser, stack, { signedIn: false });
   const p = s.page;
   const key = (k) => p.keyboard.press(k);
@@ -459,6 +624,23 @@ test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submi
   await key('Enter');
   await p.waitForURL(/\/ui\/admin\/nodes\/.+/);
   await p.locator('dl.facts').waitFor();
+  // Cordon it, with a reason, then uncordon it.
+  const nodeName = decodeURIComponent(new URL(p.url()).pathname.split('/').pop());
+  const node = () => stack.json('GET', `/v1/admin/nodes/${nodeName}`);
+  await tabTo(p, 'button.op-cordon');
+  await key('Enter');
+  await tabTo(p, '#node-op-reason');
+  await p.keyboard.type('keyboard maintenance');
+  await tabTo(p, 'dialog[open] button[type=submit]');
+  await key('Enter');
+  await until(async () => (await node()).cordon?.reason === 'keyboard maintenance', 10_000, 'the node cordoned');
+  await p.locator('dl.facts dd', { hasText: 'cordoned by' }).waitFor();
+  await tabTo(p, 'button.op-uncordon');
+  await key('Enter');
+  await tabTo(p, 'dialog[open] button[type=submit]');
+  await key('Enter');
+  await until(async () => !(await node()).unschedulable, 10_000, 'the node uncordoned');
+  await p.locator('dl.facts dd', { hasText: /^no$/ }).waitFor();
   await s.checkGuards();
   await s.close();
 });
@@ -482,6 +664,37 @@ test('a token revoked mid-session asks to sign in again over the page, which kee
   assert.equal(await p.locator('.filters select').first().inputValue(), 'Succeeded');
   await p.locator('.vbody a.run-link').first().waitFor();
   assert.equal(await p.evaluate(() => sessionStorage.getItem('taugate.token')), null, 'the new token is kept in memory only');
+  await s.checkGuards();
+  await s.close();
+});
+
+test('drain a node from its page: a reason, a confirmation, what became of each pod; then uncordon', async () => {
+  const nodes = (await stack.json('GET', '/v1/admin/nodes')).items;
+  const target = nodes.find((n) => n.runs?.length) ?? nodes[0];
+  const s = await newSession(browser, stack);
+  const p = s.page;
+  await p.goto(`/ui/admin/nodes/${target.name}`);
+  await p.locator('button.op-drain').click();
+  const dialog = p.locator('dialog[open]');
+  await dialog.getByRole('button', { name: 'Drain node' }).click();
+  // The reason is required: nothing is sent without one.
+  assert.equal(await dialog.locator('#node-op-reason:invalid').count(), 1);
+  await dialog.locator('#node-op-reason').fill('console drain test');
+  await dialog.locator('#node-op-grace').fill('1');
+  await dialog.getByRole('button', { name: 'Drain node' }).click();
+  await dialog.locator('[role=status]', { hasText: `${target.name} is cordoned` }).waitFor({ timeout: 30_000 });
+  const after = await stack.json('GET', `/v1/admin/nodes/${target.name}`);
+  assert.equal(after.cordon?.drain, true);
+  assert.equal(after.cordon?.reason, 'console drain test');
+  const rows = await dialog.locator('table.drain-result tbody tr').count();
+  assert.match(await dialog.locator('[role=status]').textContent(), new RegExp(`${rows} pods? considered`));
+  assert.deepEqual(await axe(p), []);
+  await screenshot(p, 'admin-node-drained');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await p.locator('dl.facts dd', { hasText: 'drained by' }).waitFor();
+  await p.locator('button.op-uncordon').click();
+  await p.locator('dialog[open]').getByRole('button', { name: 'Uncordon node' }).click();
+  await until(async () => !(await stack.json('GET', `/v1/admin/nodes/${target.name}`)).unschedulable, 10_000, 'the node uncordoned');
   await s.checkGuards();
   await s.close();
 });

@@ -131,21 +131,6 @@ test('the event chain check accepts a chain and names the first altered event', 
   assert.equal((await canon.checkChain(runId, relinked)).brokenAt, 2);
 });
 
-test('LTTB keeps the ends, the threshold and a lone spike', async () => {
-  const { lttb } = await loadTs('lib/lttb.ts');
-  const xs = Array.from({ length: 100_000 }, (_, i) => i);
-  const ys = xs.map((x) => Math.sin(x / 500));
-  ys[54_321] = 50;
-  const [dx, dy] = lttb(xs, ys, 1600);
-  assert.equal(dx.length, 1600);
-  assert.equal(dx[0], 0);
-  assert.equal(dx.at(-1), 99_999);
-  assert.ok(dx.includes(54_321) && dy.includes(50), 'the spike is kept');
-  assert.ok(dx.every((x, i) => i === 0 || x > dx[i - 1]), 'x stays ordered');
-  const [sx] = lttb(xs.slice(0, 10), ys.slice(0, 10), 1600);
-  assert.equal(sx.length, 10);
-});
-
 test('the line diff rebuilds both texts', async () => {
   const { lineDiff } = await loadTs('lib/diff.ts');
   const r = rng(3);

@@ -40,5 +40,9 @@ extern const int tg_api_nroutes;
  * when the request completes (one per request, so a request never waits on
  * the pool twice). On failure answers 503 and returns NULL. */
 tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req);
+/* Give the request's connection back to the pool now (a streaming answer
+ * lives for minutes; its request completes only when the stream ends). A
+ * later tg_app_db_or_reply borrows again. */
+void tg_app_db_release(tg_req_t *req);
 
 #endif

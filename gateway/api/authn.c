@@ -152,6 +152,7 @@ static int authn_pat(tg_req_t *req, tg_authn_t *a, const char *tok, size_t len, 
         tg_arena_strdup(req->arena, json_string_value(json_object_get(row, "workspace")));
     who->pat_role = tg_role_parse(json_string_value(json_object_get(row, "role")));
     who->pat_admin = json_is_true(json_object_get(row, "admin"));
+    who->pat_sha256 = tg_arena_strdup(req->arena, digest);
     json_t *groups = json_object_get(row, "groups");
     who->ngroups = (int)json_array_size(groups);
     who->groups = tg_arena_alloc(req->arena, sizeof(char *) * ((size_t)who->ngroups + 1));
@@ -173,6 +174,7 @@ static int authn_jwt(tg_req_t *req, tg_authn_t *a, const char *header, tg_who_t 
     who->subject = tg_arena_strdup(req->arena, p.subject);
     who->name = p.name ? tg_arena_strdup(req->arena, p.name) : NULL;
     who->is_admin = p.is_admin;
+    who->expires_at = (int64_t)p.expires_at;
     who->ngroups = (int)p.n_groups;
     who->groups = tg_arena_alloc(req->arena, sizeof(char *) * (p.n_groups + 1));
     for (size_t i = 0; i < p.n_groups; i++)

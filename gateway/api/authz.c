@@ -49,6 +49,32 @@ const char *tg_who_groups_literal(tg_req_t *req)
     return out;
 }
 
+tg_role_e tg_authz_role_from(const tg_who_t *who, const char *ws, const json_t *roles, int exists)
+{
+    tg_role_e have = TG_ROLE_NONE;
+    size_t i;
+    json_t *r;
+    json_array_foreach(roles, i, r)
+    {
+        tg_role_e x = tg_role_parse(json_string_value(r));
+        if (x > have)
+            have = x;
+    }
+    if (who->is_admin || who->pat_admin)
+        have = TG_ROLE_ADMIN;
+    if (who->pat_workspace) {
+        /* a token never reaches past its workspace, nor above its role (which
+         * was at most its minter's there); its minter's membership is read
+         * again by the caller, through the groups stored with it, so removing
+         * that membership stops the token */
+        if (strcmp(who->pat_workspace, ws) != 0)
+            have = TG_ROLE_NONE;
+        else if (who->pat_role < have)
+            have = who->pat_role;
+    }
+    return exists ? have : TG_ROLE_NONE;
+}
+
 int tg_authz_role_or_reply(tg_req_t *req, const char *ws, tg_role_e *have)
 {
     const tg_who_t *who = tg_who(req);
@@ -64,29 +90,8 @@ int tg_authz_role_or_reply(tg_req_t *req, const char *ws, tg_role_e *have)
         tg_problem(req, rc, NULL, "the workspace roles could not be read");
         return -1;
     }
-    size_t i;
-    json_t *r;
-    json_array_foreach(roles, i, r)
-    {
-        tg_role_e x = tg_role_parse(json_string_value(r));
-        if (x > *have)
-            *have = x;
-    }
+    *have = tg_authz_role_from(who, ws, roles, exists);
     json_decref(roles);
-    if (who->is_admin || who->pat_admin)
-        *have = TG_ROLE_ADMIN;
-    if (who->pat_workspace) {
-        /* a token never reaches past its workspace, nor above its role (which
-         * was at most its minter's there); its minter's membership is read
-         * again above, through the groups stored with it, so removing that
-         * membership stops the token */
-        if (strcmp(who->pat_workspace, ws) != 0)
-            *have = TG_ROLE_NONE;
-        else if (who->pat_role < *have)
-            *have = who->pat_role;
-    }
-    if (!exists)
-        *have = TG_ROLE_NONE;
     return 0;
 }
 

@@ -7,6 +7,9 @@
 #ifndef TG_API_AUTHZ_H
 #define TG_API_AUTHZ_H
 
+#include <jansson.h>
+#include <stdint.h>
+
 #include "http/request.h"
 #include "store/pool.h"
 
@@ -29,6 +32,12 @@ typedef struct tg_who_s {
      * minted it. Counts as the admin role in pat_workspace only; it opens
      * no admin route. `groups` are then the minter's at mint time. */
     int pat_admin;
+    /* For a personal access token: the sha256 of its secret (hex), so an
+     * open stream can tell whether it was revoked since. */
+    const char *pat_sha256;
+    /* When the credential stops being valid (a JWT's exp; 0 when unknown or
+     * for a personal access token, whose expiry is checked in the database). */
+    int64_t expires_at;
 } tg_who_t;
 
 /* The request's principal (never NULL past authentication). */
@@ -38,6 +47,11 @@ const char *tg_role_name(tg_role_e r);
 /* The principal's groups as a PostgreSQL array literal (arena memory). */
 const char *tg_who_groups_literal(tg_req_t *req);
 
+/* The role `who` holds in `ws`, given the roles its subject and groups hold
+ * there (`roles`, a JSON array of role names, borrowed) and whether the
+ * workspace exists: the rule of tg_authz_role_or_reply, for callers with no
+ * request (an open stream re-checking its access). */
+tg_role_e tg_authz_role_from(const tg_who_t *who, const char *ws, const json_t *roles, int exists);
 /* The caller's role in `ws` (TG_ROLE_NONE when not a member or when the
  * workspace does not exist). Answers 503 and returns -1 when the database
  * cannot say. */

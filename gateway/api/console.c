@@ -9,7 +9,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "core/digest.h"
+#include "api/etag.h"
 #include "http/problem.h"
 
 enum { CONSOLE_IDENTITY = 0, CONSOLE_GZIP, CONSOLE_BROTLI, CONSOLE_NENC };
@@ -20,7 +20,7 @@ static const char *const console_enc_name[CONSOLE_NENC] = {NULL, "gzip", "br"};
 typedef struct {
     char *data; /* NULL: this encoding was not built */
     size_t len;
-    char etag[80]; /* "\"<64 hex of the identity bytes>[-gz|-br]\"" */
+    char etag[TG_ETAG_LEN]; /* of the bytes sent: each representation its own */
 } console_body_t;
 
 typedef struct {
@@ -160,7 +160,6 @@ static tg_rc_e console_add(console_loader_t *L, const char *rel)
     console_file_t f = {.name = tg_xstrdup(rel),
                         .type = console_type(rel),
                         .immutable = strncmp(rel, "assets/", 7) == 0};
-    char hex[65];
     tg_rc_e rc = TG_OK;
     for (int e = 0; e < CONSOLE_NENC; e++) {
         char path[4096];
@@ -177,10 +176,7 @@ static tg_rc_e console_add(console_loader_t *L, const char *rel)
         }
         if (rc != TG_OK)
             goto out;
-        if (e == CONSOLE_IDENTITY)
-            tg_sha256_hex(f.body[e].data, f.body[e].len, hex);
-        snprintf(f.body[e].etag, sizeof(f.body[e].etag), "\"%s%s%s\"", hex, e ? "-" : "",
-                 e ? console_enc_suffix[e] + 1 : "");
+        tg_etag_of(f.body[e].data, f.body[e].len, f.body[e].etag);
     }
     L->files[L->n++] = f;
     return TG_OK;
@@ -288,29 +284,6 @@ void tg_console_unload(void)
     memset(&console, 0, sizeof(console));
 }
 
-/* 1 when an If-None-Match value ("*" or a list of entity tags, weak ones
- * compared weakly as RFC 9110 says for GET) names `etag`. */
-static int console_etag_matches(const char *inm, const char *etag)
-{
-    size_t tlen = strlen(etag);
-    const char *p = inm;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (*p == '*')
-            return 1;
-        if (p[0] == 'W' && p[1] == '/')
-            p += 2;
-        size_t n = strcspn(p, ",");
-        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        if (n == tlen && memcmp(p, etag, tlen) == 0)
-            return 1;
-        p += strcspn(p, ",");
-    }
-    return 0;
-}
-
 /* The q-value Accept-Encoding gives `coding` (RFC 9110 §12.5.3): its own
  * entry's, else the "*" entry's, else 0. */
 static double console_accept_q(const char *accept, const char *coding)
@@ -391,18 +364,24 @@ void tg_console_serve(tg_req_t *req)
             enc = CONSOLE_GZIP;
     }
     const console_body_t *b = &f->body[enc];
-    const char *inm = tg_req_header(req, "If-None-Match");
-    if (inm && console_etag_matches(inm, b->etag)) {
-        tg_resp_bytes(req, 304, NULL, "", 0);
-    } else {
-        tg_resp_bytes(req, 200, f->type, b->data, b->len);
-        if (console_enc_name[enc])
-            tg_resp_header(req, "Content-Encoding", console_enc_name[enc]);
-    }
-    tg_resp_header(req, "ETag", b->etag);
-    tg_resp_header(req, "Cache-Control",
-                   f->immutable ? "public, max-age=31536000, immutable" : "no-cache");
+    tg_resp_conditional(req, f->type, b->data, b->len, b->etag,
+                        f->immutable ? "public, max-age=31536000, immutable" : "no-cache");
+    if (console_enc_name[enc] && req->status == 200)
+        tg_resp_header(req, "Content-Encoding", console_enc_name[enc]);
     if (f->body[CONSOLE_GZIP].data || f->body[CONSOLE_BROTLI].data)
         tg_resp_header(req, "Vary", "Accept-Encoding");
+    console_security_headers(req);
+}
+
+void tg_console_root(tg_req_t *req)
+{
+    if (!console.index) {
+        /* No console: the root is what it was, nothing. */
+        tg_problem(req, TG_ENOTFOUND, NULL, "no resource at /; the API is under /v1");
+        return;
+    }
+    tg_resp_bytes(req, 302, NULL, "", 0);
+    tg_resp_header(req, "Location", "/ui/");
+    tg_resp_header(req, "Cache-Control", "no-cache");
     console_security_headers(req);
 }

@@ -50,12 +50,16 @@ void tg_console_unload(void);
 
 /* The route handler for /ui and every path below it. */
 void tg_console_serve(tg_req_t *req);
+/* GET /: a redirect (302) to /ui/ when the console is loaded, else the 404
+ * an unknown path gets, so a browser pointed at the gateway finds it. */
+void tg_console_root(tg_req_t *req);
 
-/* The route rows: /ui and up to six segments below it (deep links such as
+/* The route rows: / (the redirect), /ui and up to six segments below it (deep links such as
  * /ui/w/{ws}/runs or /ui/runs/{id}/logs). The handler reads req->path, not
  * the parameters. Not API operations: openapi.yaml does not list them. */
 #define TG_CONSOLE_ROUTES                                                                          \
-    {TG_M_GET, "/ui", tg_console_serve, TG_ROUTE_PUBLIC, NULL},                                    \
+    {TG_M_GET, "/", tg_console_root, TG_ROUTE_PUBLIC, NULL},                                       \
+        {TG_M_GET, "/ui", tg_console_serve, TG_ROUTE_PUBLIC, NULL},                                \
         {TG_M_GET, "/ui/{p1}", tg_console_serve, TG_ROUTE_PUBLIC, NULL},                           \
         {TG_M_GET, "/ui/{p1}/{p2}", tg_console_serve, TG_ROUTE_PUBLIC, NULL},                      \
         {TG_M_GET, "/ui/{p1}/{p2}/{p3}", tg_console_serve, TG_ROUTE_PUBLIC, NULL},                 \

@@ -5,6 +5,7 @@
 
 #include "api/app.h"
 #include "api/authz.h"
+#include "api/etag.h"
 #include "api/runs_read.h"
 #include "http/problem.h"
 #include "store/evidence.h"
@@ -50,8 +51,8 @@ void tg_api_run_evidence(tg_req_t *req)
         goto out_run;
     if (rc == TG_OK) {
         json_t *env = evidence_envelope(&row);
-        if (env)
-            tg_resp_json(req, 200, env);
+        if (env) /* sealed: it never changes */
+            tg_resp_json_conditional(req, env, "private, no-cache");
         else
             tg_problem(req, TG_EINTERNAL, NULL,
                        "the sealed record of run %s is not readable JSON; run `taugate verify %s`",
@@ -73,11 +74,13 @@ void tg_api_run_evidence(tg_req_t *req)
         tg_problem(req, rc, NULL, "the evidence preview could not be built");
         goto out_run;
     }
-    tg_resp_json(req, 200,
-                 json_pack("{s:s, s:b, s:s, s:o}", "run_id", id, "sealed", 0, "detail",
-                           "the run has ended; its record is sealed (hashed and signed) once the "
-                           "logs of its pods are collected. This preview is neither.",
-                           "record", rec));
+    tg_resp_json_conditional(
+        req,
+        json_pack("{s:s, s:b, s:s, s:o}", "run_id", id, "sealed", 0, "detail",
+                  "the run has ended; its record is sealed (hashed and signed) once the "
+                  "logs of its pods are collected. This preview is neither.",
+                  "record", rec),
+        "private, no-cache");
 out_run:
     json_decref(run);
 }
@@ -89,9 +92,10 @@ void tg_api_evidence_public_key(tg_req_t *req)
         tg_problem(req, TG_EUNAVAILABLE, NULL, "no evidence signing key is configured");
         return;
     }
-    tg_resp_json(req, 200,
-                 json_pack("{s:s, s:s, s:s, s:s, s:b}", "key_id", tg_signer_key_id(s), "algorithm",
-                           TG_SIGNER_ALGORITHM, "public_key_pem", tg_signer_public_pem(s),
-                           "public_key_b64", tg_signer_public_b64(s), "ephemeral",
-                           tg_signer_is_ephemeral(s)));
+    tg_resp_json_conditional(
+        req,
+        json_pack("{s:s, s:s, s:s, s:s, s:b}", "key_id", tg_signer_key_id(s), "algorithm",
+                  TG_SIGNER_ALGORITHM, "public_key_pem", tg_signer_public_pem(s), "public_key_b64",
+                  tg_signer_public_b64(s), "ephemeral", tg_signer_is_ephemeral(s)),
+        "no-cache");
 }

@@ -1,4 +1,5 @@
-/* GET /v1/openapi.yaml: the REST contract, served from memory. */
+/* GET /v1/openapi.yaml and /v1/openapi.json: the bundled contract, served
+ * from memory (see openapi.h). */
 #include "api/openapi.h"
 
 #include <errno.h>
@@ -6,95 +7,149 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/digest.h"
+#include "api/etag.h"
+#include "api/openapi_bundle.h"
+#include "api/yaml_out.h"
 #include "http/problem.h"
+#include "spec/yaml_tree.h"
+
+typedef struct {
+    char *data;
+    size_t len;
+    char etag[TG_ETAG_LEN];
+} openapi_form_t;
 
 /* Written only by load/unload, which run while no request is served. */
 static struct {
-    char *data;
-    size_t len;
-    char etag[80]; /* "\"sha256:<64 hex>\"" */
+    openapi_form_t yaml, json;
 } openapi_doc;
 
-tg_rc_e tg_api_openapi_load(const char *path, char *err, size_t errlen)
+/* The file's bytes (NUL-terminated). */
+static tg_rc_e openapi_read(const char *path, char **data, size_t *len, char *err, size_t errlen)
 {
     tg_rc_e rc = TG_OK;
-    char *data = NULL;
-    size_t len = 0;
     FILE *f = fopen(path, "rb");
+    *data = NULL;
     if (!f) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return TG_ENOTFOUND;
     }
-    data = tg_xmalloc(TG_OPENAPI_MAX_BYTES + 1);
-    len = fread(data, 1, TG_OPENAPI_MAX_BYTES + 1, f);
+    char *buf = tg_xmalloc(TG_OPENAPI_MAX_BYTES + 1);
+    *len = fread(buf, 1, TG_OPENAPI_MAX_BYTES + 1, f);
     if (ferror(f)) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         rc = TG_EINTERNAL;
-    } else if (len > TG_OPENAPI_MAX_BYTES) {
+    } else if (*len > TG_OPENAPI_MAX_BYTES) {
         snprintf(err, errlen, "%s is larger than %u bytes", path, TG_OPENAPI_MAX_BYTES);
         rc = TG_ETOOLARGE;
-    } else if (len == 0 || memchr(data, '\0', len)) {
-        snprintf(err, errlen, "%s is empty or holds a NUL byte; it is not a YAML document", path);
-        rc = TG_EINVAL;
     }
     fclose(f);
     if (rc != TG_OK) {
-        free(data);
+        free(buf);
         return rc;
     }
-    data = tg_xrealloc(data, len + 1);
-    data[len] = '\0';
-    tg_api_openapi_unload();
-    char hex[65];
-    tg_sha256_hex(data, len, hex);
-    snprintf(openapi_doc.etag, sizeof(openapi_doc.etag), "\"sha256:%s\"", hex);
-    openapi_doc.data = data;
-    openapi_doc.len = len;
+    buf[*len] = '\0';
+    *data = buf;
     return TG_OK;
+}
+
+/* Parse the YAML text into a JSON object. */
+static json_t *openapi_parse(const char *path, const char *text, size_t len, char *err,
+                             size_t errlen)
+{
+    tg_spec_limits_t lim;
+    tg_spec_limits_default(&lim);
+    lim.max_doc_bytes = TG_OPENAPI_MAX_BYTES;
+    lim.max_nodes = 1000000;
+    lim.max_depth = 256;
+    tg_spec_doc_t doc;
+    tg_spec_diag_t d;
+    tg_spec_doc_init(&doc);
+    tg_spec_diag_init(&d, NULL, 8);
+    json_t *root = NULL;
+    if (tg_spec_yaml_parse(text, len, &lim, &doc, &d) == TG_OK && doc.root) {
+        root = json_incref(doc.root);
+    } else {
+        json_t *e0 = json_array_get(d.errors, 0);
+        snprintf(err, errlen, "%s is not a YAML document: line %lld: %s", path,
+                 (long long)json_integer_value(json_object_get(e0, "line")),
+                 e0 ? json_string_value(json_object_get(e0, "message")) : "unreadable");
+    }
+    tg_spec_diag_clean(&d);
+    tg_spec_doc_clean(&doc);
+    return root;
+}
+
+static void openapi_form_set(openapi_form_t *f, char *data, size_t len)
+{
+    f->data = data;
+    f->len = len;
+    tg_etag_of(data, len, f->etag);
+}
+
+tg_rc_e tg_api_openapi_load(const char *path, char *err, size_t errlen)
+{
+    char *text = NULL, *yaml = NULL, *json = NULL;
+    size_t len = 0, ylen = 0;
+    json_t *doc = NULL;
+    tg_rc_e rc = openapi_read(path, &text, &len, err, errlen);
+    if (rc != TG_OK)
+        return rc;
+    doc = openapi_parse(path, text, len, err, errlen);
+    rc = doc ? TG_OK : TG_EINVAL;
+    if (rc == TG_OK) {
+        char dir[1024];
+        snprintf(dir, sizeof(dir), "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(dir, sizeof(dir), ".");
+        rc = tg_openapi_bundle(doc, dir, err, errlen);
+    }
+    if (rc == TG_OK) {
+        yaml = tg_yaml_out(doc, &ylen);
+        json = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (!yaml || !json) {
+            snprintf(err, errlen, "%s could not be written back as YAML and JSON", path);
+            rc = TG_EINTERNAL;
+        }
+    }
+    if (rc == TG_OK) {
+        tg_api_openapi_unload();
+        openapi_form_set(&openapi_doc.yaml, yaml, ylen);
+        openapi_form_set(&openapi_doc.json, json, strlen(json));
+        yaml = json = NULL;
+    }
+    free(yaml);
+    free(json);
+    json_decref(doc);
+    free(text);
+    return rc;
 }
 
 void tg_api_openapi_unload(void)
 {
-    free(openapi_doc.data);
+    free(openapi_doc.yaml.data);
+    free(openapi_doc.json.data);
     memset(&openapi_doc, 0, sizeof(openapi_doc));
 }
 
-/* 1 when an If-None-Match value ("*", or a list of entity tags, weak ones
- * compared weakly as RFC 9110 says for GET) names the document's tag. */
-static int openapi_etag_matches(const char *inm)
+static void openapi_reply(tg_req_t *req, const openapi_form_t *f, const char *content_type)
 {
-    size_t tlen = strlen(openapi_doc.etag);
-    const char *p = inm;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (*p == '*')
-            return 1;
-        if (p[0] == 'W' && p[1] == '/')
-            p += 2;
-        size_t n = strcspn(p, ",");
-        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        if (n == tlen && memcmp(p, openapi_doc.etag, tlen) == 0)
-            return 1;
-        p += strcspn(p, ",");
+    if (!f->data) {
+        tg_problem(req, TG_EUNAVAILABLE, NULL, "the OpenAPI document was not loaded at start");
+        return;
     }
-    return 0;
+    tg_resp_conditional(req, content_type, f->data, f->len, f->etag, "no-cache");
 }
 
 void tg_api_openapi(tg_req_t *req)
 {
-    if (!openapi_doc.data) {
-        tg_problem(req, TG_EUNAVAILABLE, NULL, "the OpenAPI document was not loaded at start");
-        return;
-    }
-    const char *inm = tg_req_header(req, "If-None-Match");
-    if (inm && openapi_etag_matches(inm)) {
-        tg_resp_bytes(req, 304, NULL, "", 0);
-    } else {
-        tg_resp_bytes(req, 200, "application/yaml", openapi_doc.data, openapi_doc.len);
-        tg_resp_header(req, "Cache-Control", "no-cache");
-    }
-    tg_resp_header(req, "ETag", openapi_doc.etag);
+    openapi_reply(req, &openapi_doc.yaml, "application/yaml");
+}
+
+void tg_api_openapi_json(tg_req_t *req)
+{
+    openapi_reply(req, &openapi_doc.json, "application/json");
 }

@@ -1,11 +1,14 @@
-/* GET /v1/openapi.yaml: the REST contract (openapi.yaml), served as is.
+/* GET /v1/openapi.yaml and /v1/openapi.json: the REST contract, one
+ * self-contained document.
  *
- * The document is read once at start (tg_api_openapi_load, before the
- * server serves) and kept in memory for the life of the process; requests
- * only read it, so the handler needs no lock. The answer is
- * `application/yaml` with an ETag (the document's sha256) and honours
- * If-None-Match (304). Before a successful load the handler answers 503.
- * Public route: clients and the web UI read it before they have a token. */
+ * The repository's openapi.yaml stays the source: it is read once at start
+ * (tg_api_openapi_load, before the server serves), its references to other
+ * files (the JSON Schemas next to it) are bundled into components.schemas
+ * (api/openapi_bundle.h), and the result is kept in memory as YAML and as
+ * JSON for the life of the process; requests only read it, so the handlers
+ * need no lock. Each form has its own ETag (sha256 of its bytes) and honours
+ * If-None-Match (304). Before a successful load the handlers answer 503.
+ * Public routes: clients and the web UI read it before they have a token. */
 #ifndef TG_API_OPENAPI_H
 #define TG_API_OPENAPI_H
 
@@ -18,16 +21,18 @@
 /* The largest document accepted. */
 #define TG_OPENAPI_MAX_BYTES (16u << 20)
 
-/* Read the document at `path` (config key openapi_file) into memory,
+/* Read and bundle the document at `path` (config key openapi_file),
  * replacing one loaded before. Call before the server starts serving.
- * RET: TG_OK; TG_ENOTFOUND when the file cannot be opened, TG_ETOOLARGE
- * above TG_OPENAPI_MAX_BYTES, TG_EINVAL when empty or holding a NUL byte,
- * TG_EINTERNAL on a read error; `err` then says why (naming the path). */
+ * RET: TG_OK; TG_ENOTFOUND when the file (or a file it refers to) cannot
+ * be read, TG_ETOOLARGE above TG_OPENAPI_MAX_BYTES, TG_EINVAL when it is
+ * not a YAML mapping or cannot be bundled; `err` then says why (naming the
+ * path). */
 tg_rc_e tg_api_openapi_load(const char *path, char *err, size_t errlen) TG_MUSTCHECK;
 /* Free the document; after the server has stopped. Safe without a load. */
 void tg_api_openapi_unload(void);
 
-/* The route handler. */
+/* The route handlers: YAML and JSON. */
 void tg_api_openapi(tg_req_t *req);
+void tg_api_openapi_json(tg_req_t *req);
 
 #endif

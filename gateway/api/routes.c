@@ -7,9 +7,13 @@
 #include "api/crud.h"
 #include "api/drift.h"
 #include "api/evidence.h"
+#include "api/experiments.h"
 #include "api/fleet.h"
 #include "api/queue_view.h"
+#include "api/run_changes.h"
+#include "api/runs_list.h"
 #include "api/health.h"
+#include "api/node_ops.h"
 #include "api/quota.h"
 #include "api/quota_view.h"
 #include "api/openapi.h"
@@ -39,6 +43,7 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/metrics", tg_api_metrics, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/version", tg_api_version, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/openapi.yaml", tg_api_openapi, TG_ROUTE_PUBLIC, NULL},
+    {TG_M_GET, "/v1/openapi.json", tg_api_openapi_json, TG_ROUTE_PUBLIC, NULL},
     TG_CONSOLE_ROUTES,
     {TG_M_GET, "/v1/workspaces", tg_api_my_workspaces, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}", tg_api_my_workspace, 0, NULL},
@@ -48,10 +53,14 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_POST, "/v1/workspaces/{ws}/quota-requests", tg_api_quota_request_create, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/quota-requests/{id}", tg_api_quota_request_get, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/runs", tg_api_runs_list, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/run-changes", tg_api_run_changes, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/run-counts", tg_api_run_counts, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/queue", tg_api_workspace_queue, 0, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs", tg_api_runs_submit, TG_ROUTE_SUBMIT, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs:validate", tg_api_runs_validate, 0, NULL},
     {TG_M_POST, "/v1/workspaces/{ws}/runs:batch", tg_api_runs_batch, TG_ROUTE_SUBMIT, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/runs:compare", tg_api_runs_compare, 0, NULL},
+    {TG_M_GET, "/v1/workspaces/{ws}/experiments", tg_api_experiments_list, 0, NULL},
     {TG_M_GET, "/v1/runs/{id}", tg_api_run_get, 0, NULL},
     {TG_M_DELETE, "/v1/runs/{id}", tg_api_run_cancel, 0, NULL},
     {TG_M_POST, "/v1/runs/{id}:cancel", tg_api_run_cancel, 0, NULL},
@@ -77,6 +86,9 @@ const tg_route_t tg_api_routes[] = {
      NULL},
     {TG_M_GET, "/v1/admin/nodes", tg_api_admin_nodes, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/admin/nodes/{name}", tg_api_admin_node, TG_ROUTE_ADMIN, NULL},
+    {TG_M_POST, "/v1/admin/nodes/{name}:cordon", tg_api_node_cordon, TG_ROUTE_ADMIN, NULL},
+    {TG_M_POST, "/v1/admin/nodes/{name}:uncordon", tg_api_node_uncordon, TG_ROUTE_ADMIN, NULL},
+    {TG_M_POST, "/v1/admin/nodes/{name}:drain", tg_api_node_drain, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/admin/fleet", tg_api_admin_fleet, TG_ROUTE_ADMIN, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/policy", tg_api_workspace_policy, 0, NULL},
     {TG_M_GET, "/v1/admin/policies", tg_api_policies_list, TG_ROUTE_ADMIN, NULL},

@@ -9,17 +9,21 @@
 #include "api/runs_read.h"
 #include "auth/b64url.h"
 #include "http/problem.h"
+#include "store/metrics_series.h"
 #include "store/metrics_store.h"
 
 #define POINTS_DEFAULT 1000
 #define POINTS_MAX     5000
 #define NAME_MAX_BYTES 256
+#define SERIES_MIN     4
+#define SERIES_MAX     10000
 
 typedef struct {
     const char *name;
     int attempt;
     int limit;
     long long after;
+    int max_points; /* 0: paged points, not a reduced series */
 } metrics_query_t;
 
 static void metrics_bad(json_t *errors, const char *param, const char *msg)
@@ -69,6 +73,15 @@ static int metrics_query_or_reply(tg_req_t *req, metrics_query_t *q)
         else
             q->after = after;
     }
+    if ((v = tg_req_query(req, "max_points"))) {
+        long m = strtol(v, &end, 10);
+        if (!*v || *end || m < SERIES_MIN || m > SERIES_MAX)
+            metrics_bad(errors, "max_points", "must be an integer from 4 to 10000");
+        else if (!q->name)
+            metrics_bad(errors, "max_points", "needs name (the series to reduce)");
+        else
+            q->max_points = (int)m;
+    }
     if (json_array_size(errors)) {
         tg_problem(req, TG_EINVAL, errors, "invalid query parameters");
         return -1;
@@ -106,7 +119,18 @@ void tg_api_run_metrics(tg_req_t *req)
     const char *id = tg_req_param(req, "id");
     json_t *items = NULL;
     tg_rc_e rc;
-    if (q.name) {
+    if (q.max_points) {
+        long long total = 0;
+        rc = tg_store_metric_series_reduced(conn, id, q.name, q.attempt, q.max_points, &items,
+                                            &total);
+        if (rc == TG_OK) {
+            tg_resp_json(req, 200,
+                         json_pack("{s:s, s:o, s:n, s:b, s:I}", "name", q.name, "items", items,
+                                   "next_cursor", "reduced", total > q.max_points, "total_points",
+                                   (json_int_t)total));
+            return;
+        }
+    } else if (q.name) {
         rc = tg_store_metric_points(conn, id, q.name, q.attempt, q.after, q.limit + 1, &items);
         if (rc == TG_OK) {
             metrics_points_reply(req, &q, items);

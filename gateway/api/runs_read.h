@@ -1,4 +1,4 @@
-/* Reading runs: lists, one run, its events. */
+/* Reading runs: one run, its events (lists: api/runs_list.h). */
 #ifndef TG_API_RUNS_READ_H
 #define TG_API_RUNS_READ_H
 
@@ -18,7 +18,6 @@ json_t *tg_api_run_load_or_reply(tg_req_t *req, tg_role_e need, tg_role_e *role)
  * as tg_api_run_load_or_reply does and returns NULL. */
 tg_db_conn_t *tg_api_run_readable_or_reply(tg_req_t *req);
 
-void tg_api_runs_list(tg_req_t *req);
 void tg_api_run_get(tg_req_t *req);
 void tg_api_run_events(tg_req_t *req);
 

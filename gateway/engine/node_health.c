@@ -283,6 +283,19 @@ json_t *tg_node_summarize(const json_t *node, const tg_node_rules_t *r)
         json_is_array(taints) ? taints : json_array());
     if (!json_is_array(taints))
         json_decref(taints);
+    const char *source = nh_str(ann, TG_NODE_ANN_SOURCE);
+    if (out && nh_str(ann, TG_NODE_ANN_CORDONED_BY))
+        json_object_set_new(
+            out, "cordon_source",
+            json_string(source && (!strcmp(source, "admin") || !strcmp(source, "drain"))
+                            ? source
+                            : "automation"));
+    else if (out)
+        json_object_set_new(out, "cordon_source", json_null());
+    const char *uncordoned = nh_str(ann, TG_NODE_ANN_UNCORDONED_AT);
+    if (out)
+        json_object_set_new(out, "uncordoned_at",
+                            uncordoned ? json_string(uncordoned) : json_null());
     return out; /* "s?" writes null for absent strings */
 }
 

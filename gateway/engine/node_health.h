@@ -39,6 +39,13 @@
 #define TG_NODE_ANN_CORDONED_BY "taugate.io/cordoned-by"
 #define TG_NODE_ANN_REASON      "taugate.io/cordon-reason"
 #define TG_NODE_ANN_AT          "taugate.io/cordoned-at"
+/* "admin" or "drain" when a platform admin cordoned the node through the API
+ * (api/node_ops.c): the automation never takes that cordon back. Absent for
+ * the automation's own cordons. */
+#define TG_NODE_ANN_SOURCE "taugate.io/cordon-source"
+/* When a platform admin last uncordoned the node: the automation leaves a
+ * fault that began before it alone (it cordons again only for a new one). */
+#define TG_NODE_ANN_UNCORDONED_AT "taugate.io/uncordoned-at"
 
 typedef struct tg_node_rules_s {
     int n;
@@ -66,7 +73,9 @@ int tg_node_rules_match(const tg_node_rules_t *r, const char *type, const char *
  *    health, health_since (RFC 3339|null), problems: [{type, status, reason,
  *    message, since}], conditions: [same shape, every condition],
  *    ready (true|false|null), unschedulable, cordoned_by, cordon_reason,
- *    cordoned_at (from taugate's annotations, null when absent), taints}
+ *    cordoned_at (from taugate's annotations, null when absent),
+ *    cordon_source ("automation", "admin" or "drain"; null when taugate did
+ *    not cordon it), uncordoned_at (an admin's last uncordon, or null), taints}
  * or NULL when `node` has no metadata.name. The class is the value of the
  * first class label present; a node with GPUs and none of them is
  * "unlabelled"; a node without GPUs has class null. Heartbeat times are

@@ -1,6 +1,7 @@
 /* Cordon, note, recover, evict, uncordon. */
 #include "engine/node_policy.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "core/ids.h"
 #include "core/log.h"
 #include "engine/node_health.h"
+#include "engine/platform_metrics.h"
 #include "engine/recovery.h"
 #include "kube/verbs.h"
 #include "store/audit.h"
@@ -123,8 +125,8 @@ static tg_rc_e np_uncordon(const tg_node_policy_t *p, tg_db_conn_t *conn, tg_kub
 }
 
 /* POST pods/{name}/eviction; a server without the subresource gets a delete. */
-static tg_rc_e np_evict_pod(tg_kube_client_t *kube, const char *ns, const char *pod,
-                            tg_kube_result_t *res)
+tg_rc_e tg_node_evict_pod(tg_kube_client_t *kube, const char *ns, const char *pod,
+                          tg_kube_result_t *res)
 {
     tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods, .ns = ns, .name = pod, .sub = "eviction"};
     char *path = tg_kube_path(&ref);
@@ -166,7 +168,7 @@ static tg_rc_e np_evict(const tg_node_policy_t *p, tg_db_conn_t *conn, tg_kube_c
     const char *name = np_str(pod, "pod");
     tg_kube_result_t res;
     tg_kube_result_init(&res);
-    tg_rc_e krc = np_evict_pod(kube, ns, name, &res);
+    tg_rc_e krc = tg_node_evict_pod(kube, ns, name, &res);
     json_t *detail =
         json_pack("{s:s, s:s?, s:s?, s:s?, s:O?, s:s?}", "node", node, "namespace", ns, "pod", name,
                   "run_id", np_str(pod, "run_id"), "attempt", json_object_get(pod, "attempt"),
@@ -263,6 +265,26 @@ out:
     return rc;
 }
 
+/* A platform admin uncordoned the node after this fault began (see
+ * node_policy.h): leave it schedulable. Condition times have whole seconds,
+ * so a fault must have begun in an earlier second than the uncordon: one
+ * that began in the same second counts as new (the safe side). */
+static int np_admin_accepted(const json_t *row)
+{
+    const char *at = np_str(row, "uncordoned_at");
+    const char *since = np_str(row, "health_since");
+    double a = at ? tg_platform_metrics_parse_time(at) : -1;
+    double s = since ? tg_platform_metrics_parse_time(since) : -1;
+    return a >= 0 && s >= 0 && s < floor(a);
+}
+
+/* Cordoned by a platform admin: never the automation's to take back. */
+static int np_admin_cordon(const json_t *row)
+{
+    const char *src = np_str(row, "cordon_source");
+    return src && (!strcmp(src, "admin") || !strcmp(src, "drain"));
+}
+
 tg_rc_e tg_node_policy_apply(const tg_node_policy_t *p, tg_db_conn_t *conn, tg_kube_client_t *kube,
                              const json_t *row)
 {
@@ -273,14 +295,15 @@ tg_rc_e tg_node_policy_apply(const tg_node_policy_t *p, tg_db_conn_t *conn, tg_k
     tg_rc_e rc = TG_OK;
     if (!health || !node)
         return TG_OK;
-    if (!strcmp(health, "Unhealthy")) {
+    if (!strcmp(health, "Unhealthy") && !np_admin_accepted(row)) {
         char problem[512];
         tg_node_problem_text(row, problem, sizeof(problem));
         if (p->auto_cordon && !unschedulable)
             rc = np_cordon(p, conn, kube, node, problem);
         if (rc == TG_OK)
             rc = np_runs(p, conn, kube, row, problem);
-    } else if (!strcmp(health, "Healthy") && by && p->uncordon_on_recovery) {
+    } else if (!strcmp(health, "Healthy") && by && p->uncordon_on_recovery &&
+               !np_admin_cordon(row)) {
         rc = np_uncordon(p, conn, kube, row);
     }
     if (rc != TG_OK && !np_broken(rc))

@@ -16,7 +16,11 @@
  *      the retry budget untouched), then evict the pod (policy/v1 Eviction,
  *      or a delete when the server has no eviction subresource).
  * For a Healthy node that carries taugate.io/cordoned-by, with
- * uncordon_on_recovery: uncordon it and drop the annotations.
+ * uncordon_on_recovery: uncordon it and drop the annotations — unless a
+ * platform admin cordoned it (taugate.io/cordon-source admin or drain,
+ * api/node_ops.c), which only an admin takes back. A fault that began before
+ * an admin's last uncordon (taugate.io/uncordoned-at) is the admin's call:
+ * nothing above is done about it; a new fault is acted on again.
  *
  * The note is also a node_event (kind "note"). Every action is a node_event
  * and an audit_log row (subject
@@ -30,6 +34,7 @@
 #include <jansson.h>
 
 #include "kube/client.h"
+#include "kube/result.h"
 #include "store/pool.h"
 
 typedef struct tg_node_policy_s {
@@ -45,5 +50,12 @@ typedef struct tg_node_policy_s {
  * at the next resync. */
 tg_rc_e tg_node_policy_apply(const tg_node_policy_t *p, tg_db_conn_t *conn, tg_kube_client_t *kube,
                              const json_t *row);
+
+/* Evict one pod (policy/v1 Eviction; a delete when the server has no
+ * eviction subresource). A pod already gone is TG_OK. res (initialised by
+ * the caller) says what the cluster answered: 429 when a
+ * PodDisruptionBudget refuses. Shared with the drain of api/node_ops.c. */
+tg_rc_e tg_node_evict_pod(tg_kube_client_t *kube, const char *ns, const char *pod,
+                          tg_kube_result_t *res);
 
 #endif

@@ -13,14 +13,15 @@ static tg_stmt_t stmt_upsert = TG_STMT(
     "WITH old AS (SELECT health FROM nodes WHERE name = $1::jsonb->>'name'),"
     " ins AS (INSERT INTO nodes AS n (name, gpu_class, labels, gpus_capacity, gpus_allocatable,"
     "   gpus_allocated, mig, health, health_since, problems, conditions, ready, unschedulable,"
-    "   cordoned_by, cordon_reason, cordoned_at, taints, observed_at, updated_at)"
+    "   cordoned_by, cordon_reason, cordoned_at, cordon_source, taints, observed_at, updated_at)"
     "  SELECT j->>'name', j->>'gpu_class', COALESCE(j->'labels', '{}'),"
     "   COALESCE((j->'gpus'->>'capacity')::int, 0), COALESCE((j->'gpus'->>'allocatable')::int, 0),"
     "   COALESCE((j->'gpus'->>'allocated')::int, 0), COALESCE(j->'mig', '{}'), j->>'health',"
     "   COALESCE((j->>'health_since')::timestamptz, now()), COALESCE(j->'problems', '[]'),"
     "   COALESCE(j->'conditions', '[]'), (j->>'ready')::boolean,"
     "   COALESCE((j->>'unschedulable')::boolean, false), j->>'cordoned_by',"
-    "   j->>'cordon_reason', (j->>'cordoned_at')::timestamptz, COALESCE(j->'taints', '[]'),"
+    "   j->>'cordon_reason', (j->>'cordoned_at')::timestamptz,"
+    "   COALESCE(j->>'cordon_source', 'automation'), COALESCE(j->'taints', '[]'),"
     "   now(), now()"
     "  FROM (SELECT $1::jsonb AS j) s"
     "  ON CONFLICT (name) DO UPDATE SET gpu_class = EXCLUDED.gpu_class, labels = EXCLUDED.labels,"
@@ -31,6 +32,7 @@ static tg_stmt_t stmt_upsert = TG_STMT(
     "   problems = EXCLUDED.problems, conditions = EXCLUDED.conditions, ready = EXCLUDED.ready,"
     "   unschedulable = EXCLUDED.unschedulable, cordoned_by = EXCLUDED.cordoned_by,"
     "   cordon_reason = EXCLUDED.cordon_reason, cordoned_at = EXCLUDED.cordoned_at,"
+    "   cordon_source = EXCLUDED.cordon_source,"
     "   taints = EXCLUDED.taints, observed_at = now(), updated_at = now()"
     "  RETURNING 1)"
     " SELECT COALESCE((SELECT health FROM old), ''), (SELECT count(*) FROM ins)");
@@ -84,7 +86,9 @@ static tg_stmt_t stmt_fault_for = TG_STMT(
     " 'problems', n.problems, 'conditions', n.conditions,"                                         \
     " 'ready', COALESCE(n.ready, false), 'unschedulable', n.unschedulable,"                        \
     " 'cordon', CASE WHEN n.cordoned_by IS NULL THEN NULL ELSE jsonb_build_object("                \
-    "   'by', n.cordoned_by, 'reason', COALESCE(n.cordon_reason, ''), 'at', n.cordoned_at) END,"   \
+    "   'by', n.cordoned_by, 'reason', COALESCE(n.cordon_reason, ''), 'at', n.cordoned_at,"        \
+    "   'source', CASE WHEN n.cordon_source = 'automation' THEN 'automation' ELSE 'admin' END,"    \
+    "   'drain', n.cordon_source = 'drain') END,"                                                  \
     " 'taints', n.taints, 'labels', n.labels,"                                                     \
     " 'flavors', COALESCE((SELECT jsonb_agg(f.name ORDER BY f.name) FROM resource_flavors f"       \
     "   WHERE n.labels @> f.node_labels), '[]'::jsonb),"                                           \

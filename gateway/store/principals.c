@@ -10,6 +10,9 @@ static tg_stmt_t stmt_token_lookup = TG_STMT(
     " WHERE token_sha256 = $1 AND revoked_at IS NULL AND expires_at > now()"
     " RETURNING jsonb_build_object('subject', subject, 'workspace', workspace, 'role', role,"
     " 'groups', to_jsonb(minter_groups), 'admin', minter_admin)");
+static tg_stmt_t stmt_token_live =
+    TG_STMT("SELECT 1 FROM api_tokens"
+            " WHERE token_sha256 = $1 AND revoked_at IS NULL AND expires_at > now()");
 static tg_stmt_t stmt_token_insert = TG_STMT(
     "INSERT INTO api_tokens (id, token_sha256, subject, name, workspace, role, expires_at,"
     " minter_groups, minter_admin) VALUES ($1::uuid, $2, $3, $4, $5, $6,"
@@ -45,6 +48,19 @@ tg_rc_e tg_store_token_lookup(tg_db_conn_t *conn, const char *sha256, json_t **o
 {
     const char *vals[] = {sha256};
     return tg_db_json_one(conn, &stmt_token_lookup, 1, vals, out);
+}
+
+tg_rc_e tg_store_token_live(tg_db_conn_t *conn, const char *sha256, int *live)
+{
+    const char *vals[] = {sha256};
+    tg_rc_e rc;
+    *live = 0;
+    PGresult *r = tg_db_exec(conn, &stmt_token_live, 1, vals, &rc);
+    if (!r)
+        return rc;
+    *live = PQntuples(r) > 0;
+    PQclear(r);
+    return TG_OK;
 }
 
 tg_rc_e tg_store_token_insert(tg_db_conn_t *conn, const tg_store_token_t *t, json_t **out)

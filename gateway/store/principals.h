@@ -20,6 +20,9 @@ typedef struct {
  * {subject, workspace, role, groups: [..], admin: bool} (groups and admin
  * as of mint time); TG_ENOTFOUND when unknown, revoked or expired. */
 tg_rc_e tg_store_token_lookup(tg_db_conn_t *conn, const char *sha256, json_t **out) TG_MUSTCHECK;
+/* *live: 1 while the token with this secret digest is neither revoked nor
+ * expired (a read: it does not mark the token used). */
+tg_rc_e tg_store_token_live(tg_db_conn_t *conn, const char *sha256, int *live) TG_MUSTCHECK;
 /* Store a new token; *out gets its public view {id, name, workspace, role,
  * created_at, expires_at}. */
 tg_rc_e tg_store_token_insert(tg_db_conn_t *conn, const tg_store_token_t *t,

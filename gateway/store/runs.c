@@ -53,15 +53,6 @@ static tg_stmt_t stmt_insert = TG_STMT(
 #define RUN_VIEW_FROM " FROM (SELECT " RUN_COLS " FROM runs WHERE id = $1::uuid) v"
 static tg_stmt_t stmt_get = TG_STMT("SELECT " RUN_VIEW RUN_VIEW_FROM);
 static tg_stmt_t stmt_get_text = TG_STMT("SELECT v.workspace, (" RUN_VIEW ")::text" RUN_VIEW_FROM);
-static tg_stmt_t stmt_list =
-    TG_STMT("SELECT to_jsonb(v) FROM (SELECT " RUN_COLS " FROM runs WHERE workspace = $1"
-            " AND ($2::text IS NULL OR state = $2) AND ($3::text IS NULL OR owner = $3)"
-            " AND ($4::text IS NULL OR engine = $4) AND ($5::text IS NULL OR name = $5)"
-            " AND ($6::timestamptz IS NULL OR created_at >= $6::timestamptz)"
-            " AND ($7::timestamptz IS NULL OR created_at < $7::timestamptz)"
-            " AND ($8::timestamptz IS NULL OR (created_at, id) < ($8::timestamptz, $9::uuid))"
-            " ORDER BY created_at DESC, id DESC LIMIT $10::int) v");
-
 /* The files as [{name, hex, sha256}] for the insert statement. */
 static char *runs_files_json(const tg_run_new_t *in)
 {
@@ -289,14 +280,4 @@ tg_rc_e tg_store_run_get_text(tg_db_conn_t *conn, const char *id, char **workspa
     }
     PQclear(r);
     return *json ? TG_OK : TG_ENOTFOUND;
-}
-
-tg_rc_e tg_store_runs_list(tg_db_conn_t *conn, const tg_run_query_t *q, json_t **out)
-{
-    char lim[16];
-    snprintf(lim, sizeof(lim), "%d", q->limit);
-    const char *vals[] = {
-        q->workspace,     q->state,          q->owner,       q->engine,    q->name,
-        q->created_after, q->created_before, q->cursor_time, q->cursor_id, lim};
-    return tg_db_json_all(conn, &stmt_list, 10, vals, out);
 }

@@ -69,15 +69,4 @@ tg_rc_e tg_store_run_get(tg_db_conn_t *conn, const char *id, json_t **out) TG_MU
 tg_rc_e tg_store_run_get_text(tg_db_conn_t *conn, const char *id, char **workspace,
                               char **json) TG_MUSTCHECK;
 
-typedef struct {
-    const char *workspace; /* required */
-    const char *state, *owner, *engine, *name;
-    const char *created_after, *created_before; /* RFC 3339 */
-    const char *cursor_time, *cursor_id;        /* from the previous page */
-    int limit;
-} tg_run_query_t;
-
-/* Runs newest first. */
-tg_rc_e tg_store_runs_list(tg_db_conn_t *conn, const tg_run_query_t *q, json_t **out) TG_MUSTCHECK;
-
 #endif

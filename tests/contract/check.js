@@ -7,7 +7,10 @@
 //
 // 1. The document is validated against the official OpenAPI 3.1 schema
 //    (@seriousme/openapi-schema-validator), tau.schema.json registered for
-//    its external $ref.
+//    its external $ref, and for what client generators need
+//    (tests/contract/completeness.js: no bare objects, an example for every
+//    success response and problem type, examples that match their schemas,
+//    operationIds and tags).
 // 2. gateway/api/routes.c is parsed ({TG_M_X, "/path", ...} rows and the
 //    CRUD_ROUTES macro, five operations each). Every route must be a
 //    documented operation without `x-taugate-status: planned`; every
@@ -42,6 +45,7 @@ const yaml = require('js-yaml');
 const Ajv2020 = require('ajv/dist/2020');
 const addFormats = require('ajv-formats');
 const { Validator } = require('@seriousme/openapi-schema-validator');
+const { checkCompleteness } = require('./completeness');
 
 const REPO = path.resolve(__dirname, '..', '..');
 const DOC_ID = 'https://taugate.io/openapi.yaml';
@@ -296,6 +300,19 @@ function decodeBody(mediaType, ct, b) {
   return t;
 }
 
+// A parameter's text as the value its schema describes. An array in a
+// query with style form and explode false (the default style for a query
+// is form, explode true) is comma-separated: ids=a,b,c.
+function coerceParam(doc, param, value) {
+  const types = schemaTypes(doc, param.schema);
+  if (types.includes('array') && param.explode === false && (param.style || 'form') === 'form') {
+    let items = param.schema.items;
+    for (let n = 0; items && items.$ref && n < 20; n++) items = ptrGet(doc, items.$ref.slice(1));
+    return value.split(',').map((v) => coerce(doc, items || {}, v));
+  }
+  return coerce(doc, param.schema, value);
+}
+
 function coerce(doc, schema, value) {
   const types = schemaTypes(doc, schema);
   if (types.includes('integer') && /^-?\d+$/.test(value)) return Number(value);
@@ -318,7 +335,7 @@ function checkRequest(c, o, pathParams, url, ex, fail) {
       continue;
     }
     if (where === 'path') raw = decodeURIComponent(raw);
-    const err = c.validate(p.schemaPtr, coerce(doc, p.obj.schema, raw));
+    const err = c.validate(p.schemaPtr, coerceParam(doc, p.obj, raw));
     if (err) fail('request', `${where} parameter ${name}=${JSON.stringify(raw)}: ${err}`);
   }
   for (const name of new Set(url.searchParams.keys())) {
@@ -489,6 +506,7 @@ async function main(argv) {
   }
   const c = new Contract(doc, ext);
   const documented = new Map(c.ops.map((o) => [o.key, o]));
+  for (const f of checkCompleteness(doc, c, REPO, ptrGet)) failures.push({ kind: 'completeness', ...f });
 
   // 2. routes.c against the document
   const routes = parseRoutes(args.routes);

@@ -7,6 +7,7 @@ A small folder stands in for `make console`'s output, so these run without
 Node. The requests go through http.client directly: /ui/ is not an API
 operation, so it stays out of the contract log."""
 import gzip
+import hashlib
 import http.client
 import json
 import os
@@ -22,6 +23,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 
 INDEX = b"<!doctype html><title>console</title><script type=module src=/ui/assets/app-1a2b3c.js></script>"
 APP = b"console.log('app');\n" * 40
+APP_GZ = gzip.compress(APP, mtime=0)
 BROTLI_INDEX = b"pretend-brotli-bytes-of-index"  # the gateway sends the file as built
 
 
@@ -43,7 +45,7 @@ def dist(tmp_path_factory):
     (d / "index.html.gz").write_bytes(gzip.compress(INDEX))
     (d / "index.html.br").write_bytes(BROTLI_INDEX)
     (d / "assets" / "app-1a2b3c.js").write_bytes(APP)
-    (d / "assets" / "app-1a2b3c.js.gz").write_bytes(gzip.compress(APP))
+    (d / "assets" / "app-1a2b3c.js.gz").write_bytes(APP_GZ)
     (d / "favicon.svg").write_bytes(b"<svg xmlns='http://www.w3.org/2000/svg'/>")
     return d
 
@@ -140,6 +142,15 @@ def test_etag_per_representation_and_304(gw):
     assert status == 200 and body == APP
     status, _, _ = get(gw, "/ui/", {"If-None-Match": f'W/"nope", {get(gw, "/ui/")[1]["etag"]}'})
     assert status == 304
+    # The API's entity tags (api/etag.c): the sha256 of the bytes sent.
+    assert plain["etag"] == f'"sha256:{hashlib.sha256(APP).hexdigest()}"'
+    assert zipped["etag"] == f'"sha256:{hashlib.sha256(APP_GZ).hexdigest()}"'
+
+
+def test_root_redirects_to_the_console(gw):
+    status, h, body = get(gw, "/")
+    assert status == 302 and h["location"] == "/ui/" and body == b""
+    assert_hardened(h)
 
 
 def test_missing_asset_is_a_problem_not_index(gw):
@@ -181,6 +192,7 @@ def test_broken_folder_answers_503_and_says_why(db_url, tmp_path, layout, why):
         assert "make console" in json.loads(body)["detail"]
         assert_hardened(h)
         assert why in g.logs() and "console_dir" in g.logs()
+        assert get(g, "/")[0] == 404  # no console, nothing to send a browser to
         assert get(g, "/healthz")[0] == 200  # the API serves regardless
     finally:
         assert g.stop() == 0

@@ -137,7 +137,7 @@ def spec_text(ws, name, cpu="10m"):
             f"compute:\n  gpus: 0\n  cpu_request: {cpu}\n  memory_request: 32Mi\n"
             "runtime:\n  image: bash:5.2\n"
             f"policy:\n  namespace: {ws}\n  profile: {profile}\n  queue: {queue}\n"
-            f"experiment:\n  project: {name}-project\n")
+            f"experiment:\n  project: {name}-project\n  name: {name}-experiment\n")
 
 
 def submission(ws, name, script="#!/usr/bin/env bash\necho matrix\n", cpu="10m"):
@@ -157,11 +157,13 @@ class Op:
     platform admin's for admin operations, A's researcher's for ws-write).
     scratch: path parameters of the platform admin's call of a mutation
     (by parameter name, over B's objects). cross: for self operations, the
-    status another tenant's identifiers get (a callable of the principal)."""
+    status another tenant's identifiers get (a callable of the principal).
+    query: the query string a call needs, from the objects it is made with."""
 
-    def __init__(self, cls, body=None, ok=200, scratch=None, cross=None):
+    def __init__(self, cls, body=None, ok=200, scratch=None, cross=None, query=None):
         self.cls, self.ok, self.scratch, self.cross = cls, ok, scratch or {}, cross
         self._body = body
+        self.query = query  # query(world, ids) -> the query string the call needs
 
     def body(self, target):
         return self._body(target) if self._body else None
@@ -180,7 +182,8 @@ def pat_refused(who):
 MATRIX = {
     # public
     "getHealthz": Op(PUBLIC), "getReadyz": Op(PUBLIC), "getMetrics": Op(PUBLIC),
-    "getVersion": Op(PUBLIC), "getOpenapi": Op(PUBLIC), "getEvidencePublicKey": Op(PUBLIC),
+    "getVersion": Op(PUBLIC), "getOpenapi": Op(PUBLIC), "getOpenapiJson": Op(PUBLIC),
+    "getEvidencePublicKey": Op(PUBLIC),
     # the caller's own things
     "listMyWorkspaces": Op(SELF, cross=lambda who: 200),
     "listTokens": Op(SELF, cross=lambda who: 200),
@@ -191,7 +194,11 @@ MATRIX = {
     "getMyWorkspace": Op(WS_READ), "listWorkspaceProfiles": Op(WS_READ),
     "getWorkspaceQueue": Op(WS_READ), "getWorkspacePolicy": Op(WS_READ),
     "getWorkspaceQuota": Op(WS_READ), "listQuotaRequests": Op(WS_READ),
-    "getQuotaRequest": Op(WS_READ), "listRuns": Op(WS_READ),
+    "getQuotaRequest": Op(WS_READ), "listRuns": Op(WS_READ), "countRuns": Op(WS_READ),
+    "watchRunChanges": Op(WS_READ, query=lambda w, ids: "follow=false&after=0"),
+    "listExperiments": Op(WS_READ),
+    "compareRuns": Op(WS_READ, query=lambda w, ids: "ids=" + ",".join(
+        (ids["runs"] + [w.runs["a_failed"]])[:2])),
     "createQuotaRequest": Op(WS_WRITE, ok=201, body=lambda t: {
         "resource": "cpu", "amount": "1", "reason": "matrix"}),
     "submitRun": Op(WS_WRITE, ok=201, body=lambda t: submission(ws_of(t), "matrix-submit")),
@@ -213,6 +220,12 @@ MATRIX = {
                              scratch={"id": "qr-reject"}),
     "getUsage": Op(ADMIN_READ), "getDrift": Op(ADMIN_READ), "listNodes": Op(ADMIN_READ),
     "getNode": Op(ADMIN_READ), "getFleet": Op(ADMIN_READ),
+    "cordonNode": Op(ADMIN_WRITE, body=const({"reason": "matrix"}),
+                     scratch={"name": "scratch-node"}),
+    "uncordonNode": Op(ADMIN_WRITE, body=const({"reason": "matrix"}),
+                       scratch={"name": "scratch-node"}),
+    "drainNode": Op(ADMIN_WRITE, body=const({"reason": "matrix"}),
+                    scratch={"name": "scratch-node"}),
     # platform admins: workspaces, their queues and members
     "listWorkspaces": Op(ADMIN_READ),
     "createWorkspace": Op(ADMIN_WRITE, ok=201,
@@ -256,7 +269,7 @@ MATRIX = {
     "updateClusterQueue": Op(ADMIN_WRITE, body=const({"cohort": "matrix-patched"}),
                              scratch={"name": "scratch-cq"}),
     "deleteClusterQueue": Op(ADMIN_WRITE, ok=204, scratch={"name": "scratch-cq"}),
-    "listPriorityClasss": Op(ADMIN_READ),
+    "listPriorityClasses": Op(ADMIN_READ),
     "createPriorityClass": Op(ADMIN_WRITE, ok=201, body=const({"name": "made-pc", "value": 7})),
     "getPriorityClass": Op(ADMIN_READ),
     "updatePriorityClass": Op(ADMIN_WRITE, body=const({"description": "patched by the matrix"}),
@@ -485,7 +498,11 @@ class World:
                                (f"/v1/runs/{rid}/checkpoints", f"/out/{tag}-ckpt")):
                 self.wait(f"{text} in {path}",
                           lambda p=path, t=text: t in self.req("padmin", "GET", p).body.decode())
-        nodes = self.wait("the nodes", lambda: self.items("/v1/admin/nodes"))
+        # a node a platform admin cordons, uncordons and drains
+        self.ks.create({"apiVersion": "v1", "kind": "Node",
+                        "metadata": {"name": "scratch-node", "labels": {"matrix": "scratch"}}})
+        nodes = self.wait("the nodes", lambda: [
+            n for n in self.items("/v1/admin/nodes") if n["name"] != "scratch-node"])
 
         common = {"flavors": "default-flavor", "cluster-queues": "iso-cq",
                   "priority-classes": "taugrid-default", "nodes": nodes[0]["name"]}
@@ -526,7 +543,11 @@ class World:
         return out
 
     def paths(self, op_id, ids):
-        return self.paths_of(BY_ID[op_id].path, ids, op_id)
+        return self.with_query(op_id, self.paths_of(BY_ID[op_id].path, ids, op_id), ids)
+
+    def with_query(self, op_id, paths, ids):
+        q = MATRIX[op_id].query if op_id in MATRIX else None
+        return [f"{p}?{q(self, ids)}" for p in paths] if q else paths
 
     def scratch_paths(self, op_id):
         """A platform admin's call of a mutation: the operation's scratch
@@ -534,7 +555,8 @@ class World:
         template = BY_ID[op_id].path
         for name, value in MATRIX[op_id].scratch.items():
             template = template.replace("{%s}" % name, self.scratch.get(value, value))
-        return self.paths_of(template, self.ids["B"], op_id)
+        return self.with_query(op_id, self.paths_of(template, self.ids["B"], op_id),
+                               self.ids["B"])
 
     # checks
 

@@ -41,15 +41,18 @@ export async function stream(opts: StreamOptions): Promise<StreamEnd> {
   let lastId = opts.lastEventId;
   let reconnects = 0;
   let backoff = 200;
-  const closeIndicator = streamOpened();
-  try {
-    for (;;) {
-      if (opts.signal.aborted) return { end: null, reconnects };
-      let end: Record<string, unknown> | null = null;
+  for (;;) {
+    if (opts.signal.aborted) return { end: null, reconnects };
+    let end: Record<string, unknown> | null = null;
+    // The indicator says "live" only while a connection is open, not while
+    // one is being retried.
+    let closeIndicator = () => {};
+    try {
       try {
         const headers: Record<string, string> = { Accept: 'text/event-stream' };
         if (lastId !== undefined) headers['Last-Event-ID'] = lastId;
         const res = await rawFetch(opts.path, { headers, signal: opts.signal, cache: 'no-store' });
+        closeIndicator = streamOpened();
         opts.onConnect?.(reconnects > 0);
         backoff = 200;
         const parser = createParser({
@@ -81,13 +84,13 @@ export async function stream(opts: StreamOptions): Promise<StreamEnd> {
         if (opts.signal.aborted) return { end: null, reconnects };
         if (e instanceof ApiError && !RETRYABLE.has(e.status)) throw e;
       }
-      // The stream ended without `end`, or the connection failed: resume.
-      reconnects++;
-      opts.onDrop?.(reconnects);
-      await sleep(backoff, opts.signal);
-      backoff = Math.min(backoff * 2, 5000);
+    } finally {
+      closeIndicator();
     }
-  } finally {
-    closeIndicator();
+    // The stream ended without `end`, or the connection failed: resume.
+    reconnects++;
+    opts.onDrop?.(reconnects);
+    await sleep(backoff, opts.signal);
+    backoff = Math.min(backoff * 2, 5000);
   }
 }

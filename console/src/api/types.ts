@@ -18,5 +18,10 @@ export type EvidencePreview = S['EvidencePreview'];
 export type EvidencePublicKey = S['EvidencePublicKey'];
 export type ValidationResult = S['ValidationResult'];
 export type Node = S['Node'];
+export type RunChange = S['RunChange'];
+export type RunCounts = S['RunCounts'];
+export type Experiment = S['Experiment'];
+export type RunComparison = S['RunComparison'];
+export type ComparedRun = S['ComparedRun'];
 
 export const RUN_STATES: RunState[] = ['Accepted', 'Queued', 'Admitted', 'Running', 'Recovering', 'Succeeded', 'Failed', 'Cancelled'];

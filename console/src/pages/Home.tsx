@@ -1,16 +1,19 @@
-// Workspace home: what is running, what waits and why, quota used against
-// nominal, and open quota requests; each figure links to its filtered view.
+// Workspace home: what is running, what waits and why (counted, and kept
+// live by the workspace's change feed), quota used against nominal, and open
+// quota requests; each figure links to its filtered view.
 import { api, ok } from '../api/client';
 import { useFetch } from '../lib/data';
 import { href } from '../router';
 import { ProblemView, Section, StateBadge, Time, UsageBar, qty, isBytes, Loading } from '../ui/common';
+import { useReloadOnChanges } from '../state/changes';
 import type { Run } from '../api/types';
 
-function RunsBrief({ ws, state, title }: { ws: string; state: 'Running' | 'Queued'; title: string }) {
-  const r = useFetch((signal) => ok(api.GET('/v1/workspaces/{ws}/runs', { params: { path: { ws }, query: { state, limit: 10 } }, signal })), [ws, state], { pollMs: 5000 });
+function RunsBrief({ ws, state, title, count }: { ws: string; state: 'Running' | 'Queued'; title: string; count: number | undefined }) {
+  const r = useFetch((signal) => ok(api.GET('/v1/workspaces/{ws}/runs', { params: { path: { ws }, query: { state, limit: 10 } }, signal })), [ws, state]);
+  useReloadOnChanges(ws, [r.reload]);
   const items: Run[] = r.data?.items ?? [];
   return (
-    <Section title={title} actions={<a href={href(`/w/${ws}/runs`, { state })}>All {state.toLowerCase()} runs</a>}>
+    <Section title={count === undefined ? title : `${title} (${count})`} actions={<a href={href(`/w/${ws}/runs`, { state })}>All {state.toLowerCase()} runs</a>}>
       <ProblemView error={r.error} />
       {!r.data && !r.error ? <Loading what="runs" /> : null}
       {r.data && !items.length ? <p class="muted">None.</p> : null}
@@ -31,13 +34,15 @@ function RunsBrief({ ws, state, title }: { ws: string; state: 'Running' | 'Queue
 export function Home({ ws }: { ws: string }) {
   const quota = useFetch((signal) => ok(api.GET('/v1/workspaces/{ws}/quota', { params: { path: { ws } }, signal })), [ws], { pollMs: 15000 });
   const requests = useFetch((signal) => ok(api.GET('/v1/workspaces/{ws}/quota-requests', { params: { path: { ws }, query: { limit: 50 } }, signal })), [ws]);
+  const counts = useFetch((signal) => ok(api.GET('/v1/workspaces/{ws}/run-counts', { params: { path: { ws } }, signal })), [ws]);
+  useReloadOnChanges(ws, [counts.reload]);
   const open = (requests.data?.items ?? []).filter((q) => q.state === 'pending').length;
   return (
     <div class="page">
       <h1>Workspace {ws}</h1>
       <div class="grid2">
-        <RunsBrief ws={ws} state="Running" title="Running now" />
-        <RunsBrief ws={ws} state="Queued" title="Waiting" />
+        <RunsBrief ws={ws} state="Running" title="Running now" count={counts.data?.by_state.Running} />
+        <RunsBrief ws={ws} state="Queued" title="Waiting" count={counts.data?.by_state.Queued} />
       </div>
       <Section title="Quota" actions={<a href={href(`/w/${ws}/quota`)}>Quota and requests ({open} open)</a>}>
         <ProblemView error={quota.error} />

@@ -3,7 +3,6 @@
 // non-finite points marked, and a table of the numbers beside each chart.
 import { api, ok } from '../api/client';
 import { useFetch } from '../lib/data';
-import { lttb } from '../lib/lttb';
 import { loc, setQuery } from '../router';
 import { ProblemView, Loading, Section, fmtNum } from '../ui/common';
 import { lazy } from '../ui/lazy';
@@ -13,38 +12,42 @@ import type { RunDetail, MetricPoint } from '../api/types';
 const Chart = lazy<ChartProps>(() => import('../charts/Chart').then((m) => m.Chart), 'the chart');
 
 const MAX_PINS = 4;
-const MAX_POINTS = 100_000;
-const SHOWN = 1600;
+/** Points a chart asks for: the server reduces a longer series to this many,
+ * keeping each stretch's extremes and every non-finite point. */
+export const CHART_POINTS = 2000;
 
-export async function loadPoints(runId: string, name: string, signal: AbortSignal): Promise<MetricPoint[]> {
-  const out: MetricPoint[] = [];
-  let cursor: string | undefined;
-  while (out.length < MAX_POINTS) {
-    const page = await ok(api.GET('/v1/runs/{id}/metrics', { params: { path: { id: runId }, query: { name, limit: 5000, ...(cursor ? { cursor } : {}) } }, signal }));
-    if (!('name' in page) || !('next_cursor' in page)) break;
-    out.push(...page.items);
-    if (!page.next_cursor) break;
-    cursor = page.next_cursor;
-  }
-  return out;
+export interface Series {
+  points: MetricPoint[];
+  /** How many points the whole series has. */
+  total: number;
+  reduced: boolean;
+}
+
+/** A metric's series in one request, reduced on the server (max_points). */
+export async function loadPoints(runId: string, name: string, signal: AbortSignal): Promise<Series> {
+  const r = await ok(api.GET('/v1/runs/{id}/metrics', { params: { path: { id: runId }, query: { name, max_points: CHART_POINTS } }, signal }));
+  const items = 'items' in r ? (r.items as MetricPoint[]) : [];
+  const list = r as { reduced?: boolean; total_points?: number };
+  return { points: items, total: list.total_points ?? items.length, reduced: list.reduced ?? false };
 }
 
 export interface Prepared {
   xs: number[];
   ys: number[];
   total: number;
+  reduced: boolean;
   nonFinite: { x: number; raw: string }[];
   marks: { x: number; label: string }[];
 }
 
-/** Points to chart: x is the step (else the point's order), downsampled with LTTB; non-finite points and attempt starts kept apart. */
-export function prepare(points: MetricPoint[]): Prepared {
+/** Points to chart: x is the step (else the point's order); non-finite points and attempt starts kept apart. */
+export function prepare(s: Series): Prepared {
   const xs: number[] = [];
   const ys: number[] = [];
   const nonFinite: { x: number; raw: string }[] = [];
   const marks: { x: number; label: string }[] = [];
   let lastAttempt = -1;
-  points.forEach((p, i) => {
+  s.points.forEach((p, i) => {
     const x = p.step ?? i;
     if (p.attempt !== lastAttempt) {
       if (lastAttempt !== -1) marks.push({ x, label: `attempt ${p.attempt}` });
@@ -56,8 +59,7 @@ export function prepare(points: MetricPoint[]): Prepared {
       ys.push(p.value);
     }
   });
-  const [dx, dy] = lttb(xs, ys, SHOWN);
-  return { xs: dx, ys: dy, total: points.length, nonFinite, marks };
+  return { xs, ys, total: s.total, reduced: s.reduced, nonFinite, marks };
 }
 
 function PinnedChart({ run, name }: { run: RunDetail; name: string }) {
@@ -69,7 +71,9 @@ function PinnedChart({ run, name }: { run: RunDetail; name: string }) {
     <Section title={name} actions={<button type="button" class="small" onClick={() => unpin(name)}>Unpin {name}</button>}>
       <Chart title={name} xLabel="step" series={[{ label: name, xs: p.xs, ys: p.ys }]} marks={p.marks} nonFinite={p.nonFinite.map((n) => n.x)} />
       <p class="muted small">
-        {p.xs.length.toLocaleString()} of {p.total.toLocaleString()} points shown{p.xs.length < p.total - p.nonFinite.length ? ' (sampled; the extremes and shape are kept)' : ''}
+        {p.reduced
+          ? `${(p.xs.length + p.nonFinite.length).toLocaleString()} of ${p.total.toLocaleString()} points shown (reduced on the server: every stretch keeps its extremes, and its non-finite values stay marked)`
+          : `${p.total.toLocaleString()} points`}
         {p.nonFinite.length ? ` · ${p.nonFinite.length} non-finite (${[...new Set(p.nonFinite.map((n) => n.raw))].join(', ')}), marked in red` : ''}
         {p.marks.length ? ` · dashed lines mark attempt starts` : ''}
       </p>

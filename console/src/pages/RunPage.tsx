@@ -2,7 +2,8 @@
 // attempt timeline and why it waits, logs, metrics, checkpoints, spec,
 // evidence verified in the browser, events with the hash-chain check, and
 // the equivalent commands).
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { subscribeChanges } from '../state/changes';
 import { api, ok } from '../api/client';
 import { ApiError } from '../api/problem';
 import { useFetch } from '../lib/data';
@@ -30,10 +31,27 @@ const TABS = [
   { id: 'commands', label: 'Commands' },
 ];
 
-const LIVE_MS = 1000;
+/** What no change event announces (queue position, timeline facts) is polled this often. */
+const DETAIL_POLL_MS = 5000;
 
+/** A run, reloaded when its workspace's change feed names it. */
 export function useRun(id: string) {
-  return useFetch((signal) => ok(api.GET('/v1/runs/{id}', { params: { path: { id } }, signal })), [id], { pollMs: LIVE_MS });
+  const [ended, setEnded] = useState(false);
+  const r = useFetch((signal) => ok(api.GET('/v1/runs/{id}', { params: { path: { id } }, signal })), [id], { pollMs: ended ? undefined : DETAIL_POLL_MS });
+  const ws = r.data?.workspace;
+  const reload = r.reload;
+  const isEnded = r.data ? isTerminal(r.data.state) : false;
+  useEffect(() => setEnded(isEnded), [isEnded]);
+  useEffect(() => {
+    if (!ws) return;
+    return subscribeChanges(ws, {
+      onChange(c) {
+        if (c.run_id === id) reload();
+      },
+      onResync: reload,
+    });
+  }, [ws, id]);
+  return r;
 }
 
 function span(a: RunAttempt): string {

@@ -1,47 +1,61 @@
 // Runs: a virtualized table over cursor pages (only the rows in view are in
 // the DOM, pages of 200 load as the user scrolls), filters kept in the URL,
-// live updates, multi-select with bulk cancel, and a quick-look drawer.
+// counts and grouping from the counts endpoint, live updates from the
+// workspace's run-change feed, multi-select with bulk cancel, and a
+// quick-look drawer.
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { ApiError } from '../api/problem';
 import { loc, href, setQuery, navigate } from '../router';
-import { usePoll } from '../lib/data';
-import { ProblemView, StateBadge, Time, isTerminal, Loading } from '../ui/common';
+import { useFetch } from '../lib/data';
+import { subscribeChanges } from '../state/changes';
+import { ProblemView, StateBadge, Time, isTerminal, Loading, fmtNum } from '../ui/common';
 import { Dialog } from '../ui/dialog';
 import { useVirtual } from '../ui/virtual';
 import { formatDuration } from '../state/prefs';
-import { RUN_STATES, type Run, type RunState } from '../api/types';
+import { RUN_STATES, type Run, type RunState, type RunChange, type RunCounts } from '../api/types';
 import { RunSummary } from './RunPage';
 
 const ROW_PX = 36;
 const FIRST_PAGE = 50;
 const PAGE = 200;
-const LIVE_MS = 1000;
+/** Changes of runs not in the list are fetched together after this pause. */
+const CATCH_UP_MS = 100;
+const COUNTS_MS = 500;
+/** At most this many pages of changed runs in one catch-up. */
+const CATCH_UP_PAGES = 10;
 
-interface Filters {
+export interface Filters {
   state?: RunState;
   owner?: string;
   engine?: 'job' | 'rayjob';
   name?: string;
   since?: string;
   until?: string;
+  project?: string;
+  experiment?: string;
+  group?: string;
 }
 
-function filtersFrom(q: URLSearchParams): Filters {
+const GROUP_BY = ['state', 'owner', 'engine'] as const;
+type GroupBy = (typeof GROUP_BY)[number];
+
+export function filtersFrom(q: URLSearchParams): Filters {
   const f: Filters = {};
   const st = q.get('state');
   if (st && (RUN_STATES as string[]).includes(st)) f.state = st as RunState;
   const eng = q.get('engine');
   if (eng === 'job' || eng === 'rayjob') f.engine = eng;
-  for (const k of ['owner', 'name', 'since', 'until'] as const) {
+  for (const k of ['owner', 'name', 'since', 'until', 'project', 'experiment', 'group'] as const) {
     const v = q.get(k);
     if (v) f[k] = v;
   }
   return f;
 }
 
-/** The loaded rows of one filter set: pages appended as they come, live changes merged in. */
-class RunList {
+/** The loaded rows of one filter set (newest first): pages appended as they
+ * come, changes from the feed merged in place or fetched and inserted. */
+export class RunList {
   items: Run[] = [];
   index = new Map<string, number>();
   cursor: string | null = null;
@@ -49,11 +63,16 @@ class RunList {
   loading = false;
   error: ApiError | undefined;
   private ctl = new AbortController();
+  private pendingSince: string | null = null;
+  private catchUpTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The newest change time the list has seen (the server's clock). */
+  private mark = '';
 
   constructor(readonly ws: string, readonly filters: Filters, readonly changed: () => void) {}
 
   dispose() {
     this.ctl.abort();
+    clearTimeout(this.catchUpTimer);
   }
 
   async more(): Promise<void> {
@@ -68,6 +87,7 @@ class RunList {
         }),
       );
       for (const r of page.items) {
+        if (r.updated_at > this.mark) this.mark = r.updated_at;
         if (this.index.has(r.id)) continue;
         this.index.set(r.id, this.items.length);
         this.items.push(r);
@@ -83,7 +103,96 @@ class RunList {
     }
   }
 
-  /** Merge the newest page: changed rows update in place, new runs go on top. */
+  /** A change from the feed: a row in the list is updated in place; any
+   * other run is fetched (with the list's filters, so the server decides
+   * whether it belongs) and put where its creation time places it. */
+  apply(c: RunChange): void {
+    if (c.at > this.mark) this.mark = c.at;
+    const i = this.index.get(c.run_id);
+    if (i === undefined) {
+      if (this.pendingSince === null || c.at < this.pendingSince) this.pendingSince = c.at;
+      clearTimeout(this.catchUpTimer);
+      this.catchUpTimer = setTimeout(() => void this.catchUp(), CATCH_UP_MS);
+      return;
+    }
+    const r = this.items[i]!;
+    if (r.updated_at > c.at) return; // an older change than what the row shows
+    this.items[i] = {
+      ...r,
+      state: c.state,
+      reason: c.reason,
+      message: c.message,
+      attempt: c.attempt,
+      updated_at: c.at,
+      started_at: r.started_at ?? (c.state === 'Running' ? c.at : null),
+      finished_at: isTerminal(c.state) ? (r.finished_at ?? c.at) : null,
+    };
+    this.changed();
+  }
+
+  private async catchUp(): Promise<void> {
+    const since = this.pendingSince;
+    this.pendingSince = null;
+    if (since === null) return;
+    let dirty = false;
+    let cursor: string | undefined;
+    try {
+      for (let n = 0; n < CATCH_UP_PAGES; n++) {
+        const page = await ok(
+          api.GET('/v1/workspaces/{ws}/runs', {
+            params: { path: { ws: this.ws }, query: { ...this.filters, updated_since: since, sort: 'updated_at', limit: PAGE, ...(cursor ? { cursor } : {}) } },
+            signal: this.ctl.signal,
+          }),
+        );
+        for (const r of page.items) {
+          if (r.updated_at > this.mark) this.mark = r.updated_at;
+          dirty = this.put(r) || dirty;
+        }
+        if (!page.next_cursor) break;
+        cursor = page.next_cursor;
+      }
+    } catch {
+      /* the next change or resync tries again */
+    }
+    if (dirty) this.changed();
+  }
+
+  /** The feed may have missed changes (a switch to or from polling, a
+   * `reset`): fetch every run of the filters changed since the newest change
+   * the list has seen, as the API's catch-up reads (updated_since). */
+  resync(): void {
+    if (!this.mark) {
+      void this.refresh();
+      return;
+    }
+    if (this.pendingSince === null || this.mark < this.pendingSince) this.pendingSince = this.mark;
+    clearTimeout(this.catchUpTimer);
+    void this.catchUp();
+  }
+
+  /** Replace or insert `r` in creation order; a run older than the loaded pages waits for paging. */
+  private put(r: Run): boolean {
+    const i = this.index.get(r.id);
+    if (i !== undefined) {
+      if (this.items[i]!.updated_at === r.updated_at && this.items[i]!.state === r.state) return false;
+      this.items[i] = r;
+      return true;
+    }
+    let lo = 0;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const m = this.items[mid]!;
+      if (m.created_at > r.created_at || (m.created_at === r.created_at && m.id > r.id)) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === this.items.length && !this.done) return false;
+    this.items = [...this.items.slice(0, lo), r, ...this.items.slice(lo)];
+    this.index = new Map(this.items.map((x, k) => [x.id, k]));
+    return true;
+  }
+
+  /** Merge the newest page. */
   async refresh(): Promise<void> {
     if (!this.items.length && !this.done) return;
     let page;
@@ -93,20 +202,7 @@ class RunList {
       return;
     }
     let dirty = false;
-    const fresh: Run[] = [];
-    for (const r of page.items) {
-      const i = this.index.get(r.id);
-      if (i === undefined) fresh.push(r);
-      else if (this.items[i]!.updated_at !== r.updated_at || this.items[i]!.state !== r.state) {
-        this.items[i] = r;
-        dirty = true;
-      }
-    }
-    if (fresh.length) {
-      this.items = [...fresh, ...this.items];
-      this.index = new Map(this.items.map((r, i) => [r.id, i]));
-      dirty = true;
-    }
+    for (const r of page.items) dirty = this.put(r) || dirty;
     if (dirty) this.changed();
   }
 }
@@ -117,7 +213,7 @@ function duration(r: Run): string {
   return formatDuration(end - Date.parse(r.started_at));
 }
 
-function FilterBar({ f }: { f: Filters }) {
+function FilterBar({ f, groupBy }: { f: Filters; groupBy: GroupBy | null }) {
   const [name, setName] = useState(f.name ?? '');
   const [owner, setOwner] = useState(f.owner ?? '');
   useEffect(() => setName(f.name ?? ''), [f.name]);
@@ -157,6 +253,17 @@ function FilterBar({ f }: { f: Filters }) {
         <input type="search" value={owner} onInput={(e) => setOwner((e.target as HTMLInputElement).value)} placeholder="subject" />
       </label>
       <button type="submit">Apply</button>
+      <label>
+        Group by
+        <select value={groupBy ?? ''} onChange={(e) => setQuery({ by: (e.target as HTMLSelectElement).value || null }, { replace: false })}>
+          <option value="">nothing</option>
+          {GROUP_BY.map((g) => (
+            <option key={g} value={g}>
+              {g}
+            </option>
+          ))}
+        </select>
+      </label>
       {chips.length ? (
         <ul class="chips" aria-label="Active filters">
           {chips.map(([k, v]) => (
@@ -169,6 +276,70 @@ function FilterBar({ f }: { f: Filters }) {
         </ul>
       ) : null}
     </form>
+  );
+}
+
+/** Runs per state as filter links (the counts honour every other filter). */
+function StateCounts({ counts, filters }: { counts: RunCounts; filters: Filters }) {
+  const states = RUN_STATES.filter((st) => counts.by_state[st] > 0);
+  if (!states.length) return null;
+  return (
+    <ul class="state-counts" aria-label="Runs by state">
+      {states.map((st) => (
+        <li key={st}>
+          <a href={href(loc.value.path, { ...Object.fromEntries(loc.value.query), state: filters.state === st ? null : st })} aria-current={filters.state === st ? 'true' : undefined}>
+            <StateBadge state={st} /> {fmtNum(counts.by_state[st])}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The groups of a grouped view, each with its count and its runs by state; a group opens as a filter. */
+function Groups({ by, counts }: { by: GroupBy; counts: RunCounts }) {
+  const rows: { key: string; count: number; byState?: Record<string, number> }[] =
+    by === 'state'
+      ? RUN_STATES.map((st) => ({ key: st as string, count: counts.by_state[st] })).filter((g) => g.count > 0)
+      : by === 'engine'
+        ? (['job', 'rayjob'] as const).map((e) => ({ key: e as string, count: counts.by_engine[e] })).filter((g) => g.count > 0)
+        : counts.by_owner.map((o) => ({ key: o.owner, count: o.count, byState: o.by_state }));
+  const open = (key: string) => href(loc.value.path, { ...Object.fromEntries(loc.value.query), by: null, [by]: key });
+  return (
+    <div class="table-wrap">
+      <table class="data groups">
+        <caption class="sr-only">Runs grouped by {by}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{by[0]!.toUpperCase() + by.slice(1)}</th>
+            <th scope="col">Runs</th>
+            <th scope="col">Share</th>
+            {by === 'owner' ? <th scope="col">By state</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((g) => (
+            <tr key={g.key}>
+              <th scope="row">
+                <a href={open(g.key)}>{by === 'state' ? <StateBadge state={g.key} /> : g.key}</a>
+              </th>
+              <td>{fmtNum(g.count)}</td>
+              <td>
+                <meter min={0} max={Math.max(1, counts.total)} value={g.count} aria-label={`Share of ${g.key}`} /> {counts.total ? Math.round((g.count / counts.total) * 100) : 0}%
+              </td>
+              {g.byState ? (
+                <td class="small">
+                  {RUN_STATES.filter((st) => (g.byState?.[st] ?? 0) > 0)
+                    .map((st) => `${st} ${g.byState![st]}`)
+                    .join(' · ')}
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {by === 'owner' && counts.by_owner_truncated ? <p class="muted small">Only the 1000 owners with the most runs are listed.</p> : null}
+    </div>
   );
 }
 
@@ -233,12 +404,35 @@ export function Runs({ ws }: { ws: string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const peek = query.get('peek');
 
+  const groupBy = (GROUP_BY as readonly string[]).includes(query.get('by') ?? '') ? (query.get('by') as GroupBy) : null;
+  const counts = useFetch((signal) => ok(api.GET('/v1/workspaces/{ws}/run-counts', { params: { path: { ws }, query: filters }, signal })), [ws, fkey]);
+  const countsRef = useRef(counts);
+  countsRef.current = counts;
+
   useEffect(() => {
     setSelected(new Set());
     void list.more();
-    return () => list.dispose();
+    let countsTimer: ReturnType<typeof setTimeout> | undefined;
+    const recount = () => {
+      clearTimeout(countsTimer);
+      countsTimer = setTimeout(() => countsRef.current.reload(), COUNTS_MS);
+    };
+    const stop = subscribeChanges(ws, {
+      onChange(c) {
+        list.apply(c);
+        recount();
+      },
+      onResync() {
+        list.resync();
+        recount();
+      },
+    });
+    return () => {
+      stop();
+      clearTimeout(countsTimer);
+      list.dispose();
+    };
   }, [list]);
-  usePoll(() => void list.refresh(), LIVE_MS);
 
   const items = list.items;
   const v = useVirtual({
@@ -317,13 +511,19 @@ export function Runs({ ws }: { ws: string }) {
           </button>
         </div>
       </div>
-      <FilterBar f={filters} />
-      <ProblemView error={list.error} />
+      <FilterBar f={filters} groupBy={groupBy} />
+      <ProblemView error={list.error ?? counts.error} />
       <p class="muted small" role="status" aria-live="polite">
-        {list.loading && !items.length ? 'Loading runs…' : `${items.length}${list.done ? '' : '+'} runs${list.done ? '' : ' (more load as you scroll)'}`}
+        {list.loading && !items.length
+          ? 'Loading runs…'
+          : list.done
+            ? `${items.length} runs`
+            : `${items.length} of ${counts.data ? counts.data.total : 'more'} runs loaded (more load as you scroll)`}
         {selected.size ? ` · ${selected.size} selected` : ''}
       </p>
-      <div class="scroller" ref={scroller} onKeyDown={onKey} tabIndex={-1}>
+      {counts.data ? <StateCounts counts={counts.data} filters={filters} /> : null}
+      {groupBy && counts.data ? <Groups by={groupBy} counts={counts.data} /> : null}
+      <div class="scroller" hidden={!!groupBy} ref={scroller} onKeyDown={onKey} tabIndex={-1}>
         {/* A table by ARIA roles: rows are slots in a window moved by one
             transform, so scrolling updates text in place instead of
             creating and removing rows (and no table layout runs). */}

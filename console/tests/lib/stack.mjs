@@ -99,10 +99,10 @@ export function b64(s) {
   return Buffer.from(s).toString('base64');
 }
 
-/** A Job run in workspace `ray` running `script` on kubesim. */
-export function jobSpec(name, script) {
+/** A Job run in workspace `ray` running `script` on kubesim (its own experiment unless told). */
+export function jobSpec(name, script, { experiment = name, group = 'suite', cpu = '10m' } = {}) {
   return {
-    spec: `name: ${name}\nengine: job\nentrypoint: run.sh\ncompute:\n  gpus: 0\n  cpu_request: 10m\n  memory_request: 32Mi\nruntime:\n  image: bash:5.2\npolicy:\n  namespace: ray\n  profile: kind-cpu-job\n  queue: kind-cpu\nexperiment:\n  project: Console\n  name: ${name}\n  group: suite\n`,
+    spec: `name: ${name}\nengine: job\nentrypoint: run.sh\ncompute:\n  gpus: 0\n  cpu_request: ${cpu}\n  memory_request: 32Mi\nruntime:\n  image: bash:5.2\npolicy:\n  namespace: ray\n  profile: kind-cpu-job\n  queue: kind-cpu\nexperiment:\n  project: Console\n  name: ${experiment}\n  group: ${group}\n`,
     files: { 'run.sh': b64(`#!/usr/bin/env bash\n${script}\n`) },
   };
 }
