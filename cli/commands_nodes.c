@@ -143,11 +143,13 @@ static int nodes_action(tau_ctx_t *ctx, const tau_args_t *a, const char *verb, i
                         json_t **out)
 {
     const char *reason = tau_arg(a, "reason");
-    if (reason_needed && (!reason || !*reason))
+    /* the contract's reason is 1 to 512 characters when present: an empty
+     * --reason is a mistake, not a way to leave it out */
+    if ((reason_needed || reason) && (!reason || !*reason))
         return tau_usage_error(ctx, "say why with --reason TEXT (kept in the node's history "
                                     "and the audit log)");
     json_t *body = json_object();
-    if (reason && *reason && json_object_set_new(body, "reason", json_string(reason)) != 0) {
+    if (reason && json_object_set_new(body, "reason", json_string(reason)) != 0) {
         json_decref(body);
         return tau_usage_error(ctx, "--reason must be UTF-8 text");
     }
@@ -216,10 +218,14 @@ static int nodes_drain(tau_ctx_t *ctx, const tau_args_t *a)
             {"RUN", "run_id", TAU_COL_TEXT},          {"OUTCOME", "outcome", TAU_COL_TEXT},
             {"MESSAGE", "message", TAU_COL_LONG},
         };
-        tau_out_items(ctx, pods, cols, (int)TG_ARRAY_LEN(cols));
+        if (json_array_size(pods))
+            tau_out_items(ctx, pods, cols, (int)TG_ARRAY_LEN(cols));
         fputs("node ", stdout);
         tau_print_clean(stdout, a->pos[0]);
-        printf(" cordoned and drained%s\n", left ? " (not all pods could leave)" : "");
+        const char *tail = left                    ? " (not all pods could leave)"
+                           : json_array_size(pods) ? ""
+                                                   : " (no pods were on it)";
+        printf(" cordoned and drained%s\n", tail);
     }
     if (left) {
         tau_fail(ctx, 0,
@@ -348,7 +354,8 @@ static const tau_opt_t nodes_reason_opts[] = {
 };
 static const tau_opt_t nodes_drain_opts[] = {
     {"reason", 0, "TEXT", "why (kept in the node's history and the audit log)"},
-    {"grace-period", 0, "SECONDS", "termination grace each evicted pod gets (default: its own)"},
+    {"grace-period", 0, "SECONDS",
+     "termination grace each evicted pod gets, 0 to 3600 (default: its own)"},
     {NULL, 0, NULL, NULL},
 };
 const tau_opt_t tau_opts_drift[] = {
@@ -373,11 +380,14 @@ const tau_cmd_t tau_nodes_verbs[] = {
      nodes_reason_opts, nodes_cordon, NULL, 1, 1, NULL, G},
     {"uncordon", "Make a node schedulable again", "admin nodes uncordon NAME [--reason TEXT]", NULL,
      nodes_reason_opts, nodes_uncordon, NULL, 1, 1, NULL, G},
-    {"drain", "Cordon a node and evict its pods", "admin nodes drain NAME --reason TEXT",
-     "Evicts every pod through the Eviction API, as `kubectl drain` does; taugate\n"
-     "runs move to a new attempt elsewhere without spending a retry. Prints each\n"
-     "pod's outcome; exit 3 when some pods could not leave yet (a\n"
-     "PodDisruptionBudget): drain again later.",
+    {"drain", "Cordon a node and evict its pods",
+     "admin nodes drain NAME --reason TEXT [--grace-period SECONDS]",
+     "Evicts every pod through the Eviction API, as `kubectl drain` does (DaemonSet\n"
+     "and static pods stay); taugate runs move to a new attempt elsewhere without\n"
+     "spending a retry. --grace-period (0 to 3600) overrides each pod's own\n"
+     "termination grace. Prints each pod's outcome (evicted, gone, skipped,\n"
+     "blocked, failed); exit 3 when some pods could not leave yet (blocked by a\n"
+     "PodDisruptionBudget, or refused): drain again later.",
      nodes_drain_opts, nodes_drain, NULL, 1, 1, NULL, G},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, 0},
 };

@@ -6,13 +6,14 @@ evaluates the rules itself, as the API server's RBAC authorizer would:
 kubectl applies the kustomize output's RBAC to kubesim and the workspace
 RoleBinding exactly as deploy/README.md says; a real gateway then runs
 against kubesim through a recording proxy while it reconciles a catalogue,
-runs, cancels and seals runs, follows logs, shows queues and cordons a
-faulty GPU node; every request it made is turned into the API server's
-request attributes (verb, group, resource, subresource, namespace) and
-checked against the applied roles and bindings. Then the other way round:
-each right granted must be needed by a request of the run, or by a code
-path the run does not reach, listed in CODE_ONLY with the source line that
-makes the call (checked to still be there)."""
+runs, cancels and seals runs, follows logs, shows queues, drains a run's
+node as an admin and cordons a faulty GPU node; every request it made is
+turned into the API server's request attributes (verb, group, resource,
+subresource, namespace) and checked against the applied roles and
+bindings. Then the other way round: each right granted must be needed by a
+request of the run, or by a code path the run does not reach, listed in
+CODE_ONLY with the source line that makes the call (checked to still be
+there)."""
 import base64
 import http.client
 import json
@@ -38,8 +39,6 @@ README = os.path.join(REPO, "deploy", "README.md")
 # pattern of the call that needs them: (scope, group, resource, verb) where
 # scope is "cluster" or "workspace".
 CODE_ONLY = [
-    ("workspace", "", "pods/eviction", "create", "gateway/engine/node_policy.c",
-     r'\.sub = "eviction"'),
     ("workspace", "", "pods", "delete", "gateway/engine/node_policy.c",
      r"tg_kube_delete\(kube, &pref"),
     # a create whose answer was lost finds the object: is it the run's own?
@@ -322,6 +321,14 @@ def drive(gw, ks):
     long = r.json()["id"]
     wait("the long run running", lambda: gw.req("GET", f"/v1/runs/{long}").json()["state"]
          == "Running")
+    # an admin drains the long run's node (a cordon, the pods there listed, the
+    # run's pod evicted), then uncordons it
+    where = wait("the long run's node", lambda: (lambda a: a and a[0].get("node_names"))(
+        gw.req("GET", f"/v1/runs/{long}").json()["attempts"]))[0]
+    r = gw.req("POST", f"/v1/admin/nodes/{where}:drain", body={"reason": "rbac"})
+    assert r.status == 200, r
+    assert [p for p in r.json()["pods"] if p["run_id"] == long and p["outcome"] == "evicted"], r
+    assert gw.req("POST", f"/v1/admin/nodes/{where}:uncordon").status == 200
     # views that ask the cluster
     assert gw.req("GET", "/v1/workspaces/ray/queue").status == 200
     assert gw.req("GET", "/v1/workspaces/ray/quota").status == 200
