@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 
 import pytest
 import yaml
@@ -20,6 +19,7 @@ from gateway import Gateway
 from kubesim import KubeSim
 from paths import BUILD, REPO
 from tau_cli import TAU, Stub, Tau, project, route_missing, submit, wait_state
+from wait import wait_for
 from world import kind_cpu_cluster, kind_cpu_workspace
 
 # (method, path) of every request a command of this module sent
@@ -334,7 +334,7 @@ def test_admin_nodes_fleet_and_drift(tau, gw):
     def nodes():
         return json.loads(tau("admin", "nodes", "list", "--all", "-o", "json").stdout)["items"]
 
-    gpu = wait_for(lambda: [n for n in nodes() if n["gpus"]["allocatable"] > 0])
+    gpu = wait_for(lambda: [n for n in nodes() if n["gpus"]["allocatable"] > 0], 30, "lambda: [n for n in nodes() if n[\"gpus\"][\"allocatable\"] > 0]")
     rows = table(tau("admin", "nodes", "list").stdout)
     assert rows[0] == ["NAME", "GPU-CLASS", "GPUS", "ALLOCATED", "FREE", "HEALTH", "READY",
                        "CORDONED"]
@@ -360,16 +360,6 @@ def test_admin_nodes_fleet_and_drift(tau, gw):
     assert r.returncode == 0 and r.stdout == f"node {name} cordoned\n", r.stderr
     assert tau("admin", "nodes", "get", name, "-o", "json").stdout.count("cli test")
     assert tau("admin", "nodes", "uncordon", name).returncode == 0
-
-
-def wait_for(fn, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.2)
-    raise AssertionError("condition not met")
 
 
 def test_node_write_commands_send_the_contracts_requests(tmp_path):
@@ -436,7 +426,7 @@ def test_checkpoints_of_a_run(tau, gw, tmp_path):
     run_id = submit(tau, d)
     wait_state(gw, run_id, {"Succeeded"})
     r = wait_for(lambda: (lambda r: r if r.stdout.count("/data/ckpt/") == 2 else None)(
-        tau("checkpoints", run_id)))
+        tau("checkpoints", run_id)), 30, "lambda: (lambda r: r if r.stdout.count(\"/data/ckpt/\") == 2 else None)( tau(\"checkpoints\", run_id))")
     rows = table(r.stdout)
     assert rows[0] == ["ATTEMPT", "STEP", "PATH", "TIME"]
     assert {(x[0], x[1], x[2]) for x in rows[1:]} == {("1", "10", "/data/ckpt/step-10"),

@@ -22,6 +22,7 @@ import pytest
 import tokens
 from gateway import Gateway, REPO
 from paths import BUILD
+from wait import wait_for
 
 SCHEMA = os.path.join(REPO, "schema", "policy.schema.json")
 
@@ -128,16 +129,6 @@ def gw(db_url, policy_dir):
 
 def validate(gw, text, ws="pol"):
     return gw.req("POST", f"/v1/workspaces/{ws}/runs:validate", body=body(text))
-
-
-def wait_for(pred, timeout=10):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError("condition not met in time")
 
 
 def effective_ids(gw):
@@ -336,7 +327,7 @@ def test_sighup_reload_and_bad_reload_keeps_old_policy(gw, policy_dir):
     with open(extra, "w") as f:
         f.write("rules:\n  - {id: nodes-cap, description: d, action: deny, max_nodes: 1}\n")
     gw.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: "nodes-cap" in effective_ids(gw))
+    wait_for(lambda: "nodes-cap" in effective_ids(gw), 10, "lambda: \"nodes-cap\" in effective_ids(gw)")
     before = gw.req("GET", "/v1/admin/policies:effective").json()
 
     # broken: SIGHUP keeps the policy, and says where
@@ -344,7 +335,7 @@ def test_sighup_reload_and_bad_reload_keeps_old_policy(gw, policy_dir):
         f.write("rules:\n  - id: nodes-cap\n    description: d\n    action: deny\n"
                 "    max_nodes: many\n")
     gw.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: "extra.yaml:5:" in gw.logs())
+    wait_for(lambda: "extra.yaml:5:" in gw.logs(), 10, "lambda: \"extra.yaml:5:\" in gw.logs()")
     after = gw.req("GET", "/v1/admin/policies:effective").json()
     assert after["digest"] == before["digest"]
     assert validate(gw, spec()).status == 200
