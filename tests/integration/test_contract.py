@@ -186,3 +186,21 @@ def test_the_contract_is_served(gateway):
     assert etag
     r = gateway.req("GET", "/v1/openapi.yaml", token=None, headers={"If-None-Match": etag})
     assert r.status == 304 and r.body == b""
+
+
+# ---- the recorded session against the contract ----------------------------------------------
+
+def test_this_process_records_every_exchange_for_the_session_check(gateway):
+    """harness/contract_check.py gives each test process (each xdist worker)
+    a recording of its own, which the session's end checks with the others."""
+    log = os.environ.get("TAUGATE_CONTRACT_LOG")
+    assert log and os.path.basename(log).endswith(".jsonl"), log
+    with open(log, "rb") as f:
+        before = f.read().count(b"\n")
+    assert gateway.req("GET", "/v1/admin/workspaces?limit=1").status == 200
+    with open(log, "rb") as f:
+        lines = f.read().splitlines()
+    assert len(lines) == before + 1
+    last = json.loads(lines[-1])
+    assert (last["method"], last["path"], last["status"]) == \
+        ("GET", "/v1/admin/workspaces?limit=1", 200)
