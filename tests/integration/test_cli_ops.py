@@ -334,7 +334,8 @@ def test_admin_nodes_fleet_and_drift(tau, gw):
     def nodes():
         return json.loads(tau("admin", "nodes", "list", "--all", "-o", "json").stdout)["items"]
 
-    gpu = wait_for(lambda: [n for n in nodes() if n["gpus"]["allocatable"] > 0], 30, "lambda: [n for n in nodes() if n[\"gpus\"][\"allocatable\"] > 0]")
+    gpu = wait_for(lambda: [n for n in nodes() if n["gpus"]["allocatable"] > 0], 30,
+                   "a node with allocatable GPUs")
     rows = table(tau("admin", "nodes", "list").stdout)
     assert rows[0] == ["NAME", "GPU-CLASS", "GPUS", "ALLOCATED", "FREE", "HEALTH", "READY",
                        "CORDONED"]
@@ -425,8 +426,8 @@ def test_checkpoints_of_a_run(tau, gw, tmp_path):
         "echo 'TAU_CHECKPOINT {\"path\": \"/data/ckpt/step-20\", \"step\": 20}'\n"))
     run_id = submit(tau, d)
     wait_state(gw, run_id, {"Succeeded"})
-    r = wait_for(lambda: (lambda r: r if r.stdout.count("/data/ckpt/") == 2 else None)(
-        tau("checkpoints", run_id)), 30, "lambda: (lambda r: r if r.stdout.count(\"/data/ckpt/\") == 2 else None)( tau(\"checkpoints\", run_id))")
+    r = wait_for(lambda: tau("checkpoints", run_id), 30, "both checkpoints listed",
+                 cond=lambda r: r.stdout.count("/data/ckpt/") == 2)
     rows = table(r.stdout)
     assert rows[0] == ["ATTEMPT", "STEP", "PATH", "TIME"]
     assert {(x[0], x[1], x[2]) for x in rows[1:]} == {("1", "10", "/data/ckpt/step-10"),

@@ -297,7 +297,8 @@ def drive(gw, ks):
     wait_for(lambda: kget(ks, lq_path), 60, "LocalQueue kind-cpu")
     # a hand edit of a managed object is corrected (an update)
     ks.patch(lq_path, {"spec": {"stopPolicy": "Hold"}})
-    wait_for(lambda: kget(ks, lq_path)["spec"].get("stopPolicy", "None") == "None", 60, "the correction")
+    wait_for(lambda: kget(ks, lq_path)["spec"].get("stopPolicy", "None") == "None", 60,
+             "the correction")
     # a run to the end: submit, watch, logs, sealing
     r = gw.req("POST", "/v1/workspaces/ray/runs",
                body={"spec": spec("rbac-ok"),
