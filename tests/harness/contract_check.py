@@ -2,7 +2,7 @@
 
 Every request tests send through http_client.request() is recorded to
 $TAUGATE_CONTRACT_LOG (one JSON line per exchange). ContractSession, a
-pytest plugin that tests/integration/conftest.py registers, points that
+pytest plugin that tests/conftest.py registers, points that
 variable at a file of its own in each test process (each pytest-xdist worker,
 or the one process of a serial run), and when the session ends, on the
 controller only, joins those files and runs tests/contract/check.js (Ajv,
@@ -29,7 +29,7 @@ from paths import REPO, TESTS
 
 NODE_MODULES = os.path.join(TESTS, "node_modules")
 CHECK = os.path.join(TESTS, "contract", "check.js")
-INTEGRATION = os.path.join(TESTS, "integration")
+INTEGRATION = os.path.realpath(os.path.join(TESTS, "integration"))
 NODE_PACKAGES = ("ajv", "js-yaml", "@seriousme/openapi-schema-validator", "@redocly/cli")
 # options that run part of the collected suite: coverage cannot be judged then
 _FILTERS = ("keyword", "markexpr", "deselect", "lf", "last_failed")
@@ -88,7 +88,8 @@ class ContractSession:
         node.workerinput["taugate_contract_dir"] = self.dir
 
     def pytest_collection_finish(self, session):
-        self.collected |= {os.path.realpath(str(item.path)) for item in session.items}
+        self.collected |= {p for p in (os.path.realpath(str(item.path)) for item in session.items)
+                           if os.path.dirname(p) == INTEGRATION}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -116,7 +117,7 @@ class ContractSession:
                 if p != joined:
                     with open(p, "rb") as f:
                         shutil.copyfileobj(f, out)
-        if not os.path.getsize(joined) and not self.collected:
+        if not self.collected:
             shutil.rmtree(self.dir, ignore_errors=True)
             return None  # nothing of the integration suite ran
         missing = node_missing()

@@ -4,20 +4,16 @@ fresh database per test module, and the real taugate binary.
 Under pytest-xdist every worker is a session of its own: its own PostgreSQL
 (free port, temporary folder), its own gateways and kubesims, so modules
 spread over workers share nothing. The REST contract is checked once when
-the whole session ends (harness/contract_check.py)."""
+the whole session ends (harness/contract_check.py, registered by
+tests/conftest.py)."""
 import itertools
 import os
 
 import pytest
 
-import contract_check
 from paths import BUILD
 from gateway import Gateway
 from pg import Postgres
-
-
-def pytest_configure(config):
-    contract_check.register(config)
 
 _dbseq = itertools.count(1)
 
