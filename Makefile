@@ -97,8 +97,17 @@ run: deps-run
 test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
+# The integration tests run in TEST_JOBS pytest-xdist workers (1: serially),
+# a whole test file to a worker (--dist loadfile: a file's tests share one
+# gateway and database). Each worker has its own PostgreSQL, gateways and
+# kubesims; the REST contract is checked once at the end
+# (tests/harness/contract_check.py). The tests wait on facts, not on the
+# CPU, so a worker more than the cores keeps them busy.
+TEST_JOBS ?= 3
+PYTEST_JOBS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
+
 test-integration: all $(KUBESIM_BIN)
-	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(KUBESIM_TESTS)
+	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_JOBS) tests/integration $(KUBESIM_TESTS)
 
 test: deps
 	@$(MAKE) --no-print-directory format-check

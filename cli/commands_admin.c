@@ -167,8 +167,7 @@ json_t *tau_load_objects_arg(tau_ctx_t *ctx, const tau_args_t *a)
     json_decref(v);
     size_t i;
     json_t *o;
-    json_array_foreach(list, i, o)
-    {
+    json_array_foreach(list, i, o) {
         if (!json_is_object(o)) {
             tau_fail(ctx, TAU_EXIT_USAGE, "%s: item %zu is not an object", file, i);
             json_decref(list);
@@ -273,8 +272,7 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
     json_t *done = json_array();
     size_t i;
     json_t *o;
-    json_array_foreach(list, i, o)
-    {
+    json_array_foreach(list, i, o) {
         json_t *created = NULL;
         rc = admin_create_one(ctx, a, r, o, &created);
         if (rc != TAU_EXIT_OK)
@@ -299,8 +297,7 @@ static int admin_apply(tau_ctx_t *ctx, const tau_args_t *a)
     int rc = TAU_EXIT_OK;
     size_t i;
     json_t *o;
-    json_array_foreach(list, i, o)
-    {
+    json_array_foreach(list, i, o) {
         const char *name = json_string_value(json_object_get(o, r->key));
         if (!name) {
             rc = tau_fail(ctx, TAU_EXIT_USAGE, "item %zu has no \"%s\"", i, r->key);
@@ -332,8 +329,7 @@ static int admin_apply(tau_ctx_t *ctx, const tau_args_t *a)
             const char *k;
             json_t *v;
             void *tmp;
-            json_object_foreach_safe(patch, tmp, k, v)
-            {
+            json_object_foreach_safe(patch, tmp, k, v) {
                 if (json_equal(v, json_object_get(cur, k)))
                     json_object_del(patch, k);
             }

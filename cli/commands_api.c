@@ -115,8 +115,7 @@ static int api_query(tau_url_t *u, const json_t *fields)
 {
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)fields, k, v)
-    {
+    json_object_foreach((json_t *)fields, k, v) {
         char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
         tau_url_query(u, k, text ? text : json_string_value(v));
         free(text);

@@ -207,8 +207,7 @@ static int nodes_drain(tau_ctx_t *ctx, const tau_args_t *a)
     const json_t *pods = json_object_get(out, "pods");
     size_t left = 0, i;
     json_t *p;
-    json_array_foreach(pods, i, p)
-    {
+    json_array_foreach(pods, i, p) {
         const char *o = nodes_str(p, "outcome");
         left += o && (strcmp(o, "blocked") == 0 || strcmp(o, "failed") == 0);
     }
@@ -261,15 +260,13 @@ int tau_cmd_fleet(tau_ctx_t *ctx, const tau_args_t *a)
     size_t i;
     json_t *x;
     char label[300];
-    json_array_foreach(json_object_get(out, "classes"), i, x)
-    {
+    json_array_foreach(json_object_get(out, "classes"), i, x) {
         json_t *row = json_deep_copy(x);
         snprintf(label, sizeof(label), "class %s", nodes_str(x, "class") ?: "(none)");
         json_object_set_new(row, "group", json_string(label));
         json_array_append_new(rows, row);
     }
-    json_array_foreach(json_object_get(out, "flavors"), i, x)
-    {
+    json_array_foreach(json_object_get(out, "flavors"), i, x) {
         json_t *row = json_deep_copy(x);
         snprintf(label, sizeof(label), "flavor %s", nodes_str(x, "flavor") ?: "?");
         json_object_set_new(row, "group", json_string(label));

@@ -85,8 +85,7 @@ static json_t *pol_load_rules(tau_ctx_t *ctx, const tau_args_t *a)
     }
     size_t i;
     json_t *r;
-    json_array_foreach(list, i, r)
-    {
+    json_array_foreach(list, i, r) {
         if (!json_is_object(r) || !json_is_string(json_object_get(r, "id"))) {
             tau_fail(ctx, TAU_EXIT_USAGE, "rule %zu has no \"id\"", i + 1);
             json_decref(list);
@@ -105,8 +104,7 @@ static int pol_create(tau_ctx_t *ctx, const tau_args_t *a)
     json_t *done = json_array();
     size_t i;
     json_t *r;
-    json_array_foreach(rules, i, r)
-    {
+    json_array_foreach(rules, i, r) {
         json_t *created = NULL;
         rc = tau_api(ctx, "POST", "/v1/admin/policies", r, &created);
         if (rc != TAU_EXIT_OK)
@@ -138,13 +136,11 @@ static json_t *pol_diff(const json_t *cur, const json_t *want)
     json_t *patch = json_object();
     const char *k;
     json_t *v;
-    json_object_foreach(target, k, v)
-    {
+    json_object_foreach(target, k, v) {
         if (strcmp(k, "id") != 0 && !json_equal(v, json_object_get(have, k)))
             json_object_set(patch, k, v);
     }
-    json_object_foreach(have, k, v)
-    {
+    json_object_foreach(have, k, v) {
         if (strcmp(k, "id") != 0 && !json_object_get(target, k))
             json_object_set_new(patch, k, json_null());
     }
@@ -161,8 +157,7 @@ static int pol_apply(tau_ctx_t *ctx, const tau_args_t *a)
     int rc = TAU_EXIT_OK;
     size_t i;
     json_t *r;
-    json_array_foreach(rules, i, r)
-    {
+    json_array_foreach(rules, i, r) {
         const char *id = json_string_value(json_object_get(r, "id"));
         tau_url_t u;
         pol_url(&u, id, "");

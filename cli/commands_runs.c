@@ -223,8 +223,7 @@ static void runs_new_events(tau_ctx_t *ctx, const char *id, long *last_seq, FILE
     if (tau_api(ctx, "GET", tau_url_str(&u), NULL, &out) == TAU_EXIT_OK) {
         size_t i;
         json_t *ev;
-        json_array_foreach(json_object_get(out, "items"), i, ev)
-        {
+        json_array_foreach(json_object_get(out, "items"), i, ev) {
             tau_progress_clear(pr);
             runs_event_line(ctx, f, ev, color);
             json_int_t seq = json_integer_value(json_object_get(ev, "seq"));
@@ -527,10 +526,8 @@ int tau_cmd_checkpoints(tau_ctx_t *ctx, const tau_args_t *a)
     json_t *rows = json_array();
     size_t i, j;
     json_t *group, *cp;
-    json_array_foreach(json_object_get(out, "items"), i, group)
-    {
-        json_array_foreach(json_object_get(group, "items"), j, cp)
-        {
+    json_array_foreach(json_object_get(out, "items"), i, group) {
+        json_array_foreach(json_object_get(group, "items"), j, cp) {
             json_t *row = json_deep_copy(cp);
             json_object_set(row, "attempt", json_object_get(group, "attempt"));
             json_array_append_new(rows, row);

@@ -77,7 +77,8 @@ static int submit_local_problems(const tau_ctx_t *ctx, const char *file, json_t 
         tau_out_structured(ctx, doc);
     size_t i;
     json_t *e;
-    json_array_foreach(problems, i, e) tau_problem_entry(stderr, e, file, NULL);
+    json_array_foreach(problems, i, e)
+        tau_problem_entry(stderr, e, file, NULL);
     json_decref(doc);
     json_decref(problems);
     return TAU_EXIT_USAGE;
@@ -171,8 +172,7 @@ static void submit_warnings(const tau_ctx_t *ctx, const json_t *out, const char 
     size_t i;
     json_t *w;
     (void)ctx;
-    json_array_foreach(json_object_get(out, "warnings"), i, w)
-    {
+    json_array_foreach(json_object_get(out, "warnings"), i, w) {
         if (json_is_string(w)) {
             fprintf(stderr, "%s: warning: ", file);
             tau_print_clean(stderr, json_string_value(w));
@@ -232,8 +232,7 @@ static void submit_final_note(const tau_ctx_t *ctx, const char *id, const json_t
     const json_t *exit_code = NULL;
     size_t i;
     json_t *at;
-    json_array_foreach(json_object_get(run, "attempts"), i, at)
-    {
+    json_array_foreach(json_object_get(run, "attempts"), i, at) {
         if (json_integer_value(json_object_get(at, "attempt")) == current)
             exit_code = json_object_get(at, "exit_code");
     }

@@ -44,8 +44,7 @@ static void quota_print(const tau_ctx_t *ctx, const json_t *v)
     json_t *rows = json_array();
     size_t i, j;
     json_t *q, *r;
-    json_array_foreach(queues, i, q)
-    {
+    json_array_foreach(queues, i, q) {
         const json_t *res = json_object_get(q, "resources");
         if (json_array_size(res) == 0) {
             json_array_append_new(rows, json_pack("{s:O?, s:O?, s:b}", "queue",
@@ -54,8 +53,7 @@ static void quota_print(const tau_ctx_t *ctx, const json_t *v)
                                                   json_is_true(json_object_get(q, "default"))));
             continue;
         }
-        json_array_foreach(res, j, r)
-        {
+        json_array_foreach(res, j, r) {
             json_t *row = json_deep_copy(r);
             json_object_set(row, "queue", json_object_get(q, "name"));
             json_object_set(row, "cluster_queue", json_object_get(q, "cluster_queue"));

@@ -137,8 +137,7 @@ static EVP_PKEY *ev_find_key(const char *doc, size_t len, const char *key_id, ch
     if (keys) {
         size_t i;
         json_t *o;
-        json_array_foreach(keys, i, o)
-        {
+        json_array_foreach(keys, i, o) {
             const char *id = ev_key_id(o);
             if (!key_id || (id && strcmp(id, key_id) == 0) || json_array_size(keys) == 1) {
                 k = ev_key_from_obj(o);
@@ -251,8 +250,7 @@ static void ev_check_history(ev_report_t *r, const json_t *record, const char *r
     const char *prev = NULL;
     size_t i;
     const json_t *e;
-    json_array_foreach(hist, i, e)
-    {
+    json_array_foreach(hist, i, e) {
         json_int_t seq = json_integer_value(json_object_get(e, "seq"));
         const char *ph = ev_str(e, "prev_hash"), *hash = ev_str(e, "hash");
         if (seq != (json_int_t)i + 1) {

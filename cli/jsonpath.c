@@ -470,15 +470,13 @@ static void jp_descend(jp_set_t *out, const json_t *v, const char *name, int dep
     if (json_is_object(v)) {
         if (name)
             jp_set_add(out, json_object_get(v, name));
-        json_object_foreach((json_t *)v, k, x)
-        {
+        json_object_foreach((json_t *)v, k, x) {
             if (!name)
                 jp_set_add(out, x);
             jp_descend(out, x, name, depth + 1);
         }
     } else if (json_is_array(v)) {
-        json_array_foreach(v, i, x)
-        {
+        json_array_foreach(v, i, x) {
             if (!name)
                 jp_set_add(out, x);
             jp_descend(out, x, name, depth + 1);
@@ -554,9 +552,11 @@ static void jp_step(const jp_step_t *st, const json_t *root, const json_t *v, jp
         break;
     case JP_ALL:
         if (json_is_object(v)) {
-            json_object_foreach((json_t *)v, k, x) jp_set_add(out, x);
+            json_object_foreach((json_t *)v, k, x)
+                jp_set_add(out, x);
         } else {
-            json_array_foreach(v, i, x) jp_set_add(out, x);
+            json_array_foreach(v, i, x)
+                jp_set_add(out, x);
         }
         break;
     case JP_INDEX:
@@ -585,7 +585,9 @@ static void jp_step(const jp_step_t *st, const json_t *root, const json_t *v, jp
         jp_descend(out, v, st->name, 0);
         break;
     case JP_FILTER:
-        json_array_foreach(v, i, x) if (jp_keep(st, root, x)) jp_set_add(out, x);
+        json_array_foreach(v, i, x)
+            if (jp_keep(st, root, x))
+                jp_set_add(out, x);
         break;
     }
 }
@@ -645,8 +647,7 @@ static int jp_render_list(const jp_list_t *l, const json_t *root, const json_t *
                 if (json_is_array(got.v[j])) {
                     size_t k;
                     json_t *x;
-                    json_array_foreach(got.v[j], k, x)
-                    {
+                    json_array_foreach(got.v[j], k, x) {
                         if ((rc = jp_render_list(&n->body, root, x, out)) != 0)
                             break;
                     }

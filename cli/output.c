@@ -78,8 +78,7 @@ static int yaml_node(yaml_emitter_t *em, const json_t *v)
             return -1;
         const char *k;
         json_t *x;
-        json_object_foreach((json_t *)v, k, x)
-        {
+        json_object_foreach((json_t *)v, k, x) {
             if (yaml_scalar(em, k,
                             yaml_needs_quotes(k) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
                                                  : YAML_ANY_SCALAR_STYLE) != 0 ||
@@ -96,7 +95,9 @@ static int yaml_node(yaml_emitter_t *em, const json_t *v)
             return -1;
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) if (yaml_node(em, x) != 0) return -1;
+        json_array_foreach(v, i, x)
+            if (yaml_node(em, x) != 0)
+                return -1;
         if (!yaml_sequence_end_event_initialize(&ev) || !yaml_emitter_emit(em, &ev))
             return -1;
         return 0;
@@ -347,12 +348,12 @@ void tau_cell_text(const json_t *v, tau_col_kind_e kind, char *out, size_t outle
         int all_strings = json_is_array(v);
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) all_strings &= json_is_string(x);
+        json_array_foreach(v, i, x)
+            all_strings &= json_is_string(x);
         if (all_strings) {
             size_t used = 0;
             out[0] = '\0';
-            json_array_foreach(v, i, x)
-            {
+            json_array_foreach(v, i, x) {
                 int n =
                     snprintf(out + used, outlen - used, "%s%s", i ? "," : "", json_string_value(x));
                 if (n < 0 || (size_t)n >= outlen - used)
@@ -397,8 +398,7 @@ void tau_out_items(const tau_ctx_t *ctx, const json_t *items, const tau_col_t *c
     size_t r;
     json_t *item;
     char cells[32][256];
-    json_array_foreach(items, r, item)
-    {
+    json_array_foreach(items, r, item) {
         const char *row[32];
         for (int i = 0; i < n; i++) {
             tau_cell_text(tau_json_path(item, shown[i]->key),
@@ -425,8 +425,7 @@ void tau_out_generic(const tau_ctx_t *ctx, const json_t *v)
         int n = 0;
         const char *k;
         json_t *x;
-        json_object_foreach(json_array_get(items, 0), k, x)
-        {
+        json_object_foreach(json_array_get(items, 0), k, x) {
             if (n == 8)
                 break;
             if (json_is_object(x) ||

@@ -67,7 +67,8 @@ void tau_problem_print(const tau_ctx_t *ctx, const tau_http_resp_t *resp, const 
              title ? title : "");
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(p, "errors"), i, e) tau_problem_entry(stderr, e, file, NULL);
+    json_array_foreach(json_object_get(p, "errors"), i, e)
+        tau_problem_entry(stderr, e, file, NULL);
     if (ctx->verbose || resp->status >= 500) {
         const char *inst = json_string_value(json_object_get(p, "instance"));
         if (inst || resp->request_id[0])

@@ -1,8 +1,48 @@
 """Shared pytest set-up: puts tests/harness on the path (see harness/paths.py
-for BUILD, REPO and SHARED)."""
+for BUILD, REPO and SHARED); registers the REST contract check that runs
+when an integration session ends (harness/contract_check.py); and
+--shuffle=SEED, which runs the test files in a random order and each file's
+tests in a random order (seeded, so that every pytest-xdist worker collects
+the same order and a failing order can be replayed): no test may depend on
+another having run before it. Write --shuffle=SEED, not --shuffle SEED: in
+the second form pytest's first look at the arguments takes SEED for a path
+and loads only this folder's conftest.py."""
 import os
+import random
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness"))
 
+import contract_check  # noqa: E402
 from paths import BUILD, REPO, SHARED  # noqa: E402,F401  (kept for older imports)
+
+
+def pytest_configure(config):
+    contract_check.register(config)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--shuffle", type=int, metavar="SEED", default=None,
+                     help="run test files, and the tests in each, in an order drawn from SEED")
+
+
+def pytest_report_header(config):
+    seed = config.getoption("shuffle")
+    return None if seed is None else f"test order shuffled with --shuffle {seed}"
+
+
+def pytest_collection_modifyitems(config, items):
+    seed = config.getoption("shuffle")
+    if seed is None:
+        return
+    rng = random.Random(seed)
+    # a file's tests stay together: its module fixtures (gateway, database)
+    # are set up once
+    files = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    groups = list(files.values())
+    rng.shuffle(groups)
+    for group in groups:
+        rng.shuffle(group)
+    items[:] = [item for group in groups for item in group]

@@ -42,6 +42,7 @@ TEST_PACKAGES=(
   python3-cryptography
   python3-kubernetes
   python3-pytest
+  python3-pytest-xdist
   python3-yaml
   valgrind
   wrk

@@ -159,8 +159,7 @@ static json_t *pol_rule_or_reply(tg_req_t *req, const tg_policy_registry_t *reg,
         json_t *found = tg_policy_rule_validate(tg_policy_registry_schema(reg), rule);
         size_t i;
         json_t *e;
-        json_array_foreach(found, i, e)
-        {
+        json_array_foreach(found, i, e) {
             json_array_append_new(
                 errors, tg_problem_error(json_string_value(json_object_get(e, "path")), 0, 0,
                                          json_string_value(json_object_get(e, "message"))));
@@ -320,8 +319,7 @@ static json_t *pol_merge(const json_t *row, const char *id, const json_t *patch)
     json_object_set(merged, "enabled", json_object_get(row, "enabled"));
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)patch, k, v)
-    {
+    json_object_foreach((json_t *)patch, k, v) {
         if (json_is_null(v))
             json_object_del(merged, k);
         else

@@ -62,15 +62,13 @@ static void qw_containers(const json_t *list, json_t *acc, int sum)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(list, i, c)
-    {
+    json_array_foreach(list, i, c) {
         const json_t *res = json_object_get(c, "resources");
         json_t *seen = json_object();
         for (int pass = 0; pass < 2; pass++) {
             const char *k;
             json_t *v;
-            json_object_foreach(json_object_get(res, pass ? "limits" : "requests"), k, v)
-            {
+            json_object_foreach(json_object_get(res, pass ? "limits" : "requests"), k, v) {
                 tg_quota_qty_t q;
                 if (json_object_get(seen, k) || qw_qty(v, &q) != 0)
                     continue;
@@ -91,8 +89,7 @@ static json_t *qw_requests(const json_t *wl)
     json_t *out = json_object();
     size_t i;
     json_t *ps;
-    json_array_foreach(json_object_get(json_object_get(wl, "spec"), "podSets"), i, ps)
-    {
+    json_array_foreach(json_object_get(json_object_get(wl, "spec"), "podSets"), i, ps) {
         json_int_t count = json_integer_value(json_object_get(ps, "count"));
         if (count <= 0)
             count = 1;
@@ -102,15 +99,13 @@ static json_t *qw_requests(const json_t *wl)
         qw_containers(json_object_get(spec, "initContainers"), init_max, 0);
         const char *k;
         json_t *v;
-        json_object_foreach(init_max, k, v)
-        {
+        json_object_foreach(init_max, k, v) {
             json_t *m = json_object_get(main_sum, k);
             if (!m ||
                 json_integer_value(json_array_get(v, 0)) > json_integer_value(json_array_get(m, 0)))
                 json_object_set(main_sum, k, v);
         }
-        json_object_foreach(main_sum, k, v)
-        {
+        json_object_foreach(main_sum, k, v) {
             json_t *had = json_object_get(out, k);
             json_int_t h = had ? json_integer_value(json_array_get(had, 0)) : 0;
             json_object_set_new(out, k,
@@ -130,8 +125,7 @@ json_t *tg_queue_why_requests(const json_t *workload)
     json_t *out = json_object();
     const char *k;
     json_t *v;
-    json_object_foreach(r, k, v)
-    {
+    json_object_foreach(r, k, v) {
         json_object_set_new(out, k, json_integer(json_integer_value(json_array_get(v, 0))));
     }
     json_decref(r);
@@ -147,13 +141,11 @@ static int64_t qw_used(const json_t *cq, const char *flavor, const char *res)
         list = json_object_get(st, "flavorsUsage");
     size_t i, j;
     json_t *f, *r;
-    json_array_foreach(list, i, f)
-    {
+    json_array_foreach(list, i, f) {
         const char *fn = qw_str(f, "name");
         if (!fn || strcmp(fn, flavor))
             continue;
-        json_array_foreach(json_object_get(f, "resources"), j, r)
-        {
+        json_array_foreach(json_object_get(f, "resources"), j, r) {
             const char *rn = qw_str(r, "name");
             tg_quota_qty_t q;
             if (rn && !strcmp(rn, res) && qw_qty(json_object_get(r, "total"), &q) == 0)
@@ -177,13 +169,10 @@ static void qw_cells(const json_t *cq, qw_frs_t *out)
 {
     size_t g, f, r;
     json_t *grp, *fl, *rq;
-    json_array_foreach(json_object_get(json_object_get(cq, "spec"), "resourceGroups"), g, grp)
-    {
-        json_array_foreach(json_object_get(grp, "flavors"), f, fl)
-        {
+    json_array_foreach(json_object_get(json_object_get(cq, "spec"), "resourceGroups"), g, grp) {
+        json_array_foreach(json_object_get(grp, "flavors"), f, fl) {
             const char *fname = qw_str(fl, "name");
-            json_array_foreach(json_object_get(fl, "resources"), r, rq)
-            {
+            json_array_foreach(json_object_get(fl, "resources"), r, rq) {
                 const char *rn = qw_str(rq, "name");
                 tg_quota_qty_t nom, bl, ll;
                 if (!fname || !rn || qw_qty(json_object_get(rq, "nominalQuota"), &nom) != 0)
@@ -216,8 +205,7 @@ static void qw_borrowable(const json_t *cq, const json_t *peers, qw_frs_t *cells
         return;
     size_t p;
     json_t *peer;
-    json_array_foreach(peers, p, peer)
-    {
+    json_array_foreach(peers, p, peer) {
         const char *pn = qw_str(json_object_get(peer, "metadata"), "name");
         const char *pc = qw_str(json_object_get(peer, "spec"), "cohort");
         if (!pn || (self && !strcmp(pn, self)) || !pc || strcmp(pc, cohort))
@@ -323,8 +311,7 @@ json_t *tg_queue_why(const tg_queue_why_in_t *in)
 
     const char *rk;
     json_t *rv;
-    json_object_foreach(req, rk, rv)
-    {
+    json_object_foreach(req, rk, rv) {
         json_object_set_new(
             requests, rk,
             qw_text(json_integer_value(json_array_get(rv, 0)),
@@ -335,8 +322,7 @@ json_t *tg_queue_why(const tg_queue_why_in_t *in)
     char borrow_note[512] = "";
     if (known) {
         /* resources the queue does not cover at all */
-        json_object_foreach(req, rk, rv)
-        {
+        json_object_foreach(req, rk, rv) {
             int covered = 0;
             for (size_t i = 0; i < cells.n && !covered; i++)
                 covered = !strcmp(cells.v[i].res, rk);

@@ -76,8 +76,7 @@ void tg_api_admin_usage(tg_req_t *req)
     json_t *wss = json_array();
     size_t i;
     json_t *row;
-    json_array_foreach(json_object_get(u, "rows"), i, row)
-    {
+    json_array_foreach(json_object_get(u, "rows"), i, row) {
         const char *w = json_string_value(json_object_get(row, "workspace"));
         json_t *acc = json_object_get(by_ws, w ? w : "");
         if (!acc) {
@@ -92,7 +91,8 @@ void tg_api_admin_usage(tg_req_t *req)
         usage_finish(user);
         json_array_append_new(users, user);
     }
-    json_array_foreach(wss, i, row) usage_finish(row);
+    json_array_foreach(wss, i, row)
+        usage_finish(row);
     usage_finish(totals);
     json_t *out = json_pack("{s:O, s:O, s:s?, s:o, s:o, s:o}", "since", json_object_get(u, "since"),
                             "until", json_object_get(u, "until"), "workspace", ws, "totals", totals,

@@ -537,8 +537,7 @@ static tg_auth_alg_e jwk_alg(json_t *jwk, const char **why)
         int verify = 0;
         size_t i;
         json_t *op;
-        json_array_foreach(ops, i, op)
-        {
+        json_array_foreach(ops, i, op) {
             if (json_is_string(op) && strcmp(json_string_value(op), "verify") == 0)
                 verify = 1;
         }
@@ -600,8 +599,7 @@ tg_rc_e tg_auth_keyset_add_jwks(tg_auth_keyset_t *ks, const char *text, size_t l
     }
     size_t i;
     json_t *jwk;
-    json_array_foreach(keys, i, jwk)
-    {
+    json_array_foreach(keys, i, jwk) {
         char why[160] = "";
         const char *skip = NULL;
         EVP_PKEY *pkey = NULL;

@@ -123,8 +123,7 @@ static tg_marker_kind_e marker_metric(json_t *o, int64_t line_at_us, tg_marker_t
     m->fields = tg_xcalloc(n ? n : 1, sizeof(*m->fields));
     const char *key;
     json_t *v;
-    json_object_foreach(o, key, v)
-    {
+    json_object_foreach(o, key, v) {
         if (key[0] == '_')
             continue; /* reserved */
         size_t klen = strlen(key);

@@ -135,8 +135,7 @@ static void nh_gpus(const json_t *status, json_t *gpus, json_t *mig)
     for (int w = 0; w < 2; w++) {
         const char *res;
         json_t *q;
-        json_object_foreach(json_object_get(status, which[w]), res, q)
-        {
+        json_object_foreach(json_object_get(status, which[w]), res, q) {
             int kind = tg_node_gpu_resource(res);
             long long n = nh_count(q);
             if (!kind || n < 0)
@@ -216,8 +215,7 @@ json_t *tg_node_summarize(const json_t *node, const tg_node_rules_t *r)
     const char *problem_since = NULL, *calm_since = NULL, *unknown_since = NULL;
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(status, "conditions"), i, c)
-    {
+    json_array_foreach(json_object_get(status, "conditions"), i, c) {
         const char *type = nh_str(c, "type");
         const char *st = nh_str(c, "status");
         const char *since = nh_str(c, "lastTransitionTime");
@@ -304,8 +302,7 @@ static void nh_containers(const json_t *list, json_t *acc, int sum)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(list, i, c)
-    {
+    json_array_foreach(list, i, c) {
         const json_t *res = json_object_get(c, "resources");
         const json_t *req = json_object_get(res, "requests");
         const json_t *lim = json_object_get(res, "limits");
@@ -313,8 +310,7 @@ static void nh_containers(const json_t *list, json_t *acc, int sum)
         for (int pass = 0; pass < 2; pass++) {
             const char *k;
             json_t *q;
-            json_object_foreach((json_t *)(pass ? lim : req), k, q)
-            {
+            json_object_foreach((json_t *)(pass ? lim : req), k, q) {
                 if (!tg_node_gpu_resource(k) || json_object_get(seen, k))
                     continue;
                 long long n = nh_count(q);
@@ -339,15 +335,13 @@ json_t *tg_node_pod_gpus(const json_t *pod)
     nh_containers(json_object_get(spec, "initContainers"), init_max, 0);
     const char *k;
     json_t *v;
-    json_object_foreach(init_max, k, v)
-    {
+    json_object_foreach(init_max, k, v) {
         if (json_integer_value(v) > json_integer_value(json_object_get(main_sum, k)))
             json_object_set(main_sum, k, v);
     }
     json_decref(init_max);
     void *tmp;
-    json_object_foreach_safe(main_sum, tmp, k, v)
-    {
+    json_object_foreach_safe(main_sum, tmp, k, v) {
         if (json_integer_value(v) <= 0)
             json_object_del(main_sum, k);
     }
@@ -371,8 +365,7 @@ void tg_node_problem_text(const json_t *summary, char *out, size_t outlen)
     size_t o = 0;
     size_t i;
     json_t *p;
-    json_array_foreach(json_object_get(summary, "problems"), i, p)
-    {
+    json_array_foreach(json_object_get(summary, "problems"), i, p) {
         const char *reason = nh_str(p, "reason");
         const char *msg = nh_str(p, "message");
         int n = snprintf(out + o, outlen - o, "%s%s=%s", i ? "; " : "", nh_str(p, "type"),

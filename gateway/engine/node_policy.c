@@ -198,8 +198,7 @@ static tg_rc_e np_runs(const tg_node_policy_t *p, tg_db_conn_t *conn, tg_kube_cl
         goto out;
     size_t i;
     json_t *pod;
-    json_array_foreach(pods, i, pod)
-    {
+    json_array_foreach(pods, i, pod) {
         const char *run_id = np_str(pod, "run_id");
         int attempt = (int)json_integer_value(json_object_get(pod, "attempt"));
         const json_t *prev = i ? json_array_get(pods, i - 1) : NULL;

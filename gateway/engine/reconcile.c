@@ -329,23 +329,21 @@ static int rc_still_used(tg_reconcile_kind_e k, const json_t *live, const json_t
     const char *name = rc_meta(live, "name");
     const char *cqname;
     json_t *cq;
-    json_object_foreach((json_t *)live_cqs, cqname, cq)
-    {
+    json_object_foreach((json_t *)live_cqs, cqname, cq) {
         if (json_object_get(deleted_cqs, cqname))
             continue;
         size_t gi, fi;
         json_t *g, *f;
         json_array_foreach(json_object_get(json_object_get(cq, "spec"), "resourceGroups"), gi, g)
-            json_array_foreach(json_object_get(g, "flavors"), fi, f)
-        {
-            const char *fn = json_string_value(json_object_get(f, "name"));
-            if (fn && name && strcmp(fn, name) == 0) {
-                snprintf(why, n,
-                         "no longer in the database, but ClusterQueue %s still names it; kept",
-                         cqname);
-                return 1;
+            json_array_foreach(json_object_get(g, "flavors"), fi, f) {
+                const char *fn = json_string_value(json_object_get(f, "name"));
+                if (fn && name && strcmp(fn, name) == 0) {
+                    snprintf(why, n,
+                             "no longer in the database, but ClusterQueue %s still names it; kept",
+                             cqname);
+                    return 1;
+                }
             }
-        }
     }
     return 0;
 }
@@ -355,8 +353,7 @@ static void rc_orphans(rc_ctx_t *c, tg_reconcile_kind_e k, json_t *left, const j
 {
     const char *key;
     json_t *live;
-    json_object_foreach(left, key, live)
-    {
+    json_object_foreach(left, key, live) {
         if (!tg_reconcile_is_managed(live) || k == TG_RK_NAMESPACE)
             continue; /* not ours; namespaces may hold data and are never deleted */
         rc_seen(c, k, live);
@@ -390,8 +387,7 @@ static void rc_render_all(const json_t *snap, json_t *want[TG_RK_COUNT])
         want[k] = json_array();
         size_t i;
         json_t *row;
-        json_array_foreach(json_object_get(snap, sections[k]), i, row)
-        {
+        json_array_foreach(json_object_get(snap, sections[k]), i, row) {
             json_t *obj = NULL;
             switch ((tg_reconcile_kind_e)k) {
             case TG_RK_NAMESPACE:
@@ -457,8 +453,7 @@ tg_rc_e tg_reconcile_step_conn(tg_db_conn_t *conn, tg_kube_client_t *kube,
     for (int k = 0; k < TG_RK_COUNT; k++) {
         size_t i;
         json_t *obj;
-        json_array_foreach(want[k], i, obj)
-        {
+        json_array_foreach(want[k], i, obj) {
             char key[600];
             rc_key(obj, key, sizeof(key));
             rc_one(&c, (tg_reconcile_kind_e)k, obj, json_object_get(live[k], key));

@@ -96,11 +96,9 @@ static json_t *rr_cq_groups(const json_t *groups)
     json_t *out = json_array();
     size_t gi, fi, ri;
     json_t *g, *f, *r;
-    json_array_foreach(groups, gi, g)
-    {
+    json_array_foreach(groups, gi, g) {
         json_t *flavors = json_array();
-        json_array_foreach(json_object_get(g, "flavors"), fi, f)
-        {
+        json_array_foreach(json_object_get(g, "flavors"), fi, f) {
             json_t *res = json_array();
             json_array_foreach(json_object_get(f, "resources"), ri, r)
                 json_array_append_new(res, rr_cq_resource(r));
@@ -183,8 +181,7 @@ static void rr_strip_nulls(json_t *v)
         const char *k;
         json_t *x;
         void *tmp;
-        json_object_foreach_safe(v, tmp, k, x)
-        {
+        json_object_foreach_safe(v, tmp, k, x) {
             if (json_is_null(x))
                 json_object_del(v, k);
             else
@@ -193,7 +190,8 @@ static void rr_strip_nulls(json_t *v)
     } else if (json_is_array(v)) {
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) rr_strip_nulls(x);
+        json_array_foreach(v, i, x)
+            rr_strip_nulls(x);
     }
 }
 
@@ -262,12 +260,9 @@ static void rr_norm_cq(json_t *spec)
     rr_norm_fair_sharing(spec);
     size_t gi, fi, ri;
     json_t *g, *f, *r;
-    json_array_foreach(json_object_get(spec, "resourceGroups"), gi, g)
-    {
-        json_array_foreach(json_object_get(g, "flavors"), fi, f)
-        {
-            json_array_foreach(json_object_get(f, "resources"), ri, r)
-            {
+    json_array_foreach(json_object_get(spec, "resourceGroups"), gi, g) {
+        json_array_foreach(json_object_get(g, "flavors"), fi, f) {
+            json_array_foreach(json_object_get(f, "resources"), ri, r) {
                 rr_qty_member(r, "nominalQuota");
                 rr_qty_member(r, "borrowingLimit");
                 rr_qty_member(r, "lendingLimit");
@@ -380,13 +375,11 @@ static void rr_diff_walk(rr_diff_t *d, const char *path, const json_t *live, con
     if (json_is_object(live) && json_is_object(want)) {
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)want, k, v)
-        {
+        json_object_foreach((json_t *)want, k, v) {
             snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", k);
             rr_diff_walk(d, sub, json_object_get(live, k), v);
         }
-        json_object_foreach((json_t *)live, k, v)
-        {
+        json_object_foreach((json_t *)live, k, v) {
             if (!json_object_get(want, k)) {
                 snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", k);
                 rr_diff_note(d, sub, v, NULL);

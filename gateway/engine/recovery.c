@@ -32,8 +32,7 @@ static int recovery_retry_on(const json_t *resilience, const char *reason)
         return !strcmp(reason, "Preempted") || !strcmp(reason, "Evicted");
     size_t i;
     json_t *x;
-    json_array_foreach(on, i, x)
-    {
+    json_array_foreach(on, i, x) {
         if (json_is_string(x) && !strcmp(json_string_value(x), reason))
             return 1;
     }

@@ -182,8 +182,7 @@ tg_rc_e tg_kube_list_all(tg_kube_client_t *c, const tg_kube_ref_t *ref,
         size_t i;
         json_t *item;
         int stop = 0;
-        json_array_foreach(items, i, item)
-        {
+        json_array_foreach(items, i, item) {
             if (fn && fn(item, arg) != 0) {
                 stop = 1;
                 break;

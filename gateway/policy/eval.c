@@ -165,8 +165,7 @@ static void ev_text(tg_buf_t *b, const json_t *v)
     } else if (json_is_array(v)) {
         size_t i;
         const json_t *x;
-        json_array_foreach(v, i, x)
-        {
+        json_array_foreach(v, i, x) {
             if (i && tg_buf_puts(b, ", ") != TG_OK)
                 return;
             ev_text(b, x);

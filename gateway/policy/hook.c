@@ -18,8 +18,7 @@ static void hook_append(json_t *dst, const json_t *src, size_t max)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(src, i, e)
-    {
+    json_array_foreach(src, i, e) {
         if (json_array_size(dst) >= max)
             return;
         json_array_append(dst, e);

@@ -113,8 +113,7 @@ static void load_take_diag(json_t *errors, const char *file, tg_spec_diag_t *d)
     tg_spec_diag_sort(d);
     size_t i;
     const json_t *e;
-    json_array_foreach(d->errors, i, e)
-    {
+    json_array_foreach(d->errors, i, e) {
         json_t *msg = load_message(json_object_get(e, "message"));
         load_err(errors, file, json_string_value(json_object_get(e, "path")),
                  (unsigned)json_integer_value(json_object_get(e, "line")),
@@ -150,8 +149,7 @@ static void load_one_file(load_ctx_t *c, const tg_policy_file_t *f)
     size_t i;
     json_t *rule;
     char base[48];
-    json_array_foreach(rules, i, rule)
-    {
+    json_array_foreach(rules, i, rule) {
         snprintf(base, sizeof(base), "rules[%zu]", i);
         tg_policy_rule_check(rule, base, &d);
     }
@@ -159,8 +157,7 @@ static void load_one_file(load_ctx_t *c, const tg_policy_file_t *f)
         goto out;
     char source[320];
     snprintf(source, sizeof(source), "file:%s", f->name);
-    json_array_foreach(rules, i, rule)
-    {
+    json_array_foreach(rules, i, rule) {
         snprintf(base, sizeof(base), "rules[%zu]", i);
         const tg_spec_mark_t *m = tg_spec_pos_get(doc.pos, base);
         tg_policy_rule_t r;
@@ -204,8 +201,7 @@ json_t *tg_policy_rule_validate(const tg_policy_schema_t *schema, json_t *rule)
     json_t *out = json_array();
     size_t i;
     const json_t *e;
-    json_array_foreach(d.errors, i, e)
-    {
+    json_array_foreach(d.errors, i, e) {
         json_array_append_new(out,
                               json_pack("{s:O, s:o}", "path", json_object_get(e, "path"), "message",
                                         load_message(json_object_get(e, "message"))));
@@ -231,8 +227,7 @@ static void load_db_row(load_ctx_t *c, const json_t *row)
     json_t *errs = tg_policy_rule_validate(c->schema, rule);
     size_t i;
     const json_t *e;
-    json_array_foreach(errs, i, e)
-    {
+    json_array_foreach(errs, i, e) {
         load_err(c->errors, file, json_string_value(json_object_get(e, "path")), 0, 0,
                  json_string_value(json_object_get(e, "message")));
     }
@@ -278,7 +273,8 @@ tg_rc_e tg_policy_snapshot_build(const tg_policy_schema_t *schema, const tg_poli
     c.nfile_rules = c.snap->nrules;
     size_t i;
     const json_t *row;
-    json_array_foreach(db_rows, i, row) load_db_row(&c, row);
+    json_array_foreach(db_rows, i, row)
+        load_db_row(&c, row);
     if (json_array_size(db_rows))
         json_array_append_new(c.snap->sources,
                               json_pack("{s:s, s:I}", "source", "database", "rules",
@@ -304,8 +300,7 @@ void tg_policy_errors_format(const json_t *errors, char *out, size_t outlen)
     size_t i;
     const json_t *e;
     int cut = 0;
-    json_array_foreach(errors, i, e)
-    {
+    json_array_foreach(errors, i, e) {
         const char *file = json_string_value(json_object_get(e, "file"));
         json_int_t line = json_integer_value(json_object_get(e, "line"));
         json_int_t col = json_integer_value(json_object_get(e, "column"));

@@ -164,8 +164,7 @@ static tg_rc_e canon_object(const json_t *o, int precision, tg_buf_t *out)
     size_t i = 0;
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)o, k, v)
-    {
+    json_object_foreach((json_t *)o, k, v) {
         /* Insertion sort: objects are small and often already in order. */
         canon_kv_t e = {.k = k, .v = v};
         e.n = json_object_iter_key_len(json_object_key_to_iter(k));

@@ -147,8 +147,7 @@ void tg_spec_prov_add_json(tg_spec_prov_t *p, const json_t *obj)
 {
     const char *k;
     const json_t *v;
-    json_object_foreach((json_t *)obj, k, v)
-    {
+    json_object_foreach((json_t *)obj, k, v) {
         if (json_is_string(v))
             tg_spec_prov_set_path(p, k, strlen(k), json_string_value(v));
     }

@@ -50,7 +50,8 @@ tg_rc_e tg_store_audit_append_rows(tg_db_conn_t *conn, json_t *rows)
 {
     size_t i;
     json_t *row;
-    json_array_foreach(rows, i, row) json_object_set_new(row, "i", json_integer((json_int_t)i));
+    json_array_foreach(rows, i, row)
+        json_object_set_new(row, "i", json_integer((json_int_t)i));
     char *text = json_dumps(rows, JSON_COMPACT);
     if (!text)
         return TG_EINTERNAL;

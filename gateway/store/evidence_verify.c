@@ -82,8 +82,7 @@ static void vr_chain(vr_t *v, const char *check, const char *run_id, const json_
     const char *prev = NULL;
     size_t i;
     const json_t *e;
-    json_array_foreach(events, i, e)
-    {
+    json_array_foreach(events, i, e) {
         long seq = (long)json_integer_value(json_object_get(e, "seq"));
         const char *hash = vr_str(e, "hash");
         const char *ph = vr_str(e, "prev_hash");
@@ -362,8 +361,7 @@ static tg_rc_e vr_logs(vr_t *v, tg_db_conn_t *conn, const char *run_id, const js
     size_t i;
     const json_t *s;
     tg_rc_e rc = TG_OK;
-    json_array_foreach(sealed, i, s)
-    {
+    json_array_foreach(sealed, i, s) {
         rc = vr_stream(v, conn, run_id, s, flags, &nchunks);
         if (rc != TG_OK)
             return rc;
@@ -376,8 +374,7 @@ static tg_rc_e vr_logs(vr_t *v, tg_db_conn_t *conn, const char *run_id, const js
     int extra = 0;
     for (int row = 0; row < PQntuples(r); row++) {
         int known = 0;
-        json_array_foreach(sealed, i, s)
-        {
+        json_array_foreach(sealed, i, s) {
             known |=
                 json_integer_value(json_object_get(s, "attempt")) == atol(PQgetvalue(r, row, 0)) &&
                 vr_streq(vr_str(s, "pod"), PQgetvalue(r, row, 1)) &&
@@ -437,7 +434,9 @@ static tg_rc_e vr_files(vr_t *v, tg_db_conn_t *conn, const char *run_id, const j
         PQfreemem(raw);
         const json_t *f = NULL, *x;
         size_t i;
-        json_array_foreach(sealed, i, x) if (vr_streq(vr_str(x, "name"), name)) f = x;
+        json_array_foreach(sealed, i, x)
+            if (vr_streq(vr_str(x, "name"), name))
+                f = x;
         if (!f)
             vr_fail(v, "files", "file %s is not in the sealed record (inserted)", name);
         else if (!vr_streq(got, vr_str(f, "sha256")) || strcmp(got, PQgetvalue(r, row, 1)) != 0)

@@ -114,10 +114,8 @@ static const json_t *quota_group_of(const json_t *groups, const char *resource)
 {
     size_t gi, ci;
     json_t *g, *c;
-    json_array_foreach(groups, gi, g)
-    {
-        json_array_foreach(json_object_get(g, "covered_resources"), ci, c)
-        {
+    json_array_foreach(groups, gi, g) {
+        json_array_foreach(json_object_get(g, "covered_resources"), ci, c) {
             if (json_is_string(c) && strcmp(json_string_value(c), resource) == 0)
                 return g;
         }
@@ -129,8 +127,7 @@ static json_t *quota_flavor_in(const json_t *group, const char *flavor)
 {
     size_t fi;
     json_t *f;
-    json_array_foreach(json_object_get(group, "flavors"), fi, f)
-    {
+    json_array_foreach(json_object_get(group, "flavors"), fi, f) {
         const char *n = json_string_value(json_object_get(f, "name"));
         if (!flavor || (n && strcmp(n, flavor) == 0))
             return f;
@@ -172,8 +169,7 @@ tg_rc_e tg_quota_add_nominal(json_t *resource_groups, const char *resource, cons
     json_t *r = NULL;
     size_t ri;
     json_t *x;
-    json_array_foreach(json_object_get(f, "resources"), ri, x)
-    {
+    json_array_foreach(json_object_get(f, "resources"), ri, x) {
         const char *n = json_string_value(json_object_get(x, "name"));
         if (n && strcmp(n, resource) == 0)
             r = x;

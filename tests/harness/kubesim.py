@@ -11,7 +11,7 @@ Typical use (pytest)::
         print(ks.logs("default", pod_name))
         ks.kubectl("get", "jobs")             # real kubectl 1.32 against it
 
-Only the Python standard library is used. Every KubeSim runs in its own
+Only the Python standard library (and wait.py beside it) is used. Every KubeSim runs in its own
 temporary state directory; stop() (or leaving the with-block) kills the
 simulator's process group and every pod process it started, found by the
 KUBESIM_INSTANCE marker in their environment.
@@ -28,6 +28,8 @@ import tempfile
 import time
 import urllib.parse
 import uuid
+
+import wait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -476,13 +478,5 @@ class KubeSim:
         return self.get("/kubesim/stats")
 
     def wait_for(self, fn, cond=bool, timeout=30, interval=0.1, what="condition"):
-        """Call fn() until cond(result) holds; returns the result."""
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = fn()
-            if cond(last):
-                return last
-            time.sleep(interval)
-        raise AssertionError("timed out waiting for %s; last value: %s" % (what, json.dumps(
-            last, default=str)[:2000]))
+        """Call fn() until cond(result) holds; returns the result (wait.wait_for)."""
+        return wait.wait_for(fn, timeout, what, cond=cond, interval=interval)

@@ -10,7 +10,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
+
+from wait import wait_for
 
 PG_USER = "taugate-pg"
 
@@ -118,11 +119,10 @@ class Postgres:
                             f" SELECT pg_sleep({seconds}); COMMIT;"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            deadline = time.time() + 10
-            while time.time() < deadline and self.psql(
-                    "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock'"
-                    f" AND granted AND relation = '{table}'::regclass", db=db) != "1":
-                time.sleep(0.05)
+            wait_for(lambda: self.psql("SELECT count(*) FROM pg_locks WHERE mode ="
+                                       " 'AccessExclusiveLock' AND granted AND relation ="
+                                       f" '{table}'::regclass", db=db) == "1",
+                     10, f"the lock on {table} held", interval=0.05)
             yield
         finally:
             holder.wait(seconds + 30)

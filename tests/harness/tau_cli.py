@@ -6,13 +6,13 @@ import os
 import re
 import subprocess
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import tokens
 from paths import BUILD, SHARED
+from wait import wait_run_state
 
 TAU = os.path.join(BUILD, "tau")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -91,13 +91,7 @@ def submit(tau, d, *extra):
 
 
 def wait_state(gw, run_id, states, timeout=40):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        run = gw.req("GET", f"/v1/runs/{run_id}").json()
-        if run["state"] in states:
-            return run
-        time.sleep(0.2)
-    raise AssertionError(f"run {run_id} stayed {run['state']}")
+    return wait_run_state(gw, run_id, states, timeout)
 
 
 def canonical(record):

@@ -1,5 +1,11 @@
 """Fixtures for integration tests: one PostgreSQL server for the session, a
-fresh database per test module, and the real taugate binary."""
+fresh database per test module, and the real taugate binary.
+
+Under pytest-xdist every worker is a session of its own: its own PostgreSQL
+(free port, temporary folder), its own gateways and kubesims, so modules
+spread over workers share nothing. The REST contract is checked once when
+the whole session ends (harness/contract_check.py, registered by
+tests/conftest.py)."""
 import itertools
 import os
 

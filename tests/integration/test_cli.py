@@ -16,7 +16,6 @@ import pty
 import re
 import stat
 import subprocess
-import time
 import zipfile
 
 import pytest
@@ -28,6 +27,7 @@ from tau_cli import (ADMIN, TAU, UUID, Stub, Tau, canonical, load_yaml, project,
                      route_missing, skip_unless_route, submit, wait_state)
 from world import kind_cpu_cluster, kind_cpu_workspace
 from paths import BUILD
+from wait import wait_for
 
 
 # ---- fixtures ----------------------------------------------------------------------------
@@ -631,12 +631,10 @@ def test_evidence_verify_against_the_gateway_when_served(gw, tau, tmp_path):
     skip_unless_route(gw, "GET", f"/v1/runs/{probe}/evidence")
     skip_unless_route(gw, "GET", "/v1/evidence/public-key")
     run_id = finished_run(gw, tau, tmp_path, "cli-evidence")
-    def sealed():
-        r = gw.req("GET", f"/v1/runs/{run_id}/evidence")
-        return r.status == 200 and r.json().get("sealed") is True
-    deadline = time.time() + 40
-    while not sealed() and time.time() < deadline:
-        time.sleep(0.3)  # sealed by the engine once the run's logs are in
+    # sealed by the engine once the run's logs are in
+    wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}/evidence"), 40,
+             f"run {run_id}'s evidence sealed",
+             cond=lambda r: r.status == 200 and r.json().get("sealed") is True)
     out = tmp_path / "ev.json"
     r = tau("evidence", run_id, "--verify", "--out-file", str(out))
     assert r.returncode == 0, r.stderr

@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 
 import pytest
 import yaml
@@ -20,6 +19,7 @@ from gateway import Gateway
 from kubesim import KubeSim
 from paths import BUILD, REPO
 from tau_cli import TAU, Stub, Tau, project, submit, wait_state
+from wait import wait_for
 from world import kind_cpu_cluster, kind_cpu_workspace
 
 # (method, path) of every request a command of this module sent
@@ -335,7 +335,8 @@ def test_admin_nodes_fleet_and_drift(tau, gw):
     def nodes():
         return json.loads(tau("admin", "nodes", "list", "--all", "-o", "json").stdout)["items"]
 
-    gpu = wait_for(lambda: [n for n in nodes() if n["gpus"]["allocatable"] > 0])
+    gpu = wait_for(lambda: [n for n in nodes() if n["gpus"]["allocatable"] > 0], 30,
+                   "a node with allocatable GPUs")
     rows = table(tau("admin", "nodes", "list").stdout)
     assert rows[0] == ["NAME", "GPU-CLASS", "GPUS", "ALLOCATED", "FREE", "HEALTH", "READY",
                        "CORDONED"]
@@ -355,16 +356,6 @@ def test_admin_nodes_fleet_and_drift(tau, gw):
     assert json.loads(tau("admin", "drift", "-o", "json").stdout)["items"] is not None
 
 
-def wait_for(fn, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.2)
-    raise AssertionError("condition not met")
-
-
 def node_row(tau, name, *fmt):
     """The header and the row of node `name` in `tau admin nodes list [FMT]`."""
     rows = table(tau("admin", "nodes", "list", "--all", *fmt).stdout)
@@ -375,7 +366,7 @@ def node_row(tau, name, *fmt):
 
 def a_node(tau):
     return wait_for(lambda: [n["name"] for n in json.loads(
-        tau("admin", "nodes", "list", "--all", "-o", "json").stdout)["items"]])[0]
+        tau("admin", "nodes", "list", "--all", "-o", "json").stdout)["items"]], 30, "a node")[0]
 
 
 def test_cordon_shows_in_the_views_and_uncordon_clears_it(tau, gw, cluster):
@@ -436,7 +427,7 @@ def test_drain_evicts_the_pods_and_moves_the_run(tau, gw, tmp_path):
         "#!/usr/bin/env bash\nsleep 300\n")))
     run = wait_for(lambda: (lambda r: r if r["state"] == "Running" and r["attempts"] and
                             r["attempts"][0].get("node_names") else None)(
-        gw.req("GET", f"/v1/runs/{run_id}").json()), timeout=40)
+        gw.req("GET", f"/v1/runs/{run_id}").json()), 40, "the run running on a node")
     where = run["attempts"][0]["node_names"][0]
     r = tau("admin", "nodes", "drain", where, "--reason", "kernel upgrade", "--grace-period", "1")
     assert r.returncode == 0, r.stderr
@@ -451,7 +442,7 @@ def test_drain_evicts_the_pods_and_moves_the_run(tau, gw, tmp_path):
     # the run goes on elsewhere, the drain not counted against its retries
     moved = wait_for(lambda: (lambda r: r if len(r["attempts"]) > 1 and
                               r["attempts"][1].get("node_names") else None)(
-        gw.req("GET", f"/v1/runs/{run_id}").json()), timeout=60)
+        gw.req("GET", f"/v1/runs/{run_id}").json()), 60, "a second attempt on a node")
     assert moved["attempts"][1]["retry_reason"] == "NodeFault", moved["attempts"]
     assert where not in moved["attempts"][1]["node_names"]
     assert tau("cancel", run_id).returncode == 0
@@ -516,8 +507,8 @@ def test_checkpoints_of_a_run(tau, gw, tmp_path):
         "echo 'TAU_CHECKPOINT {\"path\": \"/data/ckpt/step-20\", \"step\": 20}'\n"))
     run_id = submit(tau, d)
     wait_state(gw, run_id, {"Succeeded"})
-    r = wait_for(lambda: (lambda r: r if r.stdout.count("/data/ckpt/") == 2 else None)(
-        tau("checkpoints", run_id)))
+    r = wait_for(lambda: tau("checkpoints", run_id), 30, "both checkpoints listed",
+                 cond=lambda r: r.stdout.count("/data/ckpt/") == 2)
     rows = table(r.stdout)
     assert rows[0] == ["ATTEMPT", "STEP", "PATH", "TIME"]
     assert {(x[0], x[1], x[2]) for x in rows[1:]} == {("1", "10", "/data/ckpt/step-10"),
@@ -573,12 +564,20 @@ def test_every_catalogue_verb(tau, tmp_path):
         assert r.returncode == 0, (res, r.stderr)
 
 
-# ---- every admin operation has a command (keep last: it reads what the tests above sent) ------
+# ---- every admin operation has a command ---------------------------------------------------
 
 
-def test_every_admin_operation_of_the_contract_has_a_command():
-    if not SENT:
-        pytest.skip("reads what this module's other tests sent: run the whole module")
+@pytest.fixture(scope="module", autouse=True)
+def every_admin_operation_of_the_contract_has_a_command(request):
+    """Checked once the module's tests have all run, in whatever order: the
+    requests they sent through tau cover every platform-admin operation.
+    Skipped when only part of the module ran or a test failed."""
+    failed_before = request.session.testsfailed
+    yield
+    tests = {n for n, v in vars(request.module).items() if n.startswith("test_") and callable(v)}
+    ran = {i.originalname for i in request.session.items if i.module is request.module}
+    if ran != tests or request.session.testsfailed != failed_before:
+        return
     with open(os.path.join(REPO, "openapi.yaml")) as f:
         contract = yaml.safe_load(f)
     ops = [(m.upper(), path, op["operationId"]) for path, item in contract["paths"].items()

@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -18,6 +17,7 @@ from gateway import Gateway
 from kubesim import KubeSim
 from world import kind_cpu_cluster, kind_cpu_workspace
 from paths import BUILD, SHARED
+from wait import wait_for, wait_run_state
 
 CONFORMANCE = os.path.join(SHARED, "conformance", "taugrid")
 SECTIONS = {"schema", "run", "workspace", "spec", "config", "manifests", "queue", "history",
@@ -97,26 +97,13 @@ def submit(gw, name, script):
     return r.json()["id"], spec
 
 
-def wait_state(gw, run_id, states, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        run = gw.req("GET", f"/v1/runs/{run_id}").json()
-        if run["state"] in states:
-            return run
-        time.sleep(0.2)
-    raise AssertionError(f"run {run_id} stayed {run['state']}")
-
-
 def wait_sealed(gw, run_id, timeout=90):
     """The evidence once sealed (the log grace may be the 60 s default)."""
-    deadline = time.time() + timeout
-    r = None
-    while time.time() < deadline:
-        r = gw.req("GET", f"/v1/runs/{run_id}/evidence")
-        if r.status == 200 and r.json()["sealed"]:
-            return r.json()
-        time.sleep(0.5)
-    raise AssertionError(f"run {run_id} was not sealed: {r}\n{gw.logs()[-3000:]}")
+    r = wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}/evidence"), timeout,
+                 f"run {run_id}'s evidence sealed",
+                 cond=lambda r: r.status == 200 and r.json()["sealed"],
+                 detail=lambda: gw.logs()[-3000:])
+    return r.json()
 
 
 def verify(gw, run_id):
@@ -133,7 +120,7 @@ def log_digest(hashes):
 @pytest.fixture(scope="module")
 def sealed(gw):
     run_id, spec = submit(gw, "evidence-ok", SCRIPT)
-    done = wait_state(gw, run_id, {"Succeeded", "Failed"})
+    done = wait_run_state(gw, run_id, {"Succeeded", "Failed"})
     assert done["state"] == "Succeeded", done
     return {"id": run_id, "spec": spec, "evidence": wait_sealed(gw, run_id)}
 
@@ -338,7 +325,7 @@ def test_evidence_is_for_the_runs_tenants_only(gw, sealed):
 
 def test_unended_run_has_no_evidence_and_cancelled_runs_are_sealed(gw, sql):
     run_id, _ = submit(gw, "evidence-long", "#!/usr/bin/env bash\nsleep 60\n")
-    wait_state(gw, run_id, {"Running"})
+    wait_run_state(gw, run_id, {"Running"})
     r = gw.req("GET", f"/v1/runs/{run_id}/evidence")
     assert r.status == 409, r
     assert r.json()["type"].endswith("/evidence-not-sealed")
@@ -370,7 +357,7 @@ def run_with_workload_watch_down(gw, cluster, name, path_prefix):
     try:
         cluster.control("watches/close")
         run_id, _ = submit(gw, name, SCRIPT)
-        assert wait_state(gw, run_id, {"Succeeded", "Failed"})["state"] == "Succeeded"
+        assert wait_run_state(gw, run_id, {"Succeeded", "Failed"})["state"] == "Succeeded"
         return run_id, wait_sealed(gw, run_id)
     finally:
         cluster.control("faults/api", method="DELETE")

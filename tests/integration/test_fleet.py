@@ -13,6 +13,7 @@ import tokens
 from gateway import Gateway
 from kubesim import KubeSim
 from paths import BUILD, SHARED
+from wait import wait_for
 
 KV = "kueue.x-k8s.io/v1beta1"
 CONFORMANCE = os.path.join(SHARED, "conformance", "taugrid")
@@ -147,15 +148,9 @@ def gw_logs(gw):
     return "\n".join(l for l in gw.logs().splitlines() if "access" not in l)[-4000:]
 
 
-def wait(gw, what, fn, timeout=45, interval=0.25):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {what}; last: {last}\n{gw_logs(gw)}")
+def wait(gw, what, fn, timeout=45):
+    """wait_for with this gateway's log in the failure message."""
+    return wait_for(fn, timeout, what, interval=0.25, detail=lambda: gw_logs(gw))
 
 
 def run_state(gw, run_id, states, timeout=60):

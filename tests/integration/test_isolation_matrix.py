@@ -241,7 +241,7 @@ MATRIX = {
     "updateLocalQueue": Op(ADMIN_WRITE, body=const({"cluster_queue": "spare-cq"}),
                            scratch={"ws": "scratch-home", "name": "scratch-q"}),
     "deleteLocalQueue": Op(ADMIN_WRITE, ok=204,
-                           scratch={"ws": "scratch-home", "name": "scratch-q"}),
+                           scratch={"ws": "scratch-home", "name": "scratch-q-gone"}),
     "listMembers": Op(ADMIN_READ),
     "createMember": Op(ADMIN_WRITE, ok=201, scratch={"ws": "scratch-home"},
                        body=const({"kind": "user", "subject": "made-member", "role": "viewer"})),
@@ -249,32 +249,32 @@ MATRIX = {
     "updateMember": Op(ADMIN_WRITE, body=const({"role": "admin"}),
                        scratch={"ws": "scratch-home", "member": "scratch-member"}),
     "deleteMember": Op(ADMIN_WRITE, ok=204,
-                       scratch={"ws": "scratch-home", "member": "scratch-member"}),
+                       scratch={"ws": "scratch-home", "member": "scratch-member-gone"}),
     # platform admins: the catalogue
     "listProfiles": Op(ADMIN_READ),
     "createProfile": Op(ADMIN_WRITE, ok=201, body=const({"name": "made-prof", "engine": "job"})),
     "getProfile": Op(ADMIN_READ),
     "updateProfile": Op(ADMIN_WRITE, body=const({"description": "patched by the matrix"}),
                         scratch={"name": "scratch-prof"}),
-    "deleteProfile": Op(ADMIN_WRITE, ok=204, scratch={"name": "scratch-prof"}),
+    "deleteProfile": Op(ADMIN_WRITE, ok=204, scratch={"name": "scratch-prof-gone"}),
     "listFlavors": Op(ADMIN_READ),
     "createFlavor": Op(ADMIN_WRITE, ok=201, body=const({"name": "made-flavor"})),
     "getFlavor": Op(ADMIN_READ),
     "updateFlavor": Op(ADMIN_WRITE, body=const({"node_labels": {"matrix": "patched"}}),
                        scratch={"name": "scratch-flavor"}),
-    "deleteFlavor": Op(ADMIN_WRITE, ok=204, scratch={"name": "scratch-flavor"}),
+    "deleteFlavor": Op(ADMIN_WRITE, ok=204, scratch={"name": "scratch-flavor-gone"}),
     "listClusterQueues": Op(ADMIN_READ),
     "createClusterQueue": Op(ADMIN_WRITE, ok=201, body=const({"name": "made-cq"})),
     "getClusterQueue": Op(ADMIN_READ),
     "updateClusterQueue": Op(ADMIN_WRITE, body=const({"cohort": "matrix-patched"}),
-                             scratch={"name": "scratch-cq"}),
+                             scratch={"name": "scratch-cq-kept"}),
     "deleteClusterQueue": Op(ADMIN_WRITE, ok=204, scratch={"name": "scratch-cq"}),
     "listPriorityClasses": Op(ADMIN_READ),
     "createPriorityClass": Op(ADMIN_WRITE, ok=201, body=const({"name": "made-pc", "value": 7})),
     "getPriorityClass": Op(ADMIN_READ),
     "updatePriorityClass": Op(ADMIN_WRITE, body=const({"description": "patched by the matrix"}),
                               scratch={"name": "scratch-pc"}),
-    "deletePriorityClass": Op(ADMIN_WRITE, ok=204, scratch={"name": "scratch-pc"}),
+    "deletePriorityClass": Op(ADMIN_WRITE, ok=204, scratch={"name": "scratch-pc-gone"}),
     # platform admins: policies
     "listPolicies": Op(ADMIN_READ),
     "createPolicy": Op(ADMIN_WRITE, ok=201, body=const({
@@ -283,7 +283,7 @@ MATRIX = {
     "getPolicy": Op(ADMIN_READ),
     "updatePolicy": Op(ADMIN_WRITE, body=const({"enabled": False}),
                        scratch={"id": "scratch-rule"}),
-    "deletePolicy": Op(ADMIN_WRITE, ok=204, scratch={"id": "scratch-rule"}),
+    "deletePolicy": Op(ADMIN_WRITE, ok=204, scratch={"id": "scratch-rule-gone"}),
     "listPolicyVersions": Op(ADMIN_READ),
     "getEffectivePolicy": Op(ADMIN_READ),
     "reloadPolicies": Op(ADMIN_WRITE),
@@ -423,16 +423,25 @@ class World:
             ("/v1/admin/policies", {"id": "sekrit-rule", "description": "sekrit rule of bravo",
                                     "action": "deny", "scope": {"workspaces": [B]},
                                     "max_retries": 5}),
-            # scratch objects a platform admin changes and deletes
+            # scratch objects a platform admin changes, and others it deletes
+            # (-gone: an update never finds its object deleted, whatever the order)
             ("/v1/admin/workspaces", {"name": "scratch-ws", "namespace": "scratch-ws"}),
             ("/v1/admin/workspaces", {"name": "scratch-home", "namespace": "scratch-home"}),
             ("/v1/admin/workspaces/scratch-home/queues",
              {"name": "scratch-q", "cluster_queue": "iso-cq"}),
+            ("/v1/admin/workspaces/scratch-home/queues",
+             {"name": "scratch-q-gone", "cluster_queue": "iso-cq"}),
             ("/v1/admin/profiles", {"name": "scratch-prof", "engine": "job"}),
+            ("/v1/admin/profiles", {"name": "scratch-prof-gone", "engine": "job"}),
             ("/v1/admin/flavors", {"name": "scratch-flavor"}),
+            ("/v1/admin/flavors", {"name": "scratch-flavor-gone"}),
             ("/v1/admin/cluster-queues", {"name": "scratch-cq"}),
+            ("/v1/admin/cluster-queues", {"name": "scratch-cq-kept"}),  # updated, never deleted
             ("/v1/admin/priority-classes", {"name": "scratch-pc", "value": 5}),
+            ("/v1/admin/priority-classes", {"name": "scratch-pc-gone", "value": 6}),
             ("/v1/admin/policies", {"id": "scratch-rule", "description": "scratch",
+                                    "action": "deny", "max_retries": 50}),
+            ("/v1/admin/policies", {"id": "scratch-rule-gone", "description": "scratch",
                                     "action": "deny", "max_retries": 50}),
         ])
         a_member = self.member(A, "user", SUBJECTS["alice"], "researcher")
@@ -445,6 +454,7 @@ class World:
         b_group = self.member(B, "group", "sekrit-group", "viewer")
         self.member(B, "user", SUBJECTS["dual"], "researcher")
         scratch_member = self.member("scratch-home", "user", "scratch-user", "viewer")
+        scratch_member_gone = self.member("scratch-home", "user", "scratch-user-2", "viewer")
 
         # tokens: B's, and A's (a member of B's, a platform admin's, a group
         # member's) that must not reach B
@@ -519,7 +529,8 @@ class World:
         }
         # A's runs a caller may try to change: another researcher's, running and failed
         self.a_others_runs = [runs["a_live"], runs["a_failed"]]
-        self.scratch = {"scratch-member": scratch_member, **self.scratch_qr}
+        self.scratch = {"scratch-member": scratch_member,
+                        "scratch-member-gone": scratch_member_gone, **self.scratch_qr}
         self.fixed_runs = set(runs.values())
         # B's data: none of it may reach a caller of A unless the request named it
         self.secrets = ["sekrit", "bravo"] + sorted(

@@ -22,6 +22,7 @@ import pytest
 import tokens
 from gateway import Gateway, REPO
 from paths import BUILD
+from wait import wait_for
 
 SCHEMA = os.path.join(REPO, "schema", "policy.schema.json")
 
@@ -130,16 +131,6 @@ def validate(gw, text, ws="pol"):
     return gw.req("POST", f"/v1/workspaces/{ws}/runs:validate", body=body(text))
 
 
-def wait_for(pred, timeout=10):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError("condition not met in time")
-
-
 def effective_ids(gw):
     r = gw.req("GET", "/v1/admin/policies:effective")
     assert r.status == 200, r
@@ -150,6 +141,7 @@ def effective_ids(gw):
 
 def test_violations_are_one_422_with_rule_path_line_column(gw):
     text = spec(gpus=8, extra="runtime:\n  env:\n    LD_PRELOAD: /evil.so\n")
+    stored = gw.req("GET", "/v1/workspaces/pol/runs").json()["items"]  # by other tests
     r = validate(gw, text)
     assert r.status == 422, r
     p = r.json()
@@ -165,8 +157,7 @@ def test_violations_are_one_422_with_rule_path_line_column(gw):
     # a submission is refused the same way, and nothing is stored
     r = gw.req("POST", "/v1/workspaces/pol/runs", body=body(text))
     assert r.status == 422 and set(errors_by_rule(r)) == {"gpus-per-pod", "no-preload"}
-    runs = gw.req("GET", "/v1/workspaces/pol/runs").json()["items"]
-    assert runs == []
+    assert gw.req("GET", "/v1/workspaces/pol/runs").json()["items"] == stored
 
 
 def test_warnings_defaults_and_decisions_on_success(gw, sql):
@@ -336,7 +327,7 @@ def test_sighup_reload_and_bad_reload_keeps_old_policy(gw, policy_dir):
     with open(extra, "w") as f:
         f.write("rules:\n  - {id: nodes-cap, description: d, action: deny, max_nodes: 1}\n")
     gw.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: "nodes-cap" in effective_ids(gw))
+    wait_for(lambda: "nodes-cap" in effective_ids(gw), 10, "rule nodes-cap in effect")
     before = gw.req("GET", "/v1/admin/policies:effective").json()
 
     # broken: SIGHUP keeps the policy, and says where
@@ -344,7 +335,7 @@ def test_sighup_reload_and_bad_reload_keeps_old_policy(gw, policy_dir):
         f.write("rules:\n  - id: nodes-cap\n    description: d\n    action: deny\n"
                 "    max_nodes: many\n")
     gw.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: "extra.yaml:5:" in gw.logs())
+    wait_for(lambda: "extra.yaml:5:" in gw.logs(), 10, "the bad file's line logged")
     after = gw.req("GET", "/v1/admin/policies:effective").json()
     assert after["digest"] == before["digest"]
     assert validate(gw, spec()).status == 200

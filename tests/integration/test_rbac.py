@@ -21,7 +21,6 @@ import os
 import re
 import subprocess
 import threading
-import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -31,6 +30,7 @@ import yaml
 from gateway import Gateway
 from kubesim import KubeSim, kubectl_binary
 from paths import BUILD, REPO, SHARED
+from wait import wait_for
 
 SA = ("taugate-system", "taugate")
 README = os.path.join(REPO, "deploy", "README.md")
@@ -258,16 +258,6 @@ def kget(ks, path):
     return body if status == 200 else None
 
 
-def wait(what, fn, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.2)
-    raise AssertionError(f"no {what} within {timeout}s")
-
-
 def spec(name):
     with open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")) as f:
         return f.read().replace("name: tau-kind-smoke", f"name: {name}")
@@ -300,13 +290,14 @@ def drive(gw, ks):
     for path, body in CATALOG:
         r = gw.req("POST", path, body=body)
         assert r.status == 201, (path, r)
-    wait("namespace ray", lambda: kget(ks, "/api/v1/namespaces/ray"))
+    wait_for(lambda: kget(ks, "/api/v1/namespaces/ray"), 60, "namespace ray")
     bind_workspace(ks, "ray")
     lq_path = "/apis/kueue.x-k8s.io/v1beta1/namespaces/ray/localqueues/kind-cpu"
-    wait("LocalQueue kind-cpu", lambda: kget(ks, lq_path))
+    wait_for(lambda: kget(ks, lq_path), 60, "LocalQueue kind-cpu")
     # a hand edit of a managed object is corrected (an update)
     ks.patch(lq_path, {"spec": {"stopPolicy": "Hold"}})
-    wait("the correction", lambda: kget(ks, lq_path)["spec"].get("stopPolicy", "None") == "None")
+    wait_for(lambda: kget(ks, lq_path)["spec"].get("stopPolicy", "None") == "None", 60,
+             "the correction")
     # a run to the end: submit, watch, logs, sealing
     r = gw.req("POST", "/v1/workspaces/ray/runs",
                body={"spec": spec("rbac-ok"),
@@ -319,12 +310,12 @@ def drive(gw, ks):
                      "files": {"train.sh": b64("#!/usr/bin/env bash\nsleep 120\n")}})
     assert r.status == 201, r
     long = r.json()["id"]
-    wait("the long run running", lambda: gw.req("GET", f"/v1/runs/{long}").json()["state"]
-         == "Running")
+    wait_for(lambda: gw.req("GET", f"/v1/runs/{long}").json()["state"]
+             == "Running", 60, "the long run running")
     # an admin drains the long run's node (a cordon, the pods there listed, the
     # run's pod evicted), then uncordons it
-    where = wait("the long run's node", lambda: (lambda a: a and a[0].get("node_names"))(
-        gw.req("GET", f"/v1/runs/{long}").json()["attempts"]))[0]
+    where = wait_for(lambda: (lambda a: a and a[0].get("node_names"))(
+        gw.req("GET", f"/v1/runs/{long}").json()["attempts"]), 60, "the long run's node")[0]
     r = gw.req("POST", f"/v1/admin/nodes/{where}:drain", body={"reason": "rbac"})
     assert r.status == 200, r
     assert [p for p in r.json()["pods"] if p["run_id"] == long and p["outcome"] == "evicted"], r
@@ -333,11 +324,11 @@ def drive(gw, ks):
     assert gw.req("GET", "/v1/workspaces/ray/queue").status == 200
     assert gw.req("GET", "/v1/workspaces/ray/quota").status == 200
     assert gw.req("POST", f"/v1/runs/{long}:cancel").status == 200
-    wait("the cancel", lambda: not [
-        j for j in kget(ks, "/apis/batch/v1/namespaces/ray/jobs")["items"]
-        if j["metadata"].get("labels", {}).get("taugate.io/run-id") == long])
-    wait("the first run's evidence", lambda: (lambda r: r.status == 200 and r.json().get(
-        "sealed"))(gw.req("GET", f"/v1/runs/{ok}/evidence")), timeout=90)
+    wait_for(lambda: not [
+            j for j in kget(ks, "/apis/batch/v1/namespaces/ray/jobs")["items"]
+            if j["metadata"].get("labels", {}).get("taugate.io/run-id") == long], 60, "the cancel")
+    wait_for(lambda: (lambda r: r.status == 200 and r.json().get(
+            "sealed"))(gw.req("GET", f"/v1/runs/{ok}/evidence")), 90, "the first run's evidence")
     assert b"rbac" in gw.req("GET", f"/v1/runs/{ok}/logs").body
     # catalogue changes reach the cluster: create, update, delete of each kind
     kv = "/apis/kueue.x-k8s.io/v1beta1"
@@ -351,7 +342,7 @@ def drive(gw, ks):
          f"{kv}/namespaces/ray/localqueues/rbac-lq"),
     ]:
         assert gw.req("POST", path, body=body).status == 201, path
-        wait(obj, lambda: kget(ks, obj))
+        wait_for(lambda: kget(ks, obj), 60, obj)
     changes = [
         ("/v1/admin/flavors/rbac-flavor", {"node_labels": {"pool": "b"}},
          f"{kv}/resourceflavors/rbac-flavor", lambda o: o["spec"]["nodeLabels"] == {"pool": "b"}),
@@ -366,7 +357,7 @@ def drive(gw, ks):
     for path, body, obj, done in changes:
         r = gw.req("PATCH", path, body=body)
         assert r.status == 200, (path, r)
-        wait(f"{obj} changed", lambda: (lambda x: x and done(x))(kget(ks, obj)))
+        wait_for(lambda: (lambda x: x and done(x))(kget(ks, obj)), 60, f"{obj} changed")
     for path, obj in [("/v1/admin/workspaces/ray/queues/rbac-lq",
                        f"{kv}/namespaces/ray/localqueues/rbac-lq"),
                       ("/v1/admin/cluster-queues/rbac-cq", f"{kv}/clusterqueues/rbac-cq"),
@@ -374,16 +365,16 @@ def drive(gw, ks):
                        f"{kv}/workloadpriorityclasses/rbac-pc"),
                       ("/v1/admin/flavors/rbac-flavor", f"{kv}/resourceflavors/rbac-flavor")]:
         assert gw.req("DELETE", path).status == 204, path
-        wait(f"{obj} deleted", lambda: ks.request("GET", obj)[0] == 404)
+        wait_for(lambda: ks.request("GET", obj)[0] == 404, 60, f"{obj} deleted")
     # a GPU fault: the nodes loop cordons the node, and uncordons it when healthy
     nodes = kget(ks, "/api/v1/nodes")["items"]
     gpu = next(n["metadata"]["name"] for n in nodes
                if "nvidia.com/gpu" in n["status"].get("capacity", {}))
     node_path = f"/api/v1/nodes/{gpu}"
     ks.control(f"nodes/{gpu}/condition", XID)
-    wait("the cordon", lambda: kget(ks, node_path)["spec"].get("unschedulable"))
+    wait_for(lambda: kget(ks, node_path)["spec"].get("unschedulable"), 60, "the cordon")
     ks.control(f"nodes/{gpu}/condition", dict(XID, status="False", reason="NoXidErrors"))
-    wait("the uncordon", lambda: not kget(ks, node_path)["spec"].get("unschedulable"))
+    wait_for(lambda: not kget(ks, node_path)["spec"].get("unschedulable"), 60, "the uncordon")
 
 
 @pytest.fixture(scope="module")

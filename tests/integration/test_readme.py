@@ -376,6 +376,7 @@ def test_ctrl_c_stops_everything_and_a_second_start_reuses_it(stack):
     assert json.loads(kept.stdout)["value"] == 7, kept.stdout + kept.stderr
     status, rest = stack.stop()
     assert status == 0 and "run: stopped" in rest and stack.processes() == [], rest
+    stack.start()  # the module's other tests use it, whichever order they run in
 
 
 @pytest.mark.skipif("TAUGATE_MAKE_ARGS" not in os.environ,

@@ -135,12 +135,17 @@ def test_idempotent_submission(gw):
 
 
 def test_list_and_filter_runs(gw):
+    # runs of its own, one of them failed, whatever ran before
+    ok = submit(gw, name="listed-ok").json()["id"]
+    bad = submit(gw, script="#!/usr/bin/env bash\nexit 1\n", name="listed-failed").json()["id"]
+    wait_state(gw, bad, {"Failed"})
     items = gw.req("GET", "/v1/workspaces/ray/runs?limit=200").json()["items"]
+    assert {ok, bad} <= {i["id"] for i in items}
     assert items and all(i["workspace"] == "ray" for i in items)
     times = [i["created_at"] for i in items]
     assert times == sorted(times, reverse=True)
     failed = gw.req("GET", "/v1/workspaces/ray/runs?state=Failed").json()["items"]
-    assert failed and all(i["state"] == "Failed" for i in failed)
+    assert bad in {i["id"] for i in failed} and all(i["state"] == "Failed" for i in failed)
     assert gw.req("GET", "/v1/workspaces/ray/runs?state=Bogus").status == 400
     page = gw.req("GET", "/v1/workspaces/ray/runs?limit=1").json()
     nxt = gw.req("GET", f"/v1/workspaces/ray/runs?limit=1&cursor={page['next_cursor']}").json()

@@ -3,12 +3,12 @@ import os
 import shutil
 import subprocess
 import threading
-import time
 
 import pytest
 
 from paths import BUILD
 from gateway import REPO, Gateway
+from wait import wait_for
 
 
 def migrate(db_url, migrations_dir):
@@ -88,10 +88,8 @@ def test_database_down_then_back(pg, db_url):
         assert r.status == 503 and r.header("Retry-After")
         assert gw.req("GET", "/healthz").status == 200  # alive, not ready
         pg.start()
-        deadline = time.time() + 15
-        while time.time() < deadline and gw.req("GET", "/readyz").status != 200:
-            time.sleep(0.2)
-        assert gw.req("GET", "/readyz").status == 200
+        wait_for(lambda: gw.req("GET", "/readyz").status, 15, "ready again once PostgreSQL is back",
+                 cond=lambda s: s == 200)
         assert gw.req("GET", "/v1/admin/workspaces").status == 200
     finally:
         try:

@@ -2,24 +2,20 @@
 (store/tenancy_cache.c) yet every change is honoured at once: by the replica
 that made it immediately, and by other replicas and direct SQL through
 PostgreSQL notifications, long before the cache's 10 s TTL."""
-import time
 
 import pytest
 
 import tokens
 from gateway import Gateway
 from paths import BUILD
+from wait import wait_for
 
 WAIT_S = 3  # far below the TTL: only a notification can explain a change this fast
 
 
 def eventually(fn, want, timeout=WAIT_S):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = fn()
-        if got == want or time.monotonic() > deadline:
-            return got
-        time.sleep(0.05)
+    """fn()'s value once it is `want`, within WAIT_S."""
+    return wait_for(fn, timeout, f"the answer {want!r}", cond=lambda got: got == want)
 
 
 @pytest.fixture(scope="module")

@@ -93,8 +93,7 @@ def test_watch_from_resource_version_bookmarks_and_gone(ks):
             if ev["type"] == "DELETED":
                 return
     t = threading.Thread(target=run)
-    t.start()
-    time.sleep(0.3)
+    t.start()  # it watches from rv: what happens before it connects is replayed
     ks.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "w1"}},
               namespace="default")
     ks.patch(api_path("v1", "configmaps", "default", "w1"), {"data": {"k": "v"}})
@@ -141,9 +140,11 @@ def test_orphan_delete_keeps_pods_and_status_subresource(ks):
     status, hdrs, _ = ks.request("DELETE", api_path("batch/v1", "jobs", "default", "orph"))
     assert status == 200 and "child pods are preserved" in hdrs.get("warning", "")
     ks.wait_for(lambda: ks.get_obj("batch/v1", "jobs", "orph", "default"), cond=lambda j: j is None)
-    time.sleep(0.5)
-    pods = ks.list("v1", "pods", "default", labelSelector="job-name=orph")
-    assert len(pods) == 1 and "ownerReferences" not in pods[0]["metadata"]
+    # orphaned: the pod loses its owner and stays
+    pods = ks.wait_for(lambda: ks.list("v1", "pods", "default", labelSelector="job-name=orph"),
+                       cond=lambda ps: ps and all("ownerReferences" not in p["metadata"]
+                                                  for p in ps), what="the orphaned pod")
+    assert len(pods) == 1
     # /status ignores spec changes; the main resource ignores status
     ks.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}})
     ns = ks.get(api_path("v1", "namespaces", None, "x"))

@@ -80,8 +80,7 @@ static void test_scope_selection(void **state)
     assert_int_equal(tg_policy_evaluate(snap, &in, &res), TG_OK);
     size_t n_other = 0, n_ws = 0, n_ray = 0, i;
     json_t *d, *all = tg_policy_result_decisions(&res);
-    json_array_foreach(all, i, d)
-    {
+    json_array_foreach(all, i, d) {
         const char *id = tp_str(d, "rule_id");
         n_other += strcmp(id, "other-ws") == 0;
         n_ws += strcmp(id, "ws") == 0;

@@ -16,8 +16,7 @@ static const json_t *first_error(const json_t *errors, const char *file, const c
 {
     size_t i;
     const json_t *e;
-    json_array_foreach(errors, i, e)
-    {
+    json_array_foreach(errors, i, e) {
         const char *p = tp_str(e, "path");
         if (strcmp(tp_str(e, "file"), file) == 0 && p && strcmp(p, path) == 0 &&
             (!line || tp_int(e, "line") == line) &&

@@ -75,11 +75,11 @@ static json_t *reorder(const json_t *v)
         json_t *keys = json_array();
         const char *k;
         json_t *x;
-        json_object_foreach((json_t *)v, k, x) json_array_insert_new(keys, 0, json_string(k));
+        json_object_foreach((json_t *)v, k, x)
+            json_array_insert_new(keys, 0, json_string(k));
         json_t *o = json_object();
         size_t i;
-        json_array_foreach(keys, i, x)
-        {
+        json_array_foreach(keys, i, x) {
             const char *key = json_string_value(x);
             json_object_set_new(o, key, reorder(json_object_get(v, key)));
         }
@@ -90,7 +90,8 @@ static json_t *reorder(const json_t *v)
         json_t *a = json_array();
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) json_array_append_new(a, reorder(x));
+        json_array_foreach(v, i, x)
+            json_array_append_new(a, reorder(x));
         return a;
     }
     return json_deep_copy(v);
@@ -174,7 +175,8 @@ static void test_golden_cases(void **state)
     assert_true(json_array_size(cases) >= 8);
     size_t i;
     json_t *c;
-    json_array_foreach(cases, i, c) run_case(c);
+    json_array_foreach(cases, i, c)
+        run_case(c);
     json_decref(cases);
 }
 

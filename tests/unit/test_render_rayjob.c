@@ -117,9 +117,9 @@ static void test_user_cannot_override_platform_env(void **state)
     assert_string_equal(tu_env(w, "NCCL_SOCKET_IFNAME"), "ib0");
     size_t n = 0, i;
     const json_t *e;
-    json_array_foreach(json_object_get(w, "env"), i,
-                       e) if (strcmp(json_string_value(json_object_get(e, "name")),
-                                     "NCCL_SOCKET_IFNAME") == 0) n++;
+    json_array_foreach(json_object_get(w, "env"), i, e)
+        if (strcmp(json_string_value(json_object_get(e, "name")), "NCCL_SOCKET_IFNAME") == 0)
+            n++;
     assert_int_equal(n, 1);
     /* The platform's values come last. */
     const json_t *last =

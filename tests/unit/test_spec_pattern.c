@@ -95,15 +95,15 @@ static void pt_collect(const json_t *v, json_t *out)
     json_t *x;
     size_t i;
     if (json_is_object(v)) {
-        json_object_foreach((json_t *)v, k, x)
-        {
+        json_object_foreach((json_t *)v, k, x) {
             if (strcmp(k, "pattern") == 0 && json_is_string(x))
                 json_array_append(out, x);
             else if (strcmp(k, "x-taugate-messages") != 0) /* message templates */
                 pt_collect(x, out);
         }
     } else if (json_is_array(v)) {
-        json_array_foreach(v, i, x) pt_collect(x, out);
+        json_array_foreach(v, i, x)
+            pt_collect(x, out);
     }
 }
 
@@ -136,8 +136,7 @@ static void test_schema_patterns(void **state)
                                           NULL};
     size_t i;
     json_t *p;
-    json_array_foreach(pats, i, p)
-    {
+    json_array_foreach(pats, i, p) {
         unsigned matched = pt_compare(json_string_value(p), samples);
         assert_true(matched > 0 && matched < 40000); /* both answers were exercised */
     }

@@ -58,8 +58,7 @@ static const json_t *cell(const json_t *why, const char *res)
 {
     size_t i;
     json_t *q;
-    json_array_foreach(json_object_get(why, "quota"), i, q)
-    {
+    json_array_foreach(json_object_get(why, "quota"), i, q) {
         if (!strcmp(json_string_value(json_object_get(q, "resource")), res))
             return q;
     }
