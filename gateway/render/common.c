@@ -8,7 +8,7 @@
 
 #include "core/mem.h"
 #include "render/canon.h"
-#include "spec/digest.h"
+#include "core/digest.h"
 
 void tg_render_fail(tg_render_ctx_t *c, const char *fmt, ...)
 {
@@ -77,7 +77,7 @@ int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_
     size_t room = 47 - strlen(sfx) - strlen(lead);
     if (k > room) {
         char hex[65];
-        tg_spec_sha256_hex(run_id, strlen(run_id), hex);
+        tg_sha256_hex(run_id, strlen(run_id), hex);
         size_t keep = room - 9;
         while (keep > 0 && base[keep - 1] == '-')
             keep--;
@@ -97,7 +97,7 @@ void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_spec_file_t *f, ch
             memcpy(hex, c->checked_sha[i], 65);
             return;
         }
-    tg_spec_sha256_hex(f->data, f->len, hex);
+    tg_sha256_hex(f->data, f->len, hex);
 }
 
 const json_t *tg_render_get(const json_t *rc, const char *sect, const char *key)

@@ -7,7 +7,7 @@
 
 #include "core/buf.h"
 #include "render/metadata.h"
-#include "spec/digest.h"
+#include "core/base64.h"
 #include "spec/units.h"
 
 #define JOB_RDZV_PORT 29500
@@ -130,11 +130,11 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
             tg_render_fail(c, "entrypoint program too large");
             goto out;
         }
-        b64 = tg_spec_b64_encode(script->data, script->len);
+        b64 = tg_base64_encode(script->data, script->len, TG_B64_STD);
         tg_render_env_set(&env, "TAU_SCRIPT_SRC", c->entrypoint);
         tg_render_env_set(&env, "TAU_SCRIPT_B64", b64);
         if (req) {
-            char *rb64 = tg_spec_b64_encode(req->data, req->len);
+            char *rb64 = tg_base64_encode(req->data, req->len, TG_B64_STD);
             tg_render_env_set(&env, "TAU_REQUIREMENTS_B64", rb64);
             free(rb64);
         }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "render/canon.h"
-#include "spec/digest.h"
+#include "core/digest.h"
 #include "spec/units.h"
 
 void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *text)
@@ -15,7 +15,7 @@ void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *
     /* A resolved config is a few kilobytes: one allocation, not a series. */
     if (tg_buf_reserve(text, 4096) != TG_OK || tg_render_canon(resolved, 17, text) != TG_OK)
         tg_buf_reset(text);
-    tg_spec_sha256_hex(text->data ? text->data : "", text->len, hex);
+    tg_sha256_hex(text->data ? text->data : "", text->len, hex);
     memcpy(out, "sha256:", 7);
     memcpy(out + 7, hex, 65);
 }

@@ -7,7 +7,8 @@
 
 #include "core/buf.h"
 #include "render/metadata.h"
-#include "spec/digest.h"
+#include "core/digest.h"
+#include "core/base64.h"
 #include "spec/units.h"
 
 #define RJ_TUNE_DRIVER "_tau_tune_driver.py"
@@ -117,7 +118,7 @@ static void rj_payload_add(rj_payload_t *p, const char *name, const void *data, 
                            const char hex[65])
 {
     char key[32];
-    char *b64 = tg_spec_b64_encode(data, len);
+    char *b64 = tg_base64_encode(data, len, TG_B64_STD);
     size_t nl = strlen(name), bl = strlen(b64);
     /* name:hex:b64, put together without printf. */
     char *val = tg_xmalloc(nl + 66 + bl + 1);
@@ -457,7 +458,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
         rj_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len, fhex);
     }
     if (tune) {
-        tg_spec_sha256_hex(rj_tune_py, strlen(rj_tune_py), fhex);
+        tg_sha256_hex(rj_tune_py, strlen(rj_tune_py), fhex);
         rj_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py), fhex);
     }
     if (rj_entrypoint(c, req != NULL, wd, &ep) != TG_OK || rj_runtime_env(r, wd, &renv) != TG_OK) {
@@ -472,7 +473,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     int worker_payload = wd != NULL || tune;
 
     char hex[65], digest[72];
-    tg_spec_sha256_hex(pl.list.data ? pl.list.data : "", pl.list.len, hex);
+    tg_sha256_hex(pl.list.data ? pl.list.data : "", pl.list.len, hex);
     memcpy(digest, "sha256:", 7);
     memcpy(digest + 7, hex, 65);
     char exec[64];

@@ -8,7 +8,7 @@
 #include "render/job.h"
 #include "render/metadata.h"
 #include "render/rayjob.h"
-#include "spec/digest.h"
+#include "core/digest.h"
 #include "spec/units.h"
 
 /* The files the resolved config recorded must be the ones supplied now. */
@@ -28,7 +28,7 @@ static int render_files_match(tg_render_ctx_t *c)
             return 0;
         }
         char hex[65];
-        tg_spec_sha256_hex(f->data, f->len, hex);
+        tg_sha256_hex(f->data, f->len, hex);
         if (strcmp(hex, sha) != 0) {
             tg_render_fail(c, "file \"%s\" differs from the one the config was resolved with",
                            name);
