@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "render/canon.h"
+#include "core/json_canon.h"
 #include "core/digest.h"
 
 void tg_render_fail(tg_render_ctx_t *c, const char *fmt, ...)
@@ -37,17 +37,7 @@ const char *tg_render_cat(char *out, size_t n, const char *a, const char *b, con
 
 const char *tg_render_int_text(char out[24], json_int_t v)
 {
-    char tmp[24];
-    size_t i = sizeof(tmp);
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        tmp[--i] = '-';
-    memcpy(out, tmp + i, sizeof(tmp) - i);
-    out[sizeof(tmp) - i] = '\0';
+    (void)tg_json_int_text(out, v);
     return out;
 }
 
@@ -577,7 +567,7 @@ void tg_render_topology_annotation(const tg_render_ctx_t *c)
 
 char *tg_render_json_text(const json_t *v)
 {
-    return tg_render_canon_text(v);
+    return tg_json_canon_text(v);
 }
 
 size_t tg_render_config_flags(tg_jw_t *w, const json_t *configs)

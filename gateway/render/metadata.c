@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/canon.h"
+#include "core/json_canon.h"
 #include "core/digest.h"
 #include "spec/units.h"
 
@@ -13,7 +13,7 @@ void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *
 {
     char hex[65];
     /* A resolved config is a few kilobytes: one allocation, not a series. */
-    if (tg_buf_reserve(text, 4096) != TG_OK || tg_render_canon(resolved, 17, text) != TG_OK)
+    if (tg_buf_reserve(text, 4096) != TG_OK || tg_json_canon(resolved, 17, text) != TG_OK)
         tg_buf_reset(text);
     tg_sha256_hex(text->data ? text->data : "", text->len, hex);
     memcpy(out, "sha256:", 7);
@@ -69,7 +69,7 @@ tg_rc_e tg_render_provenance_text(const void *arg, tg_buf_t *b)
 {
     const tg_spec_prov_t *p = arg;
     /* the table's text holds every path and source (and any replaced) */
-    return tg_render_canon_quoted_pairs(p->n, md_provenance_pair, p, p->tlen, b);
+    return tg_json_canon_quoted_pairs(p->n, md_provenance_pair, p, p->tlen, b);
 }
 
 void tg_render_k_annotations(const tg_render_ctx_t *c, const char *execution,
