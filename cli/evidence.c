@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "commands.h"
+#include "core/base64.h"
 #include "core/digest.h"
 #include "http.h"
 #include "output.h"
@@ -31,12 +32,12 @@ char *tau_evidence_canonical(const json_t *record)
     return json_dumps(record, tau_evidence_format.canonical_flags);
 }
 
-/* Standard or URL-safe base64, padding optional, into a new buffer. */
+/* Standard or URL-safe base64, padding optional, whitespace ignored (keys
+ * pasted from a terminal), into a new buffer. */
 static unsigned char *ev_b64_decode(const char *s, size_t *outlen)
 {
-    size_t n = strlen(s);
-    char *t = tg_xmalloc(n + 4);
-    size_t k = 0;
+    size_t n = strlen(s), k = 0;
+    char *t = tg_xmalloc(n + 1);
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (c == '-')
@@ -47,23 +48,10 @@ static unsigned char *ev_b64_decode(const char *s, size_t *outlen)
             continue;
         t[k++] = c;
     }
-    while (k % 4)
-        t[k++] = '=';
-    t[k] = '\0';
-    unsigned char *out = tg_xmalloc(k / 4 * 3 + 1);
-    int w = EVP_DecodeBlock(out, (const unsigned char *)t, (int)k);
-    if (w < 0) {
-        free(t);
-        free(out);
-        return NULL;
-    }
-    size_t len = (size_t)w;
-    if (k >= 1 && t[k - 1] == '=')
-        len--;
-    if (k >= 2 && t[k - 2] == '=')
-        len--;
+    unsigned char *out = NULL;
+    if (tg_base64_decode(t, k, TG_B64_STD, &out, outlen) != 0)
+        out = NULL;
     free(t);
-    *outlen = len;
     return out;
 }
 

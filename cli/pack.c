@@ -4,12 +4,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/base64.h"
 #include "core/digest.h"
 #include "core/ids.h"
 #include "output.h"
@@ -604,10 +604,8 @@ static int pack_json(const tau_pack_t *p, tg_buf_t *body, char *ctype, size_t ct
         goto out; /* not UTF-8 */
     for (size_t i = 0; i < p->nfiles; i++) {
         const tau_pack_file_t *f = &p->files[i];
-        size_t n = 4 * ((f->len + 2) / 3) + 1;
-        unsigned char *b64 = tg_xmalloc(n);
-        int w = EVP_EncodeBlock(b64, f->data, (int)f->len);
-        json_object_set_new(files, f->name, json_stringn((const char *)b64, (size_t)w));
+        char *b64 = tg_base64_encode(f->data, f->len, TG_B64_STD);
+        json_object_set_new(files, f->name, json_string(b64));
         free(b64);
     }
     o = json_pack("{s:o, s:O}", "spec", spec, "files", files);

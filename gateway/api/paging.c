@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth/b64url.h"
+#include "core/base64.h"
 #include "http/problem.h"
 
 static int paging_bad_cursor(tg_req_t *req)
@@ -37,7 +37,7 @@ int tg_page_or_reply(tg_req_t *req, tg_page_t *page)
     if (cur && *cur) {
         unsigned char *raw = NULL;
         size_t rawlen = 0;
-        if (tg_auth_b64url_decode(cur, strlen(cur), &raw, &rawlen) != 0 ||
+        if (tg_base64_decode(cur, strlen(cur), TG_B64_URL, &raw, &rawlen) != 0 ||
             memchr(raw, '\0', rawlen)) {
             free(raw);
             return paging_bad_cursor(req);
@@ -65,7 +65,7 @@ json_t *tg_page_next(tg_req_t *req, const tg_page_t *page, json_t *items, tg_pag
         json_array_remove(items, (size_t)page->limit);
         const char *k = key(req, json_array_get(items, (size_t)page->limit - 1));
         if (k) {
-            char *enc = tg_auth_b64url_encode((const unsigned char *)k, strlen(k));
+            char *enc = tg_base64_encode((const unsigned char *)k, strlen(k), TG_B64_URL);
             next = json_string(enc);
             free(enc);
         }

@@ -1,10 +1,10 @@
 /* Submission payloads: YAML, JSON with base64 files, multipart/form-data. */
 #include "api/payload.h"
 
-#include <openssl/evp.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/base64.h"
 #include "http/problem.h"
 
 static int payload_bad(tg_req_t *req, tg_rc_e rc, const char *path, const char *msg)
@@ -42,21 +42,13 @@ static const char *payload_add_file(tg_req_t *req, tg_payload_t *out, const char
 
 static int payload_base64(tg_req_t *req, const char *s, unsigned char **out, size_t *outlen)
 {
-    size_t n = strlen(s);
-    if (n % 4 != 0)
+    size_t n = strlen(s), want = 0;
+    if (!tg_base64_valid(s, n, TG_B64_STD, &want))
         return -1;
-    unsigned char *buf = tg_arena_alloc(req->arena, n / 4 * 3 + 1);
-    int w = EVP_DecodeBlock(buf, (const unsigned char *)s, (int)n);
-    if (w < 0)
+    unsigned char *buf = tg_arena_alloc(req->arena, want + 1);
+    if (tg_base64_decode_to(s, n, TG_B64_STD, buf, want, outlen) != 0)
         return -1;
-    /* EVP_DecodeBlock counts padding as zero bytes; drop them */
-    size_t len = (size_t)w;
-    if (n && s[n - 1] == '=')
-        len--;
-    if (n > 1 && s[n - 2] == '=')
-        len--;
     *out = buf;
-    *outlen = len;
     return 0;
 }
 

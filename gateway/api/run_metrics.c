@@ -7,7 +7,7 @@
 
 #include "api/app.h"
 #include "api/runs_read.h"
-#include "auth/b64url.h"
+#include "core/base64.h"
 #include "http/problem.h"
 #include "store/metrics_series.h"
 #include "store/metrics_store.h"
@@ -59,7 +59,7 @@ static int metrics_query_or_reply(tg_req_t *req, metrics_query_t *q)
         size_t rawlen = 0;
         char text[24];
         long long after = -1;
-        if (tg_auth_b64url_decode(v, strlen(v), &raw, &rawlen) == 0 && rawlen > 0 &&
+        if (tg_base64_decode(v, strlen(v), TG_B64_URL, &raw, &rawlen) == 0 && rawlen > 0 &&
             rawlen < sizeof(text)) {
             memcpy(text, raw, rawlen);
             text[rawlen] = '\0';
@@ -99,7 +99,7 @@ static void metrics_points_reply(tg_req_t *req, const metrics_query_t *q, json_t
         char text[24];
         snprintf(text, sizeof(text), "%lld",
                  (long long)json_integer_value(json_object_get(last, "id")));
-        char *enc = tg_auth_b64url_encode((const unsigned char *)text, strlen(text));
+        char *enc = tg_base64_encode((const unsigned char *)text, strlen(text), TG_B64_URL);
         next = json_string(enc);
         free(enc);
     }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "auth/b64url.h"
+#include "core/base64.h"
 #include "core/mem.h"
 
 /* Room for "Bearer " and a few stray spaces around a maximal token. */
@@ -79,7 +79,7 @@ static json_t *segment_json(const char *s, size_t n)
 {
     unsigned char *raw = NULL;
     size_t rawlen = 0;
-    if (tg_auth_b64url_decode(s, n, &raw, &rawlen) != 0)
+    if (tg_base64_decode(s, n, TG_B64_URL, &raw, &rawlen) != 0)
         return NULL;
     json_error_t jerr;
     json_t *o = json_loadb((const char *)raw, rawlen, JSON_REJECT_DUPLICATES, &jerr);
@@ -141,8 +141,9 @@ tg_auth_reason_e tg_auth_jwt_parse(const char *tok, size_t len, tg_auth_jwt_t *o
      * truncated token. */
     if (memchr(sig, '.', slen) || hlen == 0 || plen == 0)
         return TG_AUTH_MALFORMED;
-    if (!tg_auth_b64url_valid(tok, hlen) || !tg_auth_b64url_valid(dot1 + 1, plen) ||
-        !tg_auth_b64url_valid(sig, slen))
+    if (!tg_base64_valid(tok, hlen, TG_B64_URL, NULL) ||
+        !tg_base64_valid(dot1 + 1, plen, TG_B64_URL, NULL) ||
+        !tg_base64_valid(sig, slen, TG_B64_URL, NULL))
         return TG_AUTH_MALFORMED;
 
     out->header = segment_json(tok, hlen);
@@ -153,7 +154,7 @@ tg_auth_reason_e tg_auth_jwt_parse(const char *tok, size_t len, tg_auth_jwt_t *o
         return r;
     if (slen == 0)
         return TG_AUTH_MALFORMED; /* every algorithm we accept signs */
-    if (tg_auth_b64url_decode(sig, slen, &out->sig, &out->sig_len) != 0)
+    if (tg_base64_decode(sig, slen, TG_B64_URL, &out->sig, &out->sig_len) != 0)
         return TG_AUTH_MALFORMED;
     /* The payload is parsed before the signature check only so that a token
      * whose claims are not a JSON object is reported as malformed rather than

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "auth/b64url.h"
+#include "core/base64.h"
 #include "core/log.h"
 
 /* RSA keys below this are refused: 1024-bit RSA is within reach of a
@@ -431,7 +431,7 @@ static BIGNUM *jwk_bn(json_t *jwk, const char *name)
     const char *s = json_string_value(json_object_get(jwk, name));
     unsigned char *raw = NULL;
     size_t rawlen = 0;
-    if (!s || !*s || tg_auth_b64url_decode(s, strlen(s), &raw, &rawlen) != 0)
+    if (!s || !*s || tg_base64_decode(s, strlen(s), TG_B64_URL, &raw, &rawlen) != 0)
         return NULL;
     BIGNUM *bn = rawlen <= INT32_MAX ? BN_bin2bn(raw, (int)rawlen, NULL) : NULL;
     free(raw);
@@ -488,8 +488,9 @@ static EVP_PKEY *jwk_ec(json_t *jwk, tg_auth_alg_e alg, char *err, size_t errlen
     const char *ys = json_string_value(json_object_get(jwk, "y"));
 
     /* RFC 7518 §6.2.1.2: coordinates are full-length octet strings. */
-    if (!xs || !ys || tg_auth_b64url_decode(xs, strlen(xs), &x, &xlen) != 0 ||
-        tg_auth_b64url_decode(ys, strlen(ys), &y, &ylen) != 0 || xlen != coord || ylen != coord) {
+    if (!xs || !ys || tg_base64_decode(xs, strlen(xs), TG_B64_URL, &x, &xlen) != 0 ||
+        tg_base64_decode(ys, strlen(ys), TG_B64_URL, &y, &ylen) != 0 || xlen != coord ||
+        ylen != coord) {
         snprintf(err, errlen, "EC key needs base64url \"x\" and \"y\" of %zu bytes", coord);
         goto out;
     }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth/b64url.h"
+#include "core/base64.h"
 #include "auth/keys.h"
 #include "auth/list.h"
 
@@ -21,7 +21,7 @@ static json_t *mint_claims(const tg_auth_mint_t *m, time_t iat, long ttl)
     unsigned char rnd[16];
     char jti[32] = "";
     if (RAND_bytes(rnd, sizeof(rnd)) == 1)
-        (void)tg_auth_b64url_encode_to(rnd, sizeof(rnd), jti, sizeof(jti));
+        (void)tg_base64_encode_to(rnd, sizeof(rnd), TG_B64_URL, jti, sizeof(jti));
 
     json_t *c = json_object();
     json_object_set_new(c, "iss", json_string(m->issuer));

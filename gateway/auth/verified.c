@@ -2,17 +2,17 @@
 #include "auth/verified.h"
 
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/digest.h"
 #include "core/mem.h"
 
 #define VERIFIED_SLOTS 4096 /* distinct live tokens worth remembering */
 
 typedef struct {
-    unsigned char digest[SHA256_DIGEST_LENGTH];
+    unsigned char digest[TG_SHA256_LEN];
     uint64_t gen; /* 0: empty */
     char *claims; /* JSON text */
 } verified_slot_t;
@@ -48,8 +48,8 @@ static verified_slot_t *verified_slot(tg_auth_verified_t *v, const unsigned char
 
 json_t *tg_auth_verified_get(tg_auth_verified_t *v, const char *tok, size_t len, uint64_t gen)
 {
-    unsigned char d[SHA256_DIGEST_LENGTH];
-    SHA256((const unsigned char *)tok, len, d);
+    unsigned char d[TG_SHA256_LEN];
+    tg_sha256(tok, len, d);
     verified_slot_t *s = verified_slot(v, d);
     json_t *claims = NULL;
     pthread_mutex_lock(&v->lock);
@@ -65,8 +65,8 @@ void tg_auth_verified_put(tg_auth_verified_t *v, const char *tok, size_t len, ui
     char *text = json_dumps(claims, JSON_COMPACT);
     if (!text)
         return;
-    unsigned char d[SHA256_DIGEST_LENGTH];
-    SHA256((const unsigned char *)tok, len, d);
+    unsigned char d[TG_SHA256_LEN];
+    tg_sha256(tok, len, d);
     verified_slot_t *s = verified_slot(v, d);
     pthread_mutex_lock(&v->lock);
     free(s->claims);

@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 
 #include "core/digest.h"
+#include "core/base64.h"
 #include "core/log.h"
 
-#define SIGNER_RAW_LEN  32
-#define SIGNER_SIG_LEN  64
-#define SIGNER_PEM_MAX  (64 * 1024)
-#define SIGNER_B64_ALPH "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+#define SIGNER_RAW_LEN 32
+#define SIGNER_SIG_LEN 64
+#define SIGNER_PEM_MAX (64 * 1024)
 
 struct tg_signer_s {
     EVP_PKEY *pkey;
@@ -28,40 +28,13 @@ struct tg_signer_s {
     char b64[4 * ((SIGNER_RAW_LEN + 2) / 3) + 1];
 };
 
-static void signer_b64(const unsigned char *p, size_t n, char *out)
-{
-    EVP_EncodeBlock((unsigned char *)out, p, (int)n);
-}
-
-/* Strict standard base64 with padding; returns the decoded length or -1. */
+/* Records carry padded standard base64; returns the decoded length or -1. */
 static long signer_unb64(const char *s, unsigned char *out, size_t cap)
 {
-    size_t n = strlen(s);
-    if (n == 0 || n % 4 != 0)
+    size_t n = strlen(s), len = 0;
+    if (n == 0 || n % 4 != 0 || tg_base64_decode_to(s, n, TG_B64_STD, out, cap, &len) != 0)
         return -1;
-    size_t pad = (s[n - 1] == '=') + (n > 1 && s[n - 2] == '=');
-    size_t olen = n / 4 * 3 - pad;
-    if (olen > cap)
-        return -1;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 4) {
-        unsigned v = 0;
-        for (size_t k = 0; k < 4; k++) {
-            char c = s[i + k];
-            const char *at = c ? strchr(SIGNER_B64_ALPH, c) : NULL;
-            if (c == '=' && i + k >= n - pad) {
-                v <<= 6;
-                continue;
-            }
-            if (!at)
-                return -1;
-            v = (v << 6) | (unsigned)(at - SIGNER_B64_ALPH);
-        }
-        unsigned char b[3] = {(unsigned char)(v >> 16), (unsigned char)(v >> 8), (unsigned char)v};
-        for (size_t k = 0; k < 3 && o < olen; k++)
-            out[o++] = b[k];
-    }
-    return (long)olen;
+    return (long)len;
 }
 
 /* Fill the derived fields; takes ownership of pkey (freed on failure). */
@@ -83,7 +56,7 @@ static tg_signer_t *signer_finish(EVP_PKEY *pkey, int can_sign, char *err, size_
     tg_sha256_hex(raw, rawlen, hex);
     memcpy(s->key_id, hex, TG_SIGNER_KEY_ID_LEN);
     s->key_id[TG_SIGNER_KEY_ID_LEN] = '\0';
-    signer_b64(raw, rawlen, s->b64);
+    (void)tg_base64_encode_to(raw, rawlen, TG_B64_STD, s->b64, sizeof(s->b64));
     bio = BIO_new(BIO_s_mem());
     char *data = NULL;
     long n = 0;
@@ -347,8 +320,7 @@ tg_rc_e tg_signer_sign(const tg_signer_t *s, const void *msg, size_t len, char *
     if (!ctx || EVP_DigestSignInit(ctx, NULL, NULL, NULL, s->pkey) != 1 ||
         EVP_DigestSign(ctx, sig, &siglen, msg, len) != 1 || siglen != SIGNER_SIG_LEN)
         goto out;
-    *sig_b64 = tg_xmalloc(4 * ((SIGNER_SIG_LEN + 2) / 3) + 1);
-    signer_b64(sig, siglen, *sig_b64);
+    *sig_b64 = tg_base64_encode(sig, siglen, TG_B64_STD);
     rc = TG_OK;
 out:
     EVP_MD_CTX_free(ctx);

@@ -7,7 +7,7 @@
 
 #include "core/buf.h"
 #include "core/digest.h"
-#include "render/canon.h"
+#include "core/json_canon.h"
 #include "store/quota_qty.h"
 
 #define KUEUE_API "kueue.x-k8s.io/v1beta1"
@@ -309,7 +309,7 @@ json_t *tg_reconcile_managed_part(tg_reconcile_kind_e k, const json_t *obj)
 void tg_reconcile_hash(tg_reconcile_kind_e k, const json_t *obj, char out[TG_RECONCILE_HASH_LEN])
 {
     json_t *part = tg_reconcile_managed_part(k, obj);
-    char *text = tg_render_canon_text(part);
+    char *text = tg_json_canon_text(part);
     char hex[65];
     tg_sha256_hex(text, strlen(text), hex);
     snprintf(out, TG_RECONCILE_HASH_LEN, "sha256:%s", hex);

@@ -19,7 +19,7 @@
  * taugate.io/spec-hash = "sha256:<hex>" of its *managed part*: the spec (for
  * a WorkloadPriorityClass: {value, description}) with the server's defaults
  * removed and quantities in canonical form, as canonical JSON
- * (render/canon.h). Hashing the normalised part means the defaults the API
+ * (core/json_canon.h). Hashing the normalised part means the defaults the API
  * server fills in (queueingStrategy BestEffortFIFO, preemption Never,
  * flavorFungibility, stopPolicy None, fairSharing.weight 1) and "64Gi" written
  * as "68719476736" never look like a change, while anything else does.

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_canon.h"
 #include "policy/eval.h"
 
 static const char *const dec_outcomes[4] = {"allow", "deny", "warn", "default"};
@@ -64,70 +65,21 @@ static void dec_lit(dec_w_t *w, const char *s)
  * and the policy, both validated). */
 static void dec_str(dec_w_t *w, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
-    dec_raw(w, "\"", 1);
-    const char *run = s;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        dec_raw(w, run, (size_t)(s - run));
-        char esc[6] = {'\\', (char)c, 0, 0, 0, 0};
-        size_t n = 2;
-        if (c < 0x20) {
-            esc[1] = 'u';
-            esc[2] = '0';
-            esc[3] = '0';
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            n = 6;
-        }
-        dec_raw(w, esc, n);
-        run = s + 1;
-    }
-    dec_raw(w, run, (size_t)(s - run));
-    dec_raw(w, "\"", 1);
+    if (w->rc == TG_OK)
+        w->rc = tg_json_canon_string(s, strlen(s), w->b);
 }
 
 static void dec_int(dec_w_t *w, long long v)
 {
-    char buf[24];
-    size_t i = sizeof(buf);
-    /* through unsigned, so LLONG_MIN negates without overflow */
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do {
-        buf[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        buf[--i] = '-';
-    dec_raw(w, buf + i, sizeof(buf) - i);
+    if (w->rc == TG_OK)
+        w->rc = tg_json_canon_int(v, w->b);
 }
 
+/* An actual value from the spec, as the canonical writer spells it. */
 static void dec_json(dec_w_t *w, const json_t *v)
 {
-    switch (json_typeof(v)) {
-    case JSON_STRING:
-        dec_str(w, json_string_value(v));
-        return;
-    case JSON_INTEGER:
-        dec_int(w, json_integer_value(v));
-        return;
-    case JSON_TRUE:
-        dec_lit(w, "true");
-        return;
-    case JSON_FALSE:
-        dec_lit(w, "false");
-        return;
-    case JSON_NULL:
-        dec_lit(w, "null");
-        return;
-    default: {
-        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-        dec_lit(w, s ? s : "null");
-        free(s);
-    }
-    }
+    if (w->rc == TG_OK)
+        w->rc = tg_json_canon(v, 17, w->b);
 }
 
 static void dec_array(dec_w_t *w, const tg_policy_result_t *r);

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "render/canon.h"
+#include "core/json_canon.h"
 #include "render/pod.h"
-#include "spec/digest.h"
+#include "core/digest.h"
 
 void tg_render_fail(tg_render_ctx_t *c, const char *fmt, ...)
 {
@@ -38,17 +38,7 @@ const char *tg_render_cat(char *out, size_t n, const char *a, const char *b, con
 
 const char *tg_render_int_text(char out[24], json_int_t v)
 {
-    char tmp[24];
-    size_t i = sizeof(tmp);
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        tmp[--i] = '-';
-    memcpy(out, tmp + i, sizeof(tmp) - i);
-    out[sizeof(tmp) - i] = '\0';
+    (void)tg_json_int_text(out, v);
     return out;
 }
 
@@ -78,7 +68,7 @@ int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_
     size_t room = 47 - strlen(sfx) - strlen(lead);
     if (k > room) {
         char hex[65];
-        tg_spec_sha256_hex(run_id, strlen(run_id), hex);
+        tg_sha256_hex(run_id, strlen(run_id), hex);
         size_t keep = room - 9;
         while (keep > 0 && base[keep - 1] == '-')
             keep--;
@@ -98,7 +88,7 @@ void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_spec_file_t *f, ch
             memcpy(hex, c->checked_sha[i], 65);
             return;
         }
-    tg_spec_sha256_hex(f->data, f->len, hex);
+    tg_sha256_hex(f->data, f->len, hex);
 }
 
 const json_t *tg_render_get(const json_t *rc, const char *sect, const char *key)
@@ -137,7 +127,8 @@ const char **tg_render_sorted_keys(const json_t *obj, size_t *n)
     size_t i = 0;
     const char *k;
     json_t *x;
-    json_object_foreach((json_t *)obj, k, x) v[i++] = k;
+    json_object_foreach((json_t *)obj, k, x)
+        v[i++] = k;
     qsort(v, *n, sizeof(*v), render_strcmp);
     return v;
 }
@@ -493,7 +484,7 @@ void tg_render_topology_annotation(const tg_render_ctx_t *c)
 
 char *tg_render_json_text(const json_t *v)
 {
-    return tg_render_canon_text(v);
+    return tg_json_canon_text(v);
 }
 
 size_t tg_render_config_flags(tg_jw_t *w, const json_t *configs)

@@ -14,7 +14,7 @@
 
 #include "core/buf.h"
 #include "core/status.h"
-#include "render/jw.h"
+#include "core/json_writer.h"
 #include "spec/files.h"
 #include "spec/prov.h"
 
@@ -147,7 +147,7 @@ void tg_render_topology_annotation(const tg_render_ctx_t *c);
  * key, as array elements. Returns how many were written. */
 size_t tg_render_config_flags(tg_jw_t *w, const json_t *configs);
 
-/* Canonical JSON text (render/canon.h; reals with 15 significant digits, so
+/* Canonical JSON text (core/json_canon.h; reals with 15 significant digits, so
  * user-written decimals read back as written). Caller frees. */
 char *tg_render_json_text(const json_t *v);
 

@@ -8,7 +8,7 @@
 #include "core/buf.h"
 #include "render/metadata.h"
 #include "render/pod.h"
-#include "spec/digest.h"
+#include "core/base64.h"
 #include "spec/units.h"
 
 #define JOB_RDZV_PORT    29500
@@ -88,8 +88,7 @@ static void job_init_containers(tg_render_ctx_t *c, const json_t *source, const 
     tg_jw_karr(w, "initContainers");
     size_t i;
     const json_t *a;
-    json_array_foreach(assets, i, a)
-    {
+    json_array_foreach(assets, i, a) {
         char vname[80], src[4200];
         const char *name = json_string_value(json_object_get(a, "name"));
         tg_render_cat(vname, sizeof(vname), "tau-asset-", name ? name : "", NULL);
@@ -180,8 +179,7 @@ static void job_mounts(tg_render_ctx_t *c, int dshm, const json_t *source, const
     tg_render_k_mounts_open(c, 0, dshm);
     size_t i;
     const json_t *a;
-    json_array_foreach(assets, i, a)
-    {
+    json_array_foreach(assets, i, a) {
         char vname[80];
         const char *name = json_string_value(json_object_get(a, "name"));
         tg_render_cat(vname, sizeof(vname), "tau-asset-", name ? name : "", NULL);
@@ -206,8 +204,7 @@ static void job_volumes(tg_render_ctx_t *c, int dshm, const json_t *source, cons
     tg_render_k_volumes_open(c, 0, dshm);
     size_t i;
     const json_t *a;
-    json_array_foreach(assets, i, a)
-    {
+    json_array_foreach(assets, i, a) {
         char vname[80];
         const char *name = json_string_value(json_object_get(a, "name"));
         tg_render_cat(vname, sizeof(vname), "tau-asset-", name ? name : "", NULL);
@@ -273,11 +270,11 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
             tg_render_fail(c, "entrypoint program too large");
             goto out;
         }
-        b64 = tg_spec_b64_encode(script->data, script->len);
+        b64 = tg_base64_encode(script->data, script->len, TG_B64_STD);
         tg_render_env_set(&env, "TAU_SCRIPT_SRC", c->entrypoint);
         tg_render_env_set(&env, "TAU_SCRIPT_B64", b64);
         if (req) {
-            char *rb64 = tg_spec_b64_encode(req->data, req->len);
+            char *rb64 = tg_base64_encode(req->data, req->len, TG_B64_STD);
             tg_render_env_set(&env, "TAU_REQUIREMENTS_B64", rb64);
             free(rb64);
         }
@@ -286,10 +283,10 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
             tg_buf_init(&pl, 1 << 20);
             size_t i;
             const json_t *p;
-            json_array_foreach(pip, i,
-                               p) if (json_is_string(p) &&
-                                      (tg_buf_puts(&pl, i ? "\n" : "") != TG_OK ||
-                                       tg_buf_puts(&pl, json_string_value(p)) != TG_OK)) break;
+            json_array_foreach(pip, i, p)
+                if (json_is_string(p) && (tg_buf_puts(&pl, i ? "\n" : "") != TG_OK ||
+                                          tg_buf_puts(&pl, json_string_value(p)) != TG_OK))
+                    break;
             tg_render_env_set(&env, "TAU_PIP_REQUIREMENTS", pl.data ? pl.data : "");
             tg_buf_clean(&pl);
         }

@@ -8,7 +8,7 @@
 #include "render/metadata.h"
 #include "render/payload.h"
 #include "render/pod.h"
-#include "spec/digest.h"
+#include "core/digest.h"
 #include "spec/files.h"
 
 /* The pods of TauGrid's templates: the Job's single pod; a RayJob's
@@ -46,8 +46,7 @@ static tg_rc_e mr_pip_args(const mr_t *r, tg_buf_t *b)
     size_t i;
     const json_t *p;
     tg_rc_e rc = TG_OK;
-    json_array_foreach(json_object_get(r->m, "pip"), i, p)
-    {
+    json_array_foreach(json_object_get(r->m, "pip"), i, p) {
         const char *s = json_string_value(p);
         if (rc == TG_OK && i)
             rc = tg_buf_puts(b, " ");
@@ -126,8 +125,7 @@ static void mr_env(mr_t *r, tg_render_env_t *e, int worker)
                           json_string_value(json_object_get(r->m, "upstream_checkpoint")));
     size_t i;
     const json_t *v;
-    json_array_foreach(json_object_get(r->m, "env"), i, v)
-    {
+    json_array_foreach(json_object_get(r->m, "env"), i, v) {
         const char *name = json_string_value(json_object_get(v, "name"));
         const char *secret = json_string_value(json_object_get(v, "secret"));
         if (secret)
@@ -294,8 +292,7 @@ static void mr_volumes(mr_t *r, int manifest, int dshm)
         mr_empty_dir(w, "dshm", "Memory", cpu || r->eval ? "4Gi" : "16Gi");
     size_t i;
     const json_t *m;
-    json_array_foreach(json_object_get(r->m, "mounts"), i, m)
-    {
+    json_array_foreach(json_object_get(r->m, "mounts"), i, m) {
         tg_jw_obj(w);
         tg_jw_kstr(w, "name", json_string_value(json_object_get(m, "name")));
         tg_jw_kobj(w, "persistentVolumeClaim");
@@ -434,8 +431,7 @@ static void mr_runtime_env_yaml(const mr_t *r, tg_buf_t *b)
     const json_t *p;
     if (tg_buf_puts(b, "pip:\n") != TG_OK)
         return;
-    json_array_foreach(json_object_get(r->m, "pip"), i, p)
-    {
+    json_array_foreach(json_object_get(r->m, "pip"), i, p) {
         char *q = tg_render_json_text(p);
         if (tg_buf_printf(b, "- %s\n", q) != TG_OK) {
             free(q);
@@ -461,22 +457,21 @@ static int mr_payloads(mr_t *r)
     tg_render_payload_add(&r->script, "train.py", f->data, f->len, hex);
     size_t i;
     const json_t *x;
-    json_array_foreach(json_object_get(r->m, "extra_scripts"), i, x)
-    {
+    json_array_foreach(json_object_get(r->m, "extra_scripts"), i, x) {
         const char *file = json_string_value(json_object_get(x, "file"));
         const tg_spec_file_t *xf = tg_spec_files_find(c->files, file);
         if (!xf) {
             tg_render_fail(c, "extra script \"%s\" is not among the files", file ? file : "");
             return -1;
         }
-        tg_spec_sha256_hex(xf->data, xf->len, hex);
+        tg_sha256_hex(xf->data, xf->len, hex);
         tg_render_payload_add(&r->script, json_string_value(json_object_get(x, "name")), xf->data,
                               xf->len, hex);
     }
     const json_t *man = json_object_get(r->m, "manifest");
     const char *text = json_string_value(json_object_get(man, "text"));
     size_t tl = json_string_length(json_object_get(man, "text"));
-    tg_spec_sha256_hex(text ? text : "", tl, hex);
+    tg_sha256_hex(text ? text : "", tl, hex);
     tg_render_payload_add(&r->manifest, json_string_value(json_object_get(man, "name")),
                           text ? text : "", tl, hex);
     return 0;

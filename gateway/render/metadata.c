@@ -5,17 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/canon.h"
-#include "spec/digest.h"
+#include "core/json_canon.h"
+#include "core/digest.h"
 #include "spec/units.h"
 
 void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *text)
 {
     char hex[65];
     /* A resolved config is a few kilobytes: one allocation, not a series. */
-    if (tg_buf_reserve(text, 4096) != TG_OK || tg_render_canon(resolved, 17, text) != TG_OK)
+    if (tg_buf_reserve(text, 4096) != TG_OK || tg_json_canon(resolved, 17, text) != TG_OK)
         tg_buf_reset(text);
-    tg_spec_sha256_hex(text->data ? text->data : "", text->len, hex);
+    tg_sha256_hex(text->data ? text->data : "", text->len, hex);
     memcpy(out, "sha256:", 7);
     memcpy(out + 7, hex, 65);
 }
@@ -166,7 +166,7 @@ tg_rc_e tg_render_provenance_text(const void *arg, tg_buf_t *b)
 {
     const tg_spec_prov_t *p = arg;
     /* the table's text holds every path and source (and any replaced) */
-    return tg_render_canon_quoted_pairs(p->n, md_provenance_pair, p, p->tlen, b);
+    return tg_json_canon_quoted_pairs(p->n, md_provenance_pair, p, p->tlen, b);
 }
 
 /* The storage mounts as TauGrid's tau.azure.com/storage-mounts records
@@ -186,8 +186,7 @@ static void md_storage_mounts(const tg_render_ctx_t *c, tg_buf_t *b)
     const json_t *vols = tg_render_get(c->storage, NULL, "volumes");
     size_t i;
     const json_t *v;
-    json_array_foreach(vols, i, v)
-    {
+    json_array_foreach(vols, i, v) {
         tg_jw_obj(&w);
         tg_jw_kstr(&w, "path", json_string_value(json_object_get(v, "path")));
         tg_jw_kstr(&w, "source", "pvc");

@@ -32,7 +32,7 @@
  *   stellar-project-value, stellar-experiment-id, stellar-group-value
  *
  * The config hash is sha256 over the canonical JSON text of the resolved
- * config (render/canon.h: compact, keys sorted bytewise, UTF-8, reals with 17
+ * config (core/json_canon.h: compact, keys sorted bytewise, UTF-8, reals with 17
  * significant digits), so it survives a database round trip. */
 #ifndef TG_RENDER_METADATA_H
 #define TG_RENDER_METADATA_H

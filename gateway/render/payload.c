@@ -6,7 +6,8 @@
 
 #include "core/mem.h"
 #include "render/pod.h"
-#include "spec/digest.h"
+#include "core/digest.h"
+#include "core/base64.h"
 
 /* Decodes TAU_PAYLOAD_<i> = "<name>:<sha256>:<base64>" into $TAU_PAYLOAD_DIR
  * (default /script) and verifies each digest. */
@@ -43,7 +44,7 @@ void tg_render_payload_add(tg_render_payload_t *p, const char *name, const void 
                            const char hex[65])
 {
     char key[32];
-    char *b64 = tg_spec_b64_encode(data, len);
+    char *b64 = tg_base64_encode(data, len, TG_B64_STD);
     size_t nl = strlen(name), bl = strlen(b64);
     /* name:hex:b64, put together without printf. */
     char *val = tg_xmalloc(nl + 66 + bl + 1);
@@ -66,7 +67,7 @@ void tg_render_payload_add(tg_render_payload_t *p, const char *name, const void 
 void tg_render_payload_digest(const tg_render_payload_t *p, char out[72])
 {
     char hex[65];
-    tg_spec_sha256_hex(p->list.data ? p->list.data : "", p->list.len, hex);
+    tg_sha256_hex(p->list.data ? p->list.data : "", p->list.len, hex);
     memcpy(out, "sha256:", 7);
     memcpy(out + 7, hex, 65);
 }

@@ -30,8 +30,7 @@ void tg_render_k_image_pull_secrets(const tg_render_ctx_t *c)
     tg_jw_karr(c->w, "imagePullSecrets");
     size_t i;
     const json_t *v;
-    json_array_foreach(ps, i, v)
-    {
+    json_array_foreach(ps, i, v) {
         if (!json_is_string(v))
             continue;
         tg_jw_obj(c->w);
@@ -109,8 +108,7 @@ static int render_has_toleration(const json_t *list, const char *key, const char
 {
     size_t i;
     const json_t *t;
-    json_array_foreach(list, i, t)
-    {
+    json_array_foreach(list, i, t) {
         const char *k = json_string_value(json_object_get(t, "key"));
         const char *o = json_string_value(json_object_get(t, "operator"));
         const char *v = json_string_value(json_object_get(t, "value"));
@@ -135,8 +133,7 @@ void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu)
     tg_jw_karr(w, "tolerations");
     size_t i;
     const json_t *t;
-    json_array_foreach(pt, i, t)
-    {
+    json_array_foreach(pt, i, t) {
         /* Keep only the Toleration fields; a DB row may carry more. */
         static const char *const keys[] = {"effect", "key", "operator", "tolerationSeconds",
                                            "value"};

@@ -9,7 +9,7 @@
 #include "render/metadata.h"
 #include "render/payload.h"
 #include "render/pod.h"
-#include "spec/digest.h"
+#include "core/digest.h"
 #include "spec/units.h"
 
 #define RJ_TUNE_DRIVER "_tau_tune_driver.py"
@@ -148,8 +148,7 @@ static tg_rc_e rj_runtime_env(const json_t *rc, const char *wd, tg_buf_t *b)
         r = tg_buf_puts(b, "pip:\n");
         size_t i;
         const json_t *p;
-        json_array_foreach(pip, i, p)
-        {
+        json_array_foreach(pip, i, p) {
             char *q = tg_render_json_text(p);
             if (r == TG_OK)
                 r = tg_buf_printf(b, "- %s\n", q);
@@ -363,7 +362,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
         tg_render_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len, fhex);
     }
     if (tune) {
-        tg_spec_sha256_hex(rj_tune_py, strlen(rj_tune_py), fhex);
+        tg_sha256_hex(rj_tune_py, strlen(rj_tune_py), fhex);
         tg_render_payload_add(&pl, RJ_TUNE_DRIVER, rj_tune_py, strlen(rj_tune_py), fhex);
     }
     if (rj_entrypoint(c, req != NULL, wd, &ep) != TG_OK || rj_runtime_env(r, wd, &renv) != TG_OK) {
@@ -382,7 +381,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     int worker_payload = wd != NULL || tune;
 
     char hex[65], digest[72];
-    tg_spec_sha256_hex(pl.list.data ? pl.list.data : "", pl.list.len, hex);
+    tg_sha256_hex(pl.list.data ? pl.list.data : "", pl.list.len, hex);
     memcpy(digest, "sha256:", 7);
     memcpy(digest + 7, hex, 65);
     char exec[64];

@@ -9,7 +9,7 @@
 #include "render/managed.h"
 #include "render/metadata.h"
 #include "render/rayjob.h"
-#include "spec/digest.h"
+#include "core/digest.h"
 #include "spec/units.h"
 
 /* The files the resolved config recorded must be the ones supplied now. */
@@ -18,8 +18,7 @@ static int render_files_match(tg_render_ctx_t *c)
     const json_t *files = json_object_get(c->rc, "files");
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)files, k, v)
-    {
+    json_object_foreach((json_t *)files, k, v) {
         const char *name = json_string_value(json_object_get(v, "name"));
         const char *sha = json_string_value(json_object_get(v, "sha256"));
         const tg_spec_file_t *f = tg_spec_files_find(c->files, name);
@@ -29,7 +28,7 @@ static int render_files_match(tg_render_ctx_t *c)
             return 0;
         }
         char hex[65];
-        tg_spec_sha256_hex(f->data, f->len, hex);
+        tg_sha256_hex(f->data, f->len, hex);
         if (strcmp(hex, sha) != 0) {
             tg_render_fail(c, "file \"%s\" differs from the one the config was resolved with",
                            name);

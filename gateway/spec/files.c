@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "spec/digest.h"
+#include "core/digest.h"
+#include "core/base64.h"
 #include "spec/path.h"
 #include "spec/units.h"
 
@@ -56,8 +57,8 @@ tg_rc_e tg_spec_files_from_json(const json_t *obj, tg_spec_files_t *out, tg_spec
         char *path = tg_spec_path_join("files", k);
         unsigned char *data = NULL;
         size_t len = 0;
-        if (!json_is_string(v) ||
-            tg_spec_b64_decode(json_string_value(v), json_string_length(v), &data, &len) != 0) {
+        if (!json_is_string(v) || tg_base64_decode(json_string_value(v), json_string_length(v),
+                                                   TG_B64_STD, &data, &len) != 0) {
             tg_spec_diag_error_at(diag, path, 1, 1, "%s must be the file's content in base64",
                                   path);
             rc = TG_EUNPROCESSABLE;
@@ -305,7 +306,7 @@ static void files_describe_one(json_t *out, const char *key, const tg_spec_file_
     if (!fl)
         return;
     char hex[65];
-    tg_spec_sha256_hex(fl->data, fl->len, hex);
+    tg_sha256_hex(fl->data, fl->len, hex);
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(fl->name));
     json_object_set_new(o, "size", json_integer((json_int_t)fl->len));

@@ -9,7 +9,7 @@
 #include "core/buf.h"
 #include "core/mem.h"
 #include "core/log.h"
-#include "spec/digest.h"
+#include "core/digest.h"
 #include "spec/path.h"
 #include "spec/resolve_int.h"
 #include "spec/units.h"
@@ -18,8 +18,7 @@ static void rs_list(const json_t *arr, tg_buf_t *b)
 {
     size_t i;
     const json_t *v;
-    json_array_foreach(arr, i, v)
-    {
+    json_array_foreach(arr, i, v) {
         if (!json_is_string(v))
             continue;
         if (tg_buf_puts(b, b->len ? ", " : "") != TG_OK ||
@@ -93,8 +92,9 @@ static void rs_profile(tg_spec_rs_t *r)
     const json_t *profs = json_object_get(r->ctx, "profiles");
     size_t i;
     const json_t *p;
-    json_array_foreach(profs, i, p) if (json_is_object(p) && rs_str(p, "name") &&
-                                        strcmp(rs_str(p, "name"), pname) == 0) r->prof = p;
+    json_array_foreach(profs, i, p)
+        if (json_is_object(p) && rs_str(p, "name") && strcmp(rs_str(p, "name"), pname) == 0)
+            r->prof = p;
     if (!r->prof) {
         tg_spec_diag_error(r->d, where, TG_AT_VALUE,
                            "compute profile \"%s\" does not exist; ask a platform admin which "
@@ -178,8 +178,9 @@ static const json_t *rs_find_class(const json_t *list, const char *name)
 {
     size_t i;
     const json_t *c;
-    json_array_foreach(list, i,
-                       c) if (rs_str(c, "name") && strcmp(rs_str(c, "name"), name) == 0) return c;
+    json_array_foreach(list, i, c)
+        if (rs_str(c, "name") && strcmp(rs_str(c, "name"), name) == 0)
+            return c;
     return NULL;
 }
 
@@ -218,10 +219,10 @@ static void rs_priority(tg_spec_rs_t *r)
             tg_buf_init(&b, 2048);
             size_t i;
             const json_t *x;
-            json_array_foreach(classes, i,
-                               x) if (rs_str(x, "name") &&
-                                      (tg_buf_puts(&b, b.len ? ", " : "") != TG_OK ||
-                                       tg_buf_puts(&b, rs_str(x, "name")) != TG_OK)) break;
+            json_array_foreach(classes, i, x)
+                if (rs_str(x, "name") && (tg_buf_puts(&b, b.len ? ", " : "") != TG_OK ||
+                                          tg_buf_puts(&b, rs_str(x, "name")) != TG_OK))
+                    break;
             tg_spec_diag_error(r->d,
                                rs_spec(r, "policy", "workload_priority_class")
                                    ? "policy.workload_priority_class"
@@ -320,8 +321,7 @@ static void rs_placement(tg_spec_rs_t *r)
         const json_t *src = pass == 0 ? (clear ? NULL : ps) : rs_spec(r, "policy", "node_selector");
         if (!json_is_object(src))
             continue;
-        json_object_foreach((json_t *)src, k, v)
-        {
+        json_object_foreach((json_t *)src, k, v) {
             if (!json_is_string(v))
                 continue;
             json_object_set_new(sel, k, json_string(json_string_value(v)));
@@ -336,7 +336,9 @@ static void rs_placement(tg_spec_rs_t *r)
     json_t *tol = json_array();
     const json_t *pt = r->prof ? json_object_get(r->prof, "tolerations") : NULL;
     size_t i;
-    json_array_foreach(pt, i, v) if (json_is_object(v)) json_array_append_new(tol, rs_ref(v));
+    json_array_foreach(pt, i, v)
+        if (json_is_object(v))
+            json_array_append_new(tol, rs_ref(v));
     rs_put(r, "policy", "tolerations", tol, json_array_size(tol) ? "profile" : NULL);
     rs_pod_settings(r);
 }
@@ -578,7 +580,7 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
         const tg_spec_file_t *t = tg_spec_files_find(files, rs_str(managed, "main_script"));
         if (t) {
             char hex[65];
-            tg_spec_sha256_hex(t->data, t->len, hex);
+            tg_sha256_hex(t->data, t->len, hex);
             json_object_set_new(fl, "entrypoint",
                                 json_pack("{s:s, s:I, s:s}", "name", t->name, "size",
                                           (json_int_t)t->len, "sha256", hex));

@@ -1,7 +1,6 @@
 /* Evidence records: build, canonical text, sealed rows, the sealing queue. */
 #include "store/evidence.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,33 +269,18 @@ char *tg_evidence_canonical(const json_t *record, size_t *len)
 
 void tg_evidence_logsum_init(tg_evidence_logsum_t *s)
 {
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-        tg_log_error("evidence", "cannot start a sha256 digest");
-        abort();
-    }
-    s->md = md;
+    tg_sha256_init(&s->sha);
 }
 
 void tg_evidence_logsum_add(tg_evidence_logsum_t *s, const char *chunk_sha256_hex)
 {
-    EVP_DigestUpdate(s->md, chunk_sha256_hex, strlen(chunk_sha256_hex));
-    EVP_DigestUpdate(s->md, "\n", 1);
+    tg_sha256_update(&s->sha, chunk_sha256_hex, strlen(chunk_sha256_hex));
+    tg_sha256_update(&s->sha, "\n", 1);
 }
 
 void tg_evidence_logsum_final(tg_evidence_logsum_t *s, char out[65])
 {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_DigestFinal_ex(s->md, md, &n);
-    EVP_MD_CTX_free(s->md);
-    s->md = NULL;
-    for (unsigned i = 0; i < 32; i++) {
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 15];
-    }
-    out[64] = '\0';
+    tg_sha256_final_hex(&s->sha, out);
 }
 
 void tg_evidence_row_clean(tg_evidence_row_t *row)

@@ -24,6 +24,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "core/digest.h"
 #include "store/pool.h"
 
 #define TG_EVIDENCE_SCHEMA "taugate.evidence/v1"
@@ -40,7 +41,7 @@ char *tg_evidence_canonical(const json_t *record, size_t *len);
 /* Log digest over an ordered list of chunk sha256 hex strings (see above):
  * feed each with _add, then _final into out[65]. */
 typedef struct tg_evidence_logsum_s {
-    void *md; /* EVP_MD_CTX */
+    tg_sha256_t sha;
 } tg_evidence_logsum_t;
 void tg_evidence_logsum_init(tg_evidence_logsum_t *s);
 void tg_evidence_logsum_add(tg_evidence_logsum_t *s, const char *chunk_sha256_hex);

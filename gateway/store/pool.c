@@ -11,6 +11,7 @@
 
 #include "core/log.h"
 #include "core/metrics.h"
+#include "core/monotonic.h"
 
 struct tg_db_conn_s {
     PGconn *pg;
@@ -68,11 +69,7 @@ tg_db_pool_t *tg_db_pool_new(const tg_db_pool_config_t *cfg)
     p->conninfo = tg_xstrdup(cfg->conninfo);
     p->cfg.conninfo = p->conninfo;
     pthread_mutex_init(&p->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&p->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&p->cond);
     if (cfg->metrics)
         tg_metrics_register(pool_collect, p);
     return p;
@@ -130,14 +127,7 @@ static tg_db_conn_t *pool_connect(tg_db_pool_t *p)
 tg_rc_e tg_db_checkout(tg_db_pool_t *p, tg_db_conn_t **out)
 {
     *out = NULL;
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += p->cfg.checkout_timeout_ms / 1000;
-    deadline.tv_nsec += (long)(p->cfg.checkout_timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = tg_mono_deadline_ms((uint64_t)p->cfg.checkout_timeout_ms);
 
     pthread_mutex_lock(&p->lock);
     int waited = 0;

@@ -56,17 +56,12 @@ static tg_stmt_t stmt_get_text = TG_STMT("SELECT v.workspace, (" RUN_VIEW ")::te
 /* The files as [{name, hex, sha256}] for the insert statement. */
 static char *runs_files_json(const tg_run_new_t *in)
 {
-    static const char hex[] = "0123456789abcdef";
     json_t *arr = json_array();
     for (size_t i = 0; i < in->nfiles; i++) {
         const unsigned char *p = in->files[i].data;
         size_t n = in->files[i].len;
         char *h = tg_xmalloc(2 * n + 1);
-        for (size_t j = 0; j < n; j++) {
-            h[2 * j] = hex[p[j] >> 4];
-            h[2 * j + 1] = hex[p[j] & 15];
-        }
-        h[2 * n] = '\0';
+        tg_hex_encode(p, n, h);
         char sum[65];
         tg_sha256_hex(p, n, sum);
         json_array_append_new(arr, json_pack("{s:s, s:s%, s:s}", "name", in->files[i].name, "hex",

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth/b64url.h"
+#include "core/base64.h"
 #include "auth/jwt.h"
 #include "auth/keys.h"
 #include "auth/principal.h"
@@ -109,8 +109,8 @@ static void fuzz_signed(const uint8_t *data, size_t size)
     if (!nul)
         return;
     size_t hlen = (size_t)(nul - data);
-    char *h = tg_auth_b64url_encode(data, hlen);
-    char *p = tg_auth_b64url_encode(nul + 1, size - hlen - 1);
+    char *h = tg_base64_encode(data, hlen, TG_B64_URL);
+    char *p = tg_base64_encode(nul + 1, size - hlen - 1, TG_B64_URL);
     size_t in_len = strlen(h) + 1 + strlen(p);
     char *tok = malloc(in_len + 1 + 64);
     memcpy(tok, h, strlen(h));
@@ -121,7 +121,7 @@ static void fuzz_signed(const uint8_t *data, size_t size)
     HMAC(EVP_sha256(), FUZZ_SECRET, (int)strlen(FUZZ_SECRET), (const unsigned char *)tok, in_len,
          mac, &maclen);
     tok[in_len] = '.';
-    size_t slen = tg_auth_b64url_encode_to(mac, maclen, tok + in_len + 1, 64);
+    size_t slen = tg_base64_encode_to(mac, maclen, TG_B64_URL, tok + in_len + 1, 64);
     json_t *claims = NULL;
     if (slen != (size_t)-1 && tg_auth_jwt_verify(fuzz_keys, &fuzz_policy, tok, in_len + 1 + slen,
                                                  FUZZ_NOW, &claims) == TG_AUTH_OK)

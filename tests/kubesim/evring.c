@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/monotonic.h"
 #include "store.h"
 #include "util.h"
 
@@ -38,11 +39,7 @@ static const char *type_names[] = {"ADDED", "MODIFIED", "DELETED"};
 void ks_ring_init(size_t cap, size_t max_bytes)
 {
     g_max_bytes = max_bytes;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&g_rcond, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&g_rcond);
     g_cap = cap ? cap : 1;
     g_ring = tg_xcalloc(g_cap, sizeof(*g_ring));
 }
@@ -128,11 +125,7 @@ void ks_ring_notify(void)
 
 int ks_ring_wait(uint64_t rv, double secs)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    long long ns = (long long)(secs * 1e9) + ts.tv_nsec;
-    ts.tv_sec += (time_t)(ns / 1000000000LL);
-    ts.tv_nsec = (long)(ns % 1000000000LL);
+    struct timespec ts = tg_mono_deadline_ms(secs > 0 ? (uint64_t)(secs * 1000) : 0);
     pthread_mutex_lock(&g_rlock);
     if (g_last <= rv)
         pthread_cond_timedwait(&g_rcond, &g_rlock, &ts);

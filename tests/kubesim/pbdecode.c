@@ -10,9 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/evp.h>
-
 #include "btypes.h"
+#include "core/base64.h"
 #include "core/mem.h"
 #include "util.h"
 
@@ -86,10 +85,8 @@ static int skip(pb_t *b, int wire)
 
 static json_t *b64(const pb_t *s)
 {
-    size_t n = (size_t)(s->end - s->p);
-    char *out = tg_xmalloc(4 * ((n + 2) / 3) + 1);
-    int len = EVP_EncodeBlock((unsigned char *)out, s->p, (int)n);
-    json_t *j = json_stringn(out, len > 0 ? (size_t)len : 0);
+    char *out = tg_base64_encode(s->p, (size_t)(s->end - s->p), TG_B64_STD);
+    json_t *j = json_string(out);
     free(out);
     return j;
 }

@@ -2,13 +2,13 @@
 #include "procenv.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "core/base64.h"
 #include "rtypes.h"
 #include "server.h"
 #include "store.h"
@@ -46,8 +46,8 @@ static void add_map(ks_pmaps_t *pm, const char *from, const char *to)
 
 static int pathchar(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.' || c == '/';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.' || c == '/';
 }
 
 /* Rewrite every whole-prefix occurrence of a mapped path. New string. */
@@ -88,18 +88,10 @@ static int cmp_len_desc(const void *a, const void *b)
 
 static char *b64dec(const char *in)
 {
-    size_t l = strlen(in);
-    unsigned char *out = tg_xmalloc(l + 4);
-    int n = EVP_DecodeBlock(out, (const unsigned char *)in, (int)l);
-    if (n < 0) {
-        free(out);
+    unsigned char *out = NULL;
+    size_t n = 0;
+    if (tg_base64_decode(in, strlen(in), TG_B64_STD, &out, &n) != 0)
         return tg_xstrdup("");
-    }
-    while (l && in[l - 1] == '=' && n > 0) {
-        n--;
-        l--;
-    }
-    out[n] = '\0';
     return (char *)out;
 }
 
@@ -200,7 +192,8 @@ static void volume_maps(ks_pmaps_t *pm, json_t *pod, json_t *cspec, const char *
         json_t *vol = NULL;
         size_t j;
         json_t *v;
-        json_array_foreach(ks_jget(pod, "spec.volumes"), j, v) if (ks_streq(ks_jstr(v, "name"), vname)) vol = v;
+        json_array_foreach(ks_jget(pod, "spec.volumes"), j,
+                           v) if (ks_streq(ks_jstr(v, "name"), vname)) vol = v;
         if (!vol || !mp)
             continue;
         const char *claim = ks_jstr(vol, "persistentVolumeClaim.claimName");
@@ -232,7 +225,7 @@ static void volume_maps(ks_pmaps_t *pm, json_t *pod, json_t *cspec, const char *
                 char f[1400];
                 snprintf(f, sizeof(f), "%s/%s", dir, k);
                 char *content = rt == KS_RT_SECRETS ? b64dec(json_string_value(val))
-                                                     : tg_xstrdup(json_string_value(val));
+                                                    : tg_xstrdup(json_string_value(val));
                 int fd = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
                 if (fd >= 0) {
                     ssize_t w = write(fd, content, strlen(content));
@@ -348,8 +341,10 @@ int ks_procspec_build(ks_procspec_t *ps, json_t *pod, json_t *cspec, const char 
     json_t *cmd = json_object_get(cspec, "command");
     json_t *args = json_object_get(cspec, "args");
     json_t *x;
-    json_array_foreach(cmd, i, x) sv_push(&argv, rewrite(&pm, json_string_value(x) ? json_string_value(x) : ""));
-    json_array_foreach(args, i, x) sv_push(&argv, rewrite(&pm, json_string_value(x) ? json_string_value(x) : ""));
+    json_array_foreach(cmd, i, x)
+        sv_push(&argv, rewrite(&pm, json_string_value(x) ? json_string_value(x) : ""));
+    json_array_foreach(args, i, x)
+        sv_push(&argv, rewrite(&pm, json_string_value(x) ? json_string_value(x) : ""));
     if (!argv.n) {
         /* The image's entrypoint is unknown here: the container exits 0. */
         sv_push(&argv, tg_xstrdup("/bin/sh"));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/monotonic.h"
 #include "evring.h"
 #include "map.h"
 #include "util.h"
@@ -26,12 +27,8 @@ static size_t g_ngrave, g_capgrave;
 
 void ks_store_init(size_t ring_cap, size_t ring_bytes)
 {
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&g_watch_cond, &ca);
-    pthread_cond_init(&g_ctl_cond, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&g_watch_cond);
+    tg_cond_init_monotonic(&g_ctl_cond);
     for (int i = 0; i < KS_RT_COUNT; i++)
         g_objs[i] = ks_map_new();
     g_uids = ks_map_new();
@@ -111,10 +108,7 @@ void ks_unlock(void)
 
 static void deadline(struct timespec *ts, double secs)
 {
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    long long ns = (long long)(secs * 1e9) + ts->tv_nsec;
-    ts->tv_sec += (time_t)(ns / 1000000000LL);
-    ts->tv_nsec = (long)(ns % 1000000000LL);
+    *ts = tg_mono_deadline_ms(secs > 0 ? (uint64_t)(secs * 1000) : 0);
 }
 
 void ks_store_wait(double secs)

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auth/b64url.h"
+#include "core/base64.h"
 #include "auth/keys.h"
 
 #define TU_FIX "tests/fixtures/auth"
@@ -84,7 +84,7 @@ static inline char *tu_pub_pem(EVP_PKEY *k)
 
 static inline char *tu_b64(const void *p, size_t n)
 {
-    return tg_auth_b64url_encode(p, n);
+    return tg_base64_encode(p, n, TG_B64_URL);
 }
 
 static inline char *tu_bn_b64(const BIGNUM *bn, int pad)

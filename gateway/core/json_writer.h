@@ -4,8 +4,8 @@
  * and sent to Kubernetes as bytes anyway, and building them as jansson trees
  * first costs several allocations per value. Commas and colons are placed by
  * the writer; errors (buffer ceiling, nesting past 64) are sticky in w->rc. */
-#ifndef TG_RENDER_JW_H
-#define TG_RENDER_JW_H
+#ifndef TG_CORE_JSON_WRITER_H
+#define TG_CORE_JSON_WRITER_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@ void tg_jw_kstrn(tg_jw_t *w, const char *k, size_t kn, const char *v, size_t vn)
 void tg_jw_int(tg_jw_t *w, json_int_t v);
 void tg_jw_bool(tg_jw_t *w, int v);
 void tg_jw_null(tg_jw_t *w);
-/* A jansson value (borrowed), in canonical form (render/canon.h). */
+/* A jansson value (borrowed), in canonical form (core/json_canon.h). */
 void tg_jw_json(tg_jw_t *w, const json_t *v);
 /* Key k and a string value whose contents `fill` appends to the buffer,
  * already escaped as a JSON string's: text made to be quoted (the canonical

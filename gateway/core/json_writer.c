@@ -1,9 +1,9 @@
 /* A streaming JSON text writer over a bounded tg_buf_t. */
-#include "render/jw.h"
+#include "core/json_writer.h"
 
 #include <string.h>
 
-#include "render/canon.h"
+#include "core/json_canon.h"
 
 void tg_jw_init(tg_jw_t *w, tg_buf_t *b)
 {
@@ -76,36 +76,6 @@ void tg_jw_end_arr(tg_jw_t *w)
     jw_close(w, "]");
 }
 
-/* The escape of a byte that is not plain (tg_render_plain), at o; returns
- * its length: \" \\ \n \t \r or \u00XX (\b and \f too, unlike canon.c,
- * whose text the config hash covers). A tg_render_escape_fn; `unused`. */
-static size_t jw_escape(unsigned char c, char *o, int unused)
-{
-    (void)unused;
-    static const char hex[] = "0123456789abcdef";
-    o[0] = '\\';
-    switch (c) {
-    case '"':
-    case '\\':
-        o[1] = (char)c;
-        return 2;
-    case '\n':
-        o[1] = 'n';
-        return 2;
-    case '\t':
-        o[1] = 't';
-        return 2;
-    case '\r':
-        o[1] = 'r';
-        return 2;
-    default:
-        memcpy(o + 1, "u00", 3);
-        o[4] = hex[c >> 4];
-        o[5] = hex[c & 15];
-        return 6;
-    }
-}
-
 /* Room for `need` more bytes (and the NUL) without growing and without
  * passing the ceiling, or NULL. */
 static char *jw_room(tg_jw_t *w, size_t need)
@@ -117,11 +87,11 @@ static char *jw_room(tg_jw_t *w, size_t need)
 }
 
 /* The escaped text of s[n] with its quotes, at o (room for 6n + 2 bytes and
- * TG_RENDER_TAIL_SLACK). */
+ * TG_JSON_TAIL_SLACK). */
 static char *jw_quote(char *o, const char *s, size_t n)
 {
     *o++ = '"';
-    o = tg_render_escape_into(o, s, n, jw_escape, 0);
+    o = tg_json_escape_into(o, s, n, tg_json_escape, 0);
     *o++ = '"';
     return o;
 }
@@ -134,12 +104,12 @@ static void jw_string_grow(tg_jw_t *w, const char *s, size_t n)
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (tg_render_plain(c))
+        if (tg_json_plain(c))
             continue;
         jw_put(w, s + run, i - run);
         run = i + 1;
-        char esc[6];
-        jw_put(w, esc, jw_escape(c, esc, 0));
+        char esc[7];
+        jw_put(w, esc, tg_json_escape(c, esc, 0));
     }
     jw_put(w, s + run, n - run);
     jw_put(w, "\"", 1);
@@ -151,7 +121,7 @@ static void jw_string(tg_jw_t *w, const char *s, size_t n)
 {
     if (w->rc != TG_OK)
         return;
-    char *o = n < ((size_t)1 << 28) ? jw_room(w, 6 * n + 2 + TG_RENDER_TAIL_SLACK) : NULL;
+    char *o = n < ((size_t)1 << 28) ? jw_room(w, 6 * n + 2 + TG_JSON_TAIL_SLACK) : NULL;
     if (!o) {
         jw_string_grow(w, s, n);
         return;
@@ -179,7 +149,7 @@ void tg_jw_strn(tg_jw_t *w, const char *s, size_t n)
 void tg_jw_kstrn(tg_jw_t *w, const char *k, size_t kn, const char *v, size_t vn)
 {
     char *o = kn < ((size_t)1 << 26) && vn < ((size_t)1 << 26)
-                  ? jw_room(w, 6 * (kn + vn) + 6 + TG_RENDER_TAIL_SLACK)
+                  ? jw_room(w, 6 * (kn + vn) + 6 + TG_JSON_TAIL_SLACK)
                   : NULL;
     if (!o) {
         tg_jw_keyn(w, k, kn);
@@ -197,16 +167,9 @@ void tg_jw_kstrn(tg_jw_t *w, const char *k, size_t kn, const char *v, size_t vn)
 void tg_jw_int(tg_jw_t *w, json_int_t v)
 {
     char buf[24];
-    size_t i = sizeof(buf);
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        buf[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        buf[--i] = '-';
+    size_t n = tg_json_int_text(buf, v);
     jw_sep(w);
-    jw_put(w, buf + i, sizeof(buf) - i);
+    jw_put(w, buf, n);
 }
 
 void tg_jw_bool(tg_jw_t *w, int v)
@@ -225,7 +188,7 @@ void tg_jw_json(tg_jw_t *w, const json_t *v)
 {
     jw_sep(w);
     if (w->rc == TG_OK)
-        w->rc = tg_render_canon(v, 15, w->b);
+        w->rc = tg_json_canon(v, 15, w->b);
 }
 
 void tg_jw_kfill(tg_jw_t *w, const char *k, tg_jw_fill_fn fill, const void *arg)

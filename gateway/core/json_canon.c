@@ -1,5 +1,5 @@
 /* Canonical JSON text. */
-#include "render/canon.h"
+#include "core/json_canon.h"
 
 #include "core/keyorder.h"
 
@@ -21,50 +21,33 @@ static inline tg_rc_e canon_put(tg_buf_t *b, const char *s, size_t n)
 }
 #define tg_buf_append canon_put
 
-/* The escape of a byte that is not plain into esc; returns its length. */
+/* The escape of a byte that is not plain into esc; returns its length:
+ * the short forms JSON has, \u00XX for the other control bytes. */
 static size_t canon_escape(unsigned char c, char *esc)
 {
     static const char hex[] = "0123456789abcdef";
+    static const char shortform[0x60] = {['"'] = '"',  ['\\'] = '\\', ['\n'] = 'n', ['\t'] = 't',
+                                         ['\r'] = 'r', ['\b'] = 'b',  ['\f'] = 'f'};
     esc[0] = '\\';
-    switch (c) {
-    case '"':
-        esc[1] = '"';
+    if (c < sizeof(shortform) && shortform[c]) {
+        esc[1] = shortform[c];
         return 2;
-    case '\\':
-        esc[1] = '\\';
-        return 2;
-    case '\n':
-        esc[1] = 'n';
-        return 2;
-    case '\t':
-        esc[1] = 't';
-        return 2;
-    case '\r':
-        esc[1] = 'r';
-        return 2;
-    case '\b':
-        esc[1] = 'b';
-        return 2;
-    case '\f':
-        esc[1] = 'f';
-        return 2;
-    default:
-        esc[1] = 'u';
-        esc[2] = '0';
-        esc[3] = '0';
-        esc[4] = hex[c >> 4];
-        esc[5] = hex[c & 15];
-        return 6;
     }
+    esc[1] = 'u';
+    esc[2] = '0';
+    esc[3] = '0';
+    esc[4] = hex[c >> 4];
+    esc[5] = hex[c & 15];
+    return 6;
 }
 
-/* canon_escape for text that is itself the contents of a JSON string
- * (q set): the escape's backslash, and a quote or backslash after it, are
- * escaped once more (\" becomes \\\", \n becomes \\n). */
-static size_t canon_escape_q(unsigned char c, char *esc, int q)
+size_t tg_json_escape(unsigned char c, char *esc, int q)
 {
     if (!q)
         return canon_escape(c, esc);
+    /* text that is itself the contents of a JSON string: the escape's
+     * backslash, and a quote or backslash after it, are escaped once more
+     * (\" becomes \\\", \n becomes \\n) */
     esc[0] = '\\';
     size_t n = canon_escape(c, esc + 1);
     if (esc[2] != '"' && esc[2] != '\\')
@@ -82,12 +65,12 @@ static tg_rc_e canon_string(const char *s, size_t n, int q, tg_buf_t *out)
     /* When even the worst case (every byte as \u00XX, or \\u00XX when
      * quoted, and the tail word's slack) fits without growing or passing the
      * ceiling, write straight into the buffer. */
-    size_t room = out->cap - out->len, worst = 7 * n + 4 + TG_RENDER_TAIL_SLACK;
+    size_t room = out->cap - out->len, worst = 7 * n + 4 + TG_JSON_TAIL_SLACK;
     if (out->data && n < ((size_t)1 << 28) && worst < room && worst <= out->max - out->len) {
         char *o = out->data + out->len;
         memcpy(o, canon_quote[q], 2);
         o += 1 + q;
-        o = tg_render_escape_into(o, s, n, canon_escape_q, q);
+        o = tg_json_escape_into(o, s, n, tg_json_escape, q);
         memcpy(o, canon_quote[q], 2);
         o += 1 + q;
         *o = '\0';
@@ -98,12 +81,12 @@ static tg_rc_e canon_string(const char *s, size_t n, int q, tg_buf_t *out)
     size_t run = 0;
     for (size_t i = 0; i < n && rc == TG_OK; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (tg_render_plain(c))
+        if (tg_json_plain(c))
             continue;
         rc = tg_buf_append(out, s + run, i - run);
         run = i + 1;
         char esc[7];
-        size_t el = canon_escape_q(c, esc, q);
+        size_t el = tg_json_escape(c, esc, q);
         if (rc == TG_OK)
             rc = tg_buf_append(out, esc, el);
     }
@@ -114,18 +97,28 @@ static tg_rc_e canon_string(const char *s, size_t n, int q, tg_buf_t *out)
     return rc;
 }
 
-static tg_rc_e canon_int(json_int_t v, tg_buf_t *out)
+size_t tg_json_int_text(char out[24], json_int_t v)
 {
-    char buf[24];
-    size_t i = sizeof(buf);
+    char tmp[24];
+    size_t i = sizeof(tmp);
+    /* through unsigned, so the most negative value negates without overflow */
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
     do {
-        buf[--i] = (char)('0' + u % 10);
+        tmp[--i] = (char)('0' + u % 10);
         u /= 10;
     } while (u);
     if (v < 0)
-        buf[--i] = '-';
-    return tg_buf_append(out, buf + i, sizeof(buf) - i);
+        tmp[--i] = '-';
+    memcpy(out, tmp + i, sizeof(tmp) - i);
+    out[sizeof(tmp) - i] = '\0';
+    return sizeof(tmp) - i;
+}
+
+tg_rc_e tg_json_canon_int(json_int_t v, tg_buf_t *out)
+{
+    char buf[24];
+    size_t n = tg_json_int_text(buf, v);
+    return tg_buf_append(out, buf, n);
 }
 
 static tg_rc_e canon_real(double d, int precision, tg_buf_t *out)
@@ -212,7 +205,7 @@ static tg_rc_e canon_value(const json_t *v, int precision, tg_buf_t *out)
     case JSON_STRING:
         return canon_string(json_string_value(v), json_string_length(v), 0, out);
     case JSON_INTEGER:
-        return canon_int(json_integer_value(v), out);
+        return tg_json_canon_int(json_integer_value(v), out);
     case JSON_REAL:
         return canon_real(json_real_value(v), precision, out);
     case JSON_TRUE:
@@ -224,16 +217,21 @@ static tg_rc_e canon_value(const json_t *v, int precision, tg_buf_t *out)
     }
 }
 
-tg_rc_e tg_render_canon(const json_t *v, int precision, tg_buf_t *out)
+tg_rc_e tg_json_canon(const json_t *v, int precision, tg_buf_t *out)
 {
     return canon_value(v, precision, out);
 }
 
-/* Every byte as \\u00XX is 7; each member adds \"\":\"\" and a comma. */
-#define CANON_PAIR_WORST(bytes, n) (7 * (bytes) + 11 * (n) + 2 + TG_RENDER_TAIL_SLACK)
+tg_rc_e tg_json_canon_string(const char *s, size_t n, tg_buf_t *out)
+{
+    return canon_string(s, n, 0, out);
+}
 
-tg_rc_e tg_render_canon_quoted_pairs(size_t n, tg_render_pair_fn pair, const void *arg,
-                                     size_t bytes, tg_buf_t *out)
+/* Every byte as \\u00XX is 7; each member adds \"\":\"\" and a comma. */
+#define CANON_PAIR_WORST(bytes, n) (7 * (bytes) + 11 * (n) + 2 + TG_JSON_TAIL_SLACK)
+
+tg_rc_e tg_json_canon_quoted_pairs(size_t n, tg_json_pair_fn pair, const void *arg, size_t bytes,
+                                   tg_buf_t *out)
 {
     const char *k, *v;
     size_t kn, vn;
@@ -246,9 +244,9 @@ tg_rc_e tg_render_canon_quoted_pairs(size_t n, tg_render_pair_fn pair, const voi
             if (i)
                 *o++ = ',';
             memcpy(o, "\\\"", 2);
-            o = tg_render_escape_into(o + 2, k, kn, canon_escape_q, 1);
+            o = tg_json_escape_into(o + 2, k, kn, tg_json_escape, 1);
             memcpy(o, "\\\":\\\"", 5);
-            o = tg_render_escape_into(o + 5, v, vn, canon_escape_q, 1);
+            o = tg_json_escape_into(o + 5, v, vn, tg_json_escape, 1);
             memcpy(o, "\\\"", 2);
             o += 2;
         }
@@ -273,11 +271,11 @@ tg_rc_e tg_render_canon_quoted_pairs(size_t n, tg_render_pair_fn pair, const voi
     return rc == TG_OK ? tg_buf_append(out, "}", 1) : rc;
 }
 
-char *tg_render_canon_text(const json_t *v)
+char *tg_json_canon_text(const json_t *v)
 {
     tg_buf_t b;
     tg_buf_init(&b, 8u << 20);
-    if (tg_render_canon(v, 15, &b) != TG_OK) {
+    if (tg_json_canon(v, 15, &b) != TG_OK) {
         tg_buf_clean(&b);
         return tg_xstrdup("null");
     }

@@ -1,5 +1,5 @@
-/* Unit tests: string escaping of the canonical JSON writer (render/canon.c)
- * and the manifest writer (render/jw.c), which copy plain text a word at a
+/* Unit tests: string escaping of the canonical JSON writer (core/json_canon.c)
+ * and the manifest writer (core/json_writer.c), which copy plain text a word at a
  * time, against a byte-at-a-time reference on strings dense in escapes; and
  * the provenance annotation, written escaped in one pass, against the
  * canonical text escaped by the manifest writer. */
@@ -14,22 +14,22 @@
 
 #include <jansson.h>
 
-#include "render/canon.h"
-#include "render/jw.h"
+#include "core/json_canon.h"
+#include "core/json_writer.h"
 #include "render/metadata.h"
 #include "spec/prov.h"
 
-/* The escapes both writers share; canon also has \b and \f. */
-static size_t ref_escape(unsigned char c, int canon, char *o)
+/* The escapes of every JSON writer (core/json_canon.h's tg_json_escape). */
+static size_t ref_escape(unsigned char c, char *o)
 {
-    const char *two = c == '"'             ? "\\\""
-                      : c == '\\'          ? "\\\\"
-                      : c == '\n'          ? "\\n"
-                      : c == '\t'          ? "\\t"
-                      : c == '\r'          ? "\\r"
-                      : canon && c == '\b' ? "\\b"
-                      : canon && c == '\f' ? "\\f"
-                                           : NULL;
+    const char *two = c == '"'    ? "\\\""
+                      : c == '\\' ? "\\\\"
+                      : c == '\n' ? "\\n"
+                      : c == '\t' ? "\\t"
+                      : c == '\r' ? "\\r"
+                      : c == '\b' ? "\\b"
+                      : c == '\f' ? "\\f"
+                                  : NULL;
     if (two) {
         memcpy(o, two, 2);
         return 2;
@@ -42,12 +42,12 @@ static size_t ref_escape(unsigned char c, int canon, char *o)
     return 1;
 }
 
-static char *ref_quote(const char *s, size_t n, int canon)
+static char *ref_quote(const char *s, size_t n)
 {
     char *out = malloc(6 * n + 3), *o = out;
     *o++ = '"';
     for (size_t i = 0; i < n; i++)
-        o += ref_escape((unsigned char)s[i], canon, o);
+        o += ref_escape((unsigned char)s[i], o);
     *o++ = '"';
     *o = '\0';
     return out;
@@ -84,8 +84,8 @@ static void test_escapes_match_byte_at_a_time(void **state)
         tg_buf_t b;
         tg_buf_init(&b, 1 << 20);
         json_t *js = json_stringn_nocheck(s, n);
-        assert_int_equal(tg_render_canon(js, 15, &b), TG_OK);
-        char *want = ref_quote(s, n, 1);
+        assert_int_equal(tg_json_canon(js, 15, &b), TG_OK);
+        char *want = ref_quote(s, n);
         assert_string_equal(b.data, want);
         free(want);
         json_decref(js);
@@ -99,7 +99,7 @@ static void test_escapes_match_byte_at_a_time(void **state)
         tg_jw_strn(&w, s, n);
         tg_jw_end_obj(&w);
         assert_int_equal(w.rc, TG_OK);
-        char *q = ref_quote(s, n, 0);
+        char *q = ref_quote(s, n);
         size_t ql = strlen(q);
         char *obj = malloc(3 * ql + 16);
         snprintf(obj, 3 * ql + 16, "{%s:%s,\"k\":%s}", q, q, q);
@@ -152,7 +152,7 @@ static void test_provenance_text_matches_kstr_of_canon(void **state)
         tg_buf_init(&text, 1 << 20);
         tg_buf_init(&want, 1 << 20);
         assert_int_equal(json_object_size(v), prov.n);
-        assert_int_equal(tg_render_canon(v, 15, &text), TG_OK);
+        assert_int_equal(tg_json_canon(v, 15, &text), TG_OK);
 
         tg_jw_t w;
         tg_jw_init(&w, &want);
