@@ -32,6 +32,18 @@ static tg_stmt_t stmt_drop_creates =
             " AND action IN ('create', 'retry') FOR UPDATE SKIP LOCKED)");
 static tg_stmt_t stmt_by_object =
     TG_STMT("SELECT run_id, attempt FROM run_attempts WHERE namespace = $1 AND object_name = $2");
+/* Accepted runs that no cluster will take: say so (over runs_active). */
+static tg_stmt_t stmt_no_cluster =
+    TG_STMT("UPDATE runs SET reason = 'WaitingForCluster', message = $1, updated_at = now()"
+            " WHERE state = 'Accepted' AND reason IS DISTINCT FROM 'WaitingForCluster'");
+/* Keyset pages over the runs_unfinished index (migration 0013). */
+static tg_stmt_t stmt_unfinished =
+    TG_STMT("SELECT jsonb_build_object('id', r.id, 'attempt', r.attempt, 'state', r.state,"
+            " 'namespace', a.namespace, 'object_name', a.object_name, 'object_kind', a.object_kind,"
+            " 'pending', EXISTS (SELECT 1 FROM outbox o WHERE o.run_id = r.id))"
+            " FROM runs r LEFT JOIN run_attempts a ON a.run_id = r.id AND a.attempt = r.attempt"
+            " WHERE r.state NOT IN ('Succeeded', 'Failed', 'Cancelled') AND r.id > $1::uuid"
+            " ORDER BY r.id LIMIT $2::int");
 static tg_stmt_t stmt_lock =
     TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR UPDATE");
 static tg_stmt_t stmt_update_run = TG_STMT(
@@ -124,6 +136,27 @@ tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const cha
     *attempt = atoi(PQgetvalue(r, 0, 1));
     PQclear(r);
     return TG_OK;
+}
+
+tg_rc_e tg_store_run_words(tg_db_conn_t *conn, const char *run_id, const char *state,
+                           const char *reason, const char *message)
+{
+    const char *vals[] = {run_id, state, reason, message};
+    return tg_db_run(conn, &stmt_update_words, 4, vals);
+}
+
+tg_rc_e tg_store_runs_without_cluster(tg_db_conn_t *conn, const char *message)
+{
+    const char *vals[] = {message};
+    return tg_db_run(conn, &stmt_no_cluster, 1, vals);
+}
+
+tg_rc_e tg_store_unfinished_page(tg_db_conn_t *conn, const char *after, int limit, json_t **out)
+{
+    char lim[16];
+    snprintf(lim, sizeof(lim), "%d", limit);
+    const char *vals[] = {after && *after ? after : "00000000-0000-0000-0000-000000000000", lim};
+    return tg_db_json_all(conn, &stmt_unfinished, 2, vals, out);
 }
 
 static int lifecycle_rank(const char *state)
