@@ -28,7 +28,9 @@ enum { OBS_WORKLOAD = 0, OBS_JOB, OBS_RAYJOB, OBS_POD };
 
 /* What the caches keep: only the fields engine/watcher.c and the sealer
  * read, so 10,000 of each kind fit in a few MiB. */
-#define OBS_META "\"name\":true,\"namespace\":true,\"uid\":true,\"resourceVersion\":true"
+/* without resourceVersion: a new version whose kept fields are the same is
+ * then no change at all (kube/cache.h), so status churn costs nothing */
+#define OBS_META "\"name\":true,\"namespace\":true,\"uid\":true"
 #define OBS_CONDITIONS                                                                             \
     "\"conditions\":[{\"type\":true,\"status\":true,\"reason\":true,\"message\":true}]"
 static const char *const obs_masks[OBS_NKINDS] = {

@@ -226,9 +226,9 @@ static tg_rc_e submit_settle(tg_db_conn_t *conn, const json_t *row, submit_outco
                      .message = "the run's objects were created in the cluster",
                      .source = "engine"};
     rc = tg_store_event_append(conn, run_id, &ev);
-    if (rc == TG_OK)
-        rc = tg_store_run_words(conn, run_id, "Accepted", "Created",
-                                "the run's objects are in the cluster; waiting for Kueue");
+    if (rc == TG_OK) /* it no longer waits for the cluster */
+        rc = tg_store_run_waited(conn, run_id, "Created",
+                                 "the run's objects are in the cluster; waiting for Kueue");
     return rc;
 }
 

@@ -261,7 +261,18 @@ int tg_kube_cache_put(tg_kube_cache_t *c, const json_t *obj, unsigned gen, char 
             *old_uid = e->uid;
             e->uid = NULL;
             TG_FREE_NULL(e->acked); /* another object */
-            changed = 1;
+        } else if (changed && c->mask && cache_streq(e->text, text) &&
+                   cache_streq(e->acked, e->rv)) {
+            /* A new version, but nothing the mask keeps changed (a
+             * timestamp, a field nobody reads), and the consumer committed
+             * the last one: that stands for this one too. (Not yet
+             * committed: it counts as changed, or an acknowledgement of
+             * the older version would leave this one unacknowledged.) */
+            free(e->rv);
+            e->rv = cache_dup(rv);
+            free(e->acked);
+            e->acked = cache_dup(rv);
+            changed = 0;
         }
         cache_index_unlink(c, e);
     } else {

@@ -55,7 +55,9 @@ void tg_kube_cache_free(tg_kube_cache_t *c);
  * entry of that key held another uid (deleted and recreated unseen; the
  * caller frees it), else NULL. RET: 1 when the object is new or its
  * resourceVersion changed, 0 when that version was cached already, -1 when
- * it has no name. */
+ * it has no name. With a mask, a new resourceVersion whose masked fields
+ * are those cached already, when the version before was acknowledged,
+ * counts as unchanged (0) and is acknowledged too. */
 int tg_kube_cache_put(tg_kube_cache_t *c, const json_t *obj, unsigned gen, char **old_uid);
 /* Forget the object's key. */
 void tg_kube_cache_remove(tg_kube_cache_t *c, const json_t *obj);

@@ -14,9 +14,12 @@ static tg_stmt_t stmt_claim =
             " 'object_kind', a.object_kind)"
             " FROM outbox o JOIN runs r ON r.id = o.run_id"
             " LEFT JOIN run_attempts a ON a.run_id = o.run_id AND a.attempt = o.attempt"
-            " WHERE o.id IN (SELECT id FROM outbox WHERE not_before <= now() ORDER BY id"
-            "                LIMIT $1::int FOR UPDATE SKIP LOCKED)"
-            " ORDER BY o.id");
+            /* in the order of the outbox_ready index (not_before, id), so
+             * the first due rows end the scan: ordering by id alone sorted
+             * every due row on each claim */
+            " WHERE o.id IN (SELECT id FROM outbox WHERE not_before <= now()"
+            "                ORDER BY not_before, id LIMIT $1::int FOR UPDATE SKIP LOCKED)"
+            " ORDER BY o.not_before, o.id");
 static tg_stmt_t stmt_done = TG_STMT("DELETE FROM outbox WHERE id = $1::bigint");
 static tg_stmt_t stmt_retry =
     TG_STMT("UPDATE outbox SET tries = tries + 1, last_error = $3,"
@@ -32,6 +35,11 @@ static tg_stmt_t stmt_drop_creates =
             " AND action IN ('create', 'retry') FOR UPDATE SKIP LOCKED)");
 static tg_stmt_t stmt_by_object =
     TG_STMT("SELECT run_id, attempt FROM run_attempts WHERE namespace = $1 AND object_name = $2");
+/* A run that said it waited for the cluster and no longer does (a primary
+ * key look-up that writes nothing for every other run). */
+static tg_stmt_t stmt_waited =
+    TG_STMT("UPDATE runs SET reason = $2, message = $3, updated_at = now()"
+            " WHERE id = $1::uuid AND state = 'Accepted' AND reason = 'WaitingForCluster'");
 /* Accepted runs that no cluster will take: say so (over runs_active). */
 static tg_stmt_t stmt_no_cluster =
     TG_STMT("UPDATE runs SET reason = 'WaitingForCluster', message = $1, updated_at = now()"
@@ -143,6 +151,13 @@ tg_rc_e tg_store_run_words(tg_db_conn_t *conn, const char *run_id, const char *s
 {
     const char *vals[] = {run_id, state, reason, message};
     return tg_db_run(conn, &stmt_update_words, 4, vals);
+}
+
+tg_rc_e tg_store_run_waited(tg_db_conn_t *conn, const char *run_id, const char *reason,
+                            const char *message)
+{
+    const char *vals[] = {run_id, reason, message};
+    return tg_db_run(conn, &stmt_waited, 3, vals);
 }
 
 tg_rc_e tg_store_runs_without_cluster(tg_db_conn_t *conn, const char *message)

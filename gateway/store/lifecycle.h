@@ -40,6 +40,10 @@ tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const cha
  * for, in words. No event is recorded: the state does not change. */
 tg_rc_e tg_store_run_words(tg_db_conn_t *conn, const char *run_id, const char *state,
                            const char *reason, const char *message) TG_MUSTCHECK;
+/* A run whose reason is WaitingForCluster (and still Accepted) gets these
+ * words instead: what it waited for has come. */
+tg_rc_e tg_store_run_waited(tg_db_conn_t *conn, const char *run_id, const char *reason,
+                            const char *message) TG_MUSTCHECK;
 /* Every Accepted run gets reason WaitingForCluster with `message` (no
  * cluster is configured). */
 tg_rc_e tg_store_runs_without_cluster(tg_db_conn_t *conn, const char *message) TG_MUSTCHECK;

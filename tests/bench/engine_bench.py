@@ -22,6 +22,7 @@ BENCH_ENGINE_TIMEOUT_S (default 900) is reported with how far it got."""
 import base64
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -38,6 +39,8 @@ from world import kind_cpu_cluster, kind_cpu_workspace  # noqa: E402
 SIZES = [int(x) for x in os.environ.get("BENCH_ENGINE_SIZES", "1000 10000").split()]
 TIMEOUT_S = float(os.environ.get("BENCH_ENGINE_TIMEOUT_S", "900"))
 TRACE = os.environ.get("BENCH_ENGINE_TRACE") == "1"  # print progress every half second
+# print the statements that took PostgreSQL the most time (pg_stat_statements)
+PGSTAT = os.environ.get("BENCH_ENGINE_PGSTAT") == "1"
 BATCH = 100
 CLIENTS = 4
 # room for every run at once: 10,000 pods of 10m cpu / 32Mi
@@ -56,6 +59,23 @@ def vm_hwm_mib(pid):
     except OSError:
         pass
     return 0.0
+
+
+def cpu_s(pid):
+    """User + system CPU seconds a process has used (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+
+
+def machine_busy_s():
+    """CPU seconds the whole machine spent busy (all cores)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def batch_bodies(n):
@@ -110,7 +130,11 @@ def one_size(pg, n):
             "TAUGATE_DB_CHECKOUT_TIMEOUT_MS": "2000", "TAUGATE_ENGINE_POLL_MS": "500",
             "TAUGATE_EVIDENCE_LOG_GRACE_S": "60", "TAUGATE_LOG_LEVEL": "warn"}).start()
         kind_cpu_workspace(gw)
+        if PGSTAT:
+            pg.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements;"
+                    " SELECT pg_stat_statements_reset()", db=db)
         bodies = batch_bodies(n)
+        cpu0 = (cpu_s(gw.proc.pid), cpu_s(ks.proc.pid), machine_busy_s())
         t0 = time.time()
         ids = submit_all(gw, bodies)
         submitted = time.time() - t0
@@ -131,8 +155,22 @@ def one_size(pg, n):
                     f" sealed={sealed} logs_done=" + pg.psql(
                     "SELECT count(*) FILTER (WHERE log_done) || '/' || count(*) FROM run_pods",
                     db=db), flush=True)
+                if ended >= n:
+                    print("    waiting: " + pg.psql(
+                        "SELECT string_agg(left(run_id::text, 8) || ' in ' ||"
+                        " round(extract(epoch FROM not_before - now()))::text || 's tries ' ||"
+                        " tries || coalesce(' ' || last_error, ''), '; ')"
+                        " FROM (SELECT * FROM evidence_queue ORDER BY not_before LIMIT 3) q",
+                        db=db), flush=True)
             time.sleep(0.5)
         gw_mib, ks_mib = vm_hwm_mib(gw.proc.pid), vm_hwm_mib(ks.proc.pid)
+        cpu = (cpu_s(gw.proc.pid) - cpu0[0], cpu_s(ks.proc.pid) - cpu0[1],
+               machine_busy_s() - cpu0[2])
+        if PGSTAT:
+            print(pg.psql("SELECT round(total_exec_time)::int || ' ms ' || calls || ' calls: ' ||"
+                          " left(regexp_replace(query, '\\s+', ' ', 'g'), 150)"
+                          " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25",
+                          db=db))
         states = pg.psql("SELECT string_agg(state || '=' || c, ' ') FROM"
                          " (SELECT state, count(*) c FROM runs GROUP BY 1 ORDER BY 1) s", db=db)
         span = float(pg.psql("SELECT extract(epoch FROM max(sealed_at)) FROM evidence", db=db)
@@ -141,7 +179,8 @@ def one_size(pg, n):
         return {"n": n, "done": done, "submit_s": submitted, "span_s": span if done else None,
                 "sealed": sealed, "ended": ended, "states": states,
                 "rate": n / span if done and span > 0 else sealed / (time.time() - t0),
-                "gw_mib": gw_mib, "ks_mib": ks_mib}
+                "gw_mib": gw_mib, "ks_mib": ks_mib, "cpu_gateway_s": cpu[0],
+                "cpu_kubesim_s": cpu[1], "cpu_machine_s": cpu[2]}
     finally:
         if gw:
             gw.stop()
@@ -150,8 +189,14 @@ def one_size(pg, n):
 
 
 def main():
+    # stopped (timeout, Ctrl-C): still stop the gateway, kubesim and PostgreSQL
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     results = []
     with Postgres() as pg:
+        if PGSTAT:
+            pg.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'",
+                    db="postgres")
+            pg.restart()
         for n in SIZES:
             r = one_size(pg, n)
             results.append(r)
@@ -159,8 +204,9 @@ def main():
                 f"NOT DONE after {TIMEOUT_S:.0f} s ({r['sealed']} sealed, {r['ended']} ended)"
             print(f"N={n:>6}: submitted in {r['submit_s']:.1f} s; first submit to last seal "
                   f"{took}; {r['rate']:.1f} runs sealed/s; peak RSS gateway "
-                  f"{r['gw_mib']:.0f} MiB, kubesim {r['ks_mib']:.0f} MiB; runs: {r['states']}",
-                  flush=True)
+                  f"{r['gw_mib']:.0f} MiB, kubesim {r['ks_mib']:.0f} MiB; CPU s gateway "
+                  f"{r['cpu_gateway_s']:.0f}, kubesim {r['cpu_kubesim_s']:.0f}, whole machine "
+                  f"{r['cpu_machine_s']:.0f}; runs: {r['states']}", flush=True)
     if len(results) >= 2:
         small, large = results[0], results[-1]
         print(f"ratio sealed/s N={large['n']} / N={small['n']}: "
