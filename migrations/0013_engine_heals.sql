@@ -15,6 +15,14 @@ CREATE INDEX outbox_run ON outbox (run_id);
 CREATE INDEX evidence_queue_next ON evidence_queue (not_before, run_id);
 DROP INDEX evidence_queue_due;
 
+-- Both queues are written and emptied all day: vacuum them as soon as a
+-- thousand rows are gone, or every claim walks the dead index entries of
+-- the runs already handled before it finds a live one.
+ALTER TABLE evidence_queue SET (autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0);
+ALTER TABLE outbox SET (autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0);
+
 -- A run waiting to be sealed until its logs are collected is put back until
 -- its grace ends; the moment a pod's log is complete it is due again, so
 -- the sealer never polls runs whose logs are still coming. The update has

@@ -80,11 +80,13 @@ static tg_stmt_t stmt_build = TG_STMT(
     "   ORDER BY f.name COLLATE \"C\"), '[]'::jsonb)"
     "   FROM run_files f WHERE f.run_id = r.id)),"
     " 'config', jsonb_build_object('resolved', r.resolved, 'config_hash', r.config_hash,"
-    "  'provenance', coalesce(to_jsonb(r) -> 'provenance',"
-    "   (SELECT (m #>> '{metadata,annotations,taugate.io/provenance}')::jsonb"
+    /* the provenance travels in the Job's or RayJob's annotation (runs has
+     * no column of its own for it: to_jsonb(r) -> 'provenance' serialised
+     * the whole row, manifests and all, to find nothing) */
+    "  'provenance', (SELECT (m #>> '{metadata,annotations,taugate.io/provenance}')::jsonb"
     "    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(r.manifests) = 'array'"
     "     THEN r.manifests ELSE '[]'::jsonb END) m"
-    "    WHERE m ->> 'kind' IN ('Job', 'RayJob') LIMIT 1))),"
+    "    WHERE m ->> 'kind' IN ('Job', 'RayJob') LIMIT 1)),"
     " 'manifests', r.manifests,"
     " 'queue', (SELECT jsonb_build_object("
     "  'local_queue', coalesce(q.queue_info ->> 'local_queue', r.resolved #>> '{policy,queue}'),"
@@ -164,8 +166,7 @@ static tg_stmt_t stmt_build = TG_STMT(
     "  'path', k.path, 'step', k.step, 'at', " EV_TS("k.at") ")"
     "  ORDER BY k.at, k.attempt, k.path COLLATE \"C\"), '[]'::jsonb)"
     "  FROM run_checkpoints k WHERE k.run_id = $1::uuid),"
-    " 'policy', jsonb_build_object('decisions',"
-    "  coalesce(to_jsonb(r) -> 'policy_decisions', '[]'::jsonb)),"
+    " 'policy', jsonb_build_object('decisions', r.policy_decisions),"
     " 'totals', (SELECT jsonb_build_object('attempts', count(*),"
     "  'gpu_hours', coalesce(sum(a.x_gpu_hours), 0)::float8,"
     "  'runtime_ms', coalesce(sum(" EV_MS("a.x_end", "a.x_start") "), 0)::bigint)"

@@ -54,22 +54,25 @@ static tg_stmt_t stmt_unfinished =
             " ORDER BY r.id LIMIT $2::int");
 static tg_stmt_t stmt_lock =
     TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR UPDATE");
-static tg_stmt_t stmt_update_run = TG_STMT(
-    "UPDATE runs SET state = $2, reason = $3, message = $4, updated_at = now(),"
-    " started_at = CASE WHEN $2 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
-    " finished_at = CASE WHEN $2 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
-    "                    ELSE finished_at END"
-    " WHERE id = $1::uuid");
 static tg_stmt_t stmt_update_words =
     TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
             " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4");
-static tg_stmt_t stmt_update_attempt = TG_STMT(
-    "UPDATE run_attempts SET state = $3, reason = COALESCE($4, reason),"
-    " queue_info = COALESCE($5::jsonb, queue_info),"
+/* A transition: the run and its attempt in one statement. */
+static tg_stmt_t stmt_update_both = TG_STMT(
+    "WITH run AS (UPDATE runs SET state = $3, reason = $4, message = $5, updated_at = now(),"
     " started_at = CASE WHEN $3 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
     " finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
     "                    ELSE finished_at END"
-    " WHERE run_id = $1::uuid AND attempt = $2::int");
+    " WHERE id = $1::uuid RETURNING id)"
+    " UPDATE run_attempts SET state = $3, reason = COALESCE($4, reason),"
+    " queue_info = COALESCE($6::jsonb, queue_info),"
+    " started_at = CASE WHEN $3 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
+    " finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
+    "                    ELSE finished_at END"
+    " WHERE run_id = (SELECT id FROM run) AND attempt = $2::int");
+/* A late or repeated observation: only the attempt's queue facts. */
+static tg_stmt_t stmt_update_queue_info = TG_STMT("UPDATE run_attempts SET queue_info = $3::jsonb"
+                                                  " WHERE run_id = $1::uuid AND attempt = $2::int");
 static tg_stmt_t stmt_pod_upsert = TG_STMT(
     "INSERT INTO run_pods (run_id, attempt, namespace, pod, uid, role, node, phase, containers,"
     " exit_code, reason, started_at, finished_at)"
@@ -219,8 +222,8 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
          * and, for the same state, the latest words still count */
         if (queue_info) {
             char *qi = json_dumps(queue_info, JSON_COMPACT);
-            const char *av[] = {run_id, at, cur, NULL, qi};
-            rc = tg_db_run(conn, &stmt_update_attempt, 5, av);
+            const char *av[] = {run_id, at, qi};
+            rc = tg_db_run(conn, &stmt_update_queue_info, 3, av);
             free(qi);
         }
         if (rc == TG_OK && !strcmp(cur, ev->state) && ev->message) {
@@ -248,12 +251,9 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
     }
     if (rc != TG_OK)
         return rc;
-    const char *rv[] = {run_id, ev->state, ev->reason, ev->message};
-    rc = tg_db_run(conn, &stmt_update_run, 4, rv);
     char *qi = queue_info ? json_dumps(queue_info, JSON_COMPACT) : NULL;
-    const char *av[] = {run_id, at, ev->state, ev->reason, qi};
-    if (rc == TG_OK)
-        rc = tg_db_run(conn, &stmt_update_attempt, 5, av);
+    const char *uv[] = {run_id, at, ev->state, ev->reason, ev->message, qi};
+    rc = tg_db_run(conn, &stmt_update_both, 6, uv);
     free(qi);
     if (rc == TG_OK)
         rc = tg_store_event_append(conn, run_id, ev);
