@@ -30,12 +30,13 @@ static int evidence_ended(const char *state)
 /* The Workload and Job watches are separate, so a run can end (its Job
  * Complete) before its Workload's admission is applied, and the watcher
  * drops a Workload seen after the end: the record would then say nothing of
- * the flavors the cluster assigned. Before sealing, look up the Workload of
- * each attempt that ran without queue facts in the observer's cache and
- * record its admission; a Workload the (listed) cache does not hold gets a
- * note saying so, and the run is sealed with what is known. *retry: 1 when
- * the cache cannot tell yet (not listed) and the run ended less than
- * log_grace_s ago (seal it a little later rather than without facts). */
+ * the flavors the cluster assigned. Before sealing, find the Workload of
+ * each attempt that ran without queue facts (tg_observer_find_workload: the
+ * cache, else the cluster by label) and record its admission; a Workload
+ * that does not exist gets a note saying so, and the run is sealed with
+ * what is known. *retry: 1 when the cluster cannot tell now and the run
+ * ended less than log_grace_s ago (seal it a little later rather than
+ * without facts). */
 static tg_rc_e evidence_queue_facts(tg_db_conn_t *conn, tg_observer_t *obs, const char *run_id,
                                     long log_grace_s, int *retry)
 {
@@ -49,17 +50,18 @@ static tg_rc_e evidence_queue_facts(tg_db_conn_t *conn, tg_observer_t *obs, cons
         if (rc != TG_OK || *retry)
             break;
         int attempt = (int)json_integer_value(json_object_get(a, "attempt"));
-        json_t *wl =
-            tg_observer_workload_of(obs, json_string_value(json_object_get(a, "namespace")),
-                                    json_string_value(json_object_get(a, "object_name")));
+        json_t *wl = NULL;
+        int found =
+            tg_observer_find_workload(obs, json_string_value(json_object_get(a, "namespace")),
+                                      json_string_value(json_object_get(a, "object_name")), &wl);
         json_t *facts = NULL;
-        if (wl)
+        if (found == 1)
             facts = tg_watcher_admission(wl);
         else if (!obs)
             facts = json_pack("{s:s}", "note",
                               "no cluster was configured when the evidence was sealed and the "
                               "Workload's admission had not been seen: flavors unknown");
-        else if (tg_observer_workloads_synced(obs))
+        else if (found == 0)
             facts = json_pack("{s:s}", "note",
                               "the Workload was gone when the evidence was sealed and its "
                               "admission had not been seen: flavors unknown");

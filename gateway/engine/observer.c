@@ -15,6 +15,7 @@
 #include "engine/watcher.h"
 #include "engine/workqueue.h"
 #include "kube/informer.h"
+#include "kube/verbs.h"
 #include "render/metadata.h"
 #include "store/lifecycle.h"
 
@@ -23,6 +24,7 @@
 #define OBS_PAGE         1000
 #define OBS_PAUSE_MIN_MS 500L /* the database is away: wait before the next key */
 #define OBS_PAUSE_MAX_MS 5000L
+#define OBS_LOOKUP_MS    5000L /* the most one look-up past the cache may take */
 
 enum { OBS_WORKLOAD = 0, OBS_JOB, OBS_RAYJOB, OBS_POD };
 
@@ -286,7 +288,7 @@ static void obs_compare_run(tg_observer_t *o, const json_t *run, json_t *suspect
         json_decref(obj);
         return;
     }
-    if (json_is_true(json_object_get(run, "pending")) || !tg_kube_cache_synced(cache))
+    if (json_is_true(json_object_get(run, "pending")) || !tg_kube_cache_current(cache))
         return;                              /* not created yet, or the cache cannot tell */
     if (json_object_get(o->suspects, key)) { /* missing twice in a row: gone */
         tg_log_warn("engine", "run %s: its %s %s is gone from the cluster",
@@ -467,20 +469,51 @@ void tg_observer_stop(tg_observer_t *o)
     free(o);
 }
 
-json_t *tg_observer_workload_of(tg_observer_t *o, const char *ns, const char *owner)
+/* The Workload of an owner by Kueue's job-uid label, asked of the cluster:
+ * 1 found (*wl), 0 the cluster says there is none, -1 it cannot tell. */
+static int obs_workload_by_label(tg_observer_t *o, const char *ns, const char *owner_key,
+                                 json_t **wl)
 {
-    char key[512];
-    if (!o || tg_kube_cache_key(ns, owner, key, sizeof(key)) != 0)
-        return NULL;
-    json_t *all = tg_kube_cache_by_index(obs_cache(o, OBS_WORKLOAD), key);
-    json_t *wl = json_incref(json_array_get(all, 0));
-    json_decref(all);
-    return wl;
+    json_t *owner = NULL;
+    for (int k = OBS_JOB; k <= OBS_RAYJOB && !owner; k++)
+        owner = tg_kube_cache_get(obs_cache(o, k), owner_key, NULL, 0);
+    const char *uid = json_string_value(json_object_get(json_object_get(owner, "metadata"), "uid"));
+    char selector[160];
+    int r = -1;
+    if (uid && snprintf(selector, sizeof(selector), "kueue.x-k8s.io/job-uid=%s", uid) <
+                   (int)sizeof(selector)) {
+        tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_workloads, .ns = ns};
+        tg_kube_list_opts_t lo = {.label_selector = selector, .timeout_ms = OBS_LOOKUP_MS};
+        tg_kube_result_t res;
+        tg_kube_result_init(&res);
+        if (tg_kube_list(o->kube, &ref, &lo, &res) == TG_OK) {
+            json_t *first = json_array_get(json_object_get(res.body, "items"), 0);
+            json_t *mask = first ? json_loads(obs_masks[OBS_WORKLOAD], 0, NULL) : NULL;
+            *wl = first ? tg_kube_project(first, mask) : NULL;
+            json_decref(mask);
+            r = *wl ? 1 : 0;
+        }
+        tg_kube_result_clean(&res);
+    }
+    json_decref(owner);
+    return r;
 }
 
-int tg_observer_workloads_synced(tg_observer_t *o)
+int tg_observer_find_workload(tg_observer_t *o, const char *ns, const char *owner, json_t **wl)
 {
-    return o && tg_kube_cache_synced(obs_cache(o, OBS_WORKLOAD));
+    char key[512];
+    *wl = NULL;
+    if (!o || tg_kube_cache_key(ns, owner, key, sizeof(key)) != 0)
+        return -1;
+    tg_kube_cache_t *cache = obs_cache(o, OBS_WORKLOAD);
+    json_t *all = tg_kube_cache_by_index(cache, key);
+    *wl = json_incref(json_array_get(all, 0));
+    json_decref(all);
+    if (*wl)
+        return 1;
+    if (tg_kube_cache_current(cache))
+        return 0;
+    return obs_workload_by_label(o, ns, key, wl);
 }
 
 size_t tg_observer_pods_unsettled(tg_observer_t *o, const char *run_id)

@@ -56,12 +56,12 @@ void tg_observer_stop(tg_observer_t *o);
 
 /* ---- cached look-ups (any thread; NULL-safe on o) ----------------------- */
 
-/* The Workload owned by Job/RayJob `owner` in namespace ns, as cached: a
- * NEW reference (projected: metadata, spec.queueName, status conditions
- * and admission), or NULL when not cached. */
-json_t *tg_observer_workload_of(tg_observer_t *o, const char *ns, const char *owner);
-/* 1 when the Workload cache has completed a list (a miss is then a fact). */
-int tg_observer_workloads_synced(tg_observer_t *o);
+/* The Workload owned by Job/RayJob `owner` in namespace ns, projected
+ * (metadata, spec.queueName, status conditions and admission) into *wl (a
+ * NEW reference): from the cache, or, when the Workload watch is failing
+ * (the cache may lack it), from the cluster by Kueue's job-uid label.
+ * RET: 1 found; 0 it does not exist; -1 the cluster cannot tell now. */
+int tg_observer_find_workload(tg_observer_t *o, const char *ns, const char *owner, json_t **wl);
 /* How many cached pods of the run hold a version not yet committed to the
  * store (their last events are still being applied). */
 size_t tg_observer_pods_unsettled(tg_observer_t *o, const char *run_id);

@@ -32,7 +32,7 @@ struct tg_kube_cache_s {
     size_t nbuckets;          /* power of two, shared by both tables */
     size_t count;
     size_t bytes;
-    int synced;
+    int current; /* listed, and no list or watch failed since */
 };
 
 static uint64_t cache_hash(const char *s)
@@ -348,10 +348,10 @@ json_t *tg_kube_cache_sweep(tg_kube_cache_t *c, unsigned gen)
     return gone;
 }
 
-void tg_kube_cache_mark_synced(tg_kube_cache_t *c)
+void tg_kube_cache_mark_current(tg_kube_cache_t *c, int current)
 {
     pthread_mutex_lock(&c->lock);
-    c->synced = 1;
+    c->current = current;
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -449,10 +449,10 @@ size_t tg_kube_cache_each_unacked(tg_kube_cache_t *c, void (*fn)(const char *key
     return n;
 }
 
-int tg_kube_cache_synced(tg_kube_cache_t *c)
+int tg_kube_cache_current(tg_kube_cache_t *c)
 {
     pthread_mutex_lock(&c->lock);
-    int s = c->synced;
+    int s = c->current;
     pthread_mutex_unlock(&c->lock);
     return s;
 }

@@ -64,8 +64,9 @@ void tg_kube_cache_remove(tg_kube_cache_t *c, const json_t *obj);
 /* Forget every entry not seen in generation gen. RET: a new array of stubs
  * {metadata: {name, namespace?, uid?}}, one per entry forgotten. */
 json_t *tg_kube_cache_sweep(tg_kube_cache_t *c, unsigned gen);
-/* A full list has been stored (tg_kube_cache_synced turns 1). */
-void tg_kube_cache_mark_synced(tg_kube_cache_t *c);
+/* 1: a full list has just been stored; 0: a list or watch failed, so
+ * the cache may miss changes until the next list. */
+void tg_kube_cache_mark_current(tg_kube_cache_t *c, int current);
 
 /* ---- readers (any thread) ------------------------------------------------ */
 
@@ -85,8 +86,9 @@ int tg_kube_cache_acked(tg_kube_cache_t *c, const char *key);
  * lock: the keys are copied first). RET: how many. */
 size_t tg_kube_cache_each_unacked(tg_kube_cache_t *c, void (*fn)(const char *key, void *arg),
                                   void *arg);
-/* 1 once a full list has been stored. */
-int tg_kube_cache_synced(tg_kube_cache_t *c);
+/* 1 while the cache mirrors the cluster: a full list stored and no list or
+ * watch failure since (a miss is then a fact, not a gap). */
+int tg_kube_cache_current(tg_kube_cache_t *c);
 size_t tg_kube_cache_count(tg_kube_cache_t *c);
 /* Bytes of stored text and keys (for the memory metric). */
 size_t tg_kube_cache_bytes(tg_kube_cache_t *c);

@@ -167,7 +167,7 @@ static int inf_list_item(json_t *item, void *arg)
 static int inf_sweep(tg_kube_informer_t *inf)
 {
     json_t *gone = tg_kube_cache_sweep(inf->cache, inf->gen);
-    tg_kube_cache_mark_synced(inf->cache);
+    tg_kube_cache_mark_current(inf->cache, 1);
     size_t i;
     json_t *stub;
     int r = 0;
@@ -241,6 +241,7 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
                     break;
                 }
                 INF_STAT_ADD(inf, errors);
+                tg_kube_cache_mark_current(inf->cache, 0);
                 failures++;
                 long d =
                     tg_kube_backoff_ms(inf->backoff_base_ms, inf->backoff_max_ms, failures - 1);
@@ -274,6 +275,7 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
             failures = 0;
             break;
         case TG_KUBE_WATCH_EXPIRED:
+            tg_kube_cache_mark_current(inf->cache, 0);
             tg_log_info("kube", "informer %s: resourceVersion %s expired; listing again", what,
                         inf->rv);
             need_list = 1;
@@ -281,6 +283,7 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
             break;
         case TG_KUBE_WATCH_ERROR: {
             INF_STAT_ADD(inf, errors);
+            tg_kube_cache_mark_current(inf->cache, 0);
             if (wo.events)
                 failures = 0; /* it was working: start the backoff over */
             failures++;

@@ -158,10 +158,10 @@ static void test_cache_unacked_keys_and_sweep(void **state)
         snprintf(uid, sizeof(uid), "u%d", i);
         put(c, pod(name, uid, "1", i % 2 ? "odd" : "even", "Running"), 2);
     }
-    assert_int_equal(tg_kube_cache_synced(c), 0);
+    assert_int_equal(tg_kube_cache_current(c), 0);
     json_t *gone = tg_kube_cache_sweep(c, 2);
-    tg_kube_cache_mark_synced(c);
-    assert_int_equal(tg_kube_cache_synced(c), 1);
+    tg_kube_cache_mark_current(c, 1);
+    assert_int_equal(tg_kube_cache_current(c), 1);
     assert_int_equal(json_array_size(gone), 150);
     json_t *stub = json_array_get(gone, 0);
     assert_string_equal(
