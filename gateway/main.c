@@ -246,13 +246,10 @@ static int main_bootstrap(main_daemon_t *d, long *retry_ms)
     return 1;
 }
 
-/* Housekeeping once ready: rules changed through another replica, and the
- * words of runs no cluster will take. */
-static void main_housekeeping(main_daemon_t *d)
+/* Without a cluster: the runs accepted since the last look say that they
+ * wait for one. */
+static void main_no_cluster_words(main_daemon_t *d)
 {
-    tg_api_policies_poll(d->app.pool, tg_api_policies_registry());
-    if (d->app.kube)
-        return;
     tg_db_conn_t *conn = NULL;
     if (tg_db_checkout(d->app.pool, &conn) != TG_OK)
         return;
@@ -263,10 +260,12 @@ static void main_housekeeping(main_daemon_t *d)
     tg_db_release(d->app.pool, conn);
 }
 
-#define MAIN_TICK_MS 10000L
+#define MAIN_TICK_MS      10000L
+#define MAIN_NOCLUSTER_MS 2000L
 
 /* The keeper thread: start-up as soon as the database answers, then JWKS
- * freshness and housekeeping every 10 s. */
+ * freshness and rules changed through another replica every 10 s, and,
+ * without a cluster, the words of waiting runs every 2 s. */
 static void *main_keeper(void *arg)
 {
     main_daemon_t *d = arg;
@@ -292,17 +291,14 @@ static void *main_keeper(void *arg)
             since_tick_ms = 0;
             tg_authn_tick(d->app.authn);
             if (d->booted)
-                main_housekeeping(d);
+                tg_api_policies_poll(d->app.pool, tg_api_policies_registry());
         }
-        if (!d->booted) {
-            long retry_ms = 1000;
+        long retry_ms = 1000;
+        if (!d->booted)
             d->booted = main_bootstrap(d, &retry_ms);
-            wait_ms = d->booted ? MAIN_TICK_MS : retry_ms;
-            if (d->booted)
-                main_housekeeping(d);
-        } else {
-            wait_ms = MAIN_TICK_MS;
-        }
+        if (d->booted && !d->app.kube)
+            main_no_cluster_words(d);
+        wait_ms = !d->booted ? retry_ms : d->app.kube ? MAIN_TICK_MS : MAIN_NOCLUSTER_MS;
         pthread_mutex_lock(&d->lock);
     }
     pthread_mutex_unlock(&d->lock);

@@ -103,11 +103,11 @@ void tg_api_readyz(tg_req_t *req)
         tg_resp_json(req, 200, ok);
         return;
     }
-    tg_resp_header(req, "Retry-After", "1");
     tg_problem_typed(req, TG_EUNAVAILABLE, "not-ready", errors,
                      "not ready: database %s, migrations %s, policy %s; cluster %s%s%s",
                      db_ok ? "ok" : "unreachable", migrations, policy, cluster,
                      *cluster_why ? ": " : "", cluster_why);
+    tg_resp_header(req, "Retry-After", "1");
 }
 
 void tg_api_metrics(tg_req_t *req)

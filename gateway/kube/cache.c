@@ -231,17 +231,6 @@ int tg_kube_cache_put(tg_kube_cache_t *c, const json_t *obj, unsigned gen, char 
     *old_uid = NULL;
     if (cache_key_of(obj, key, sizeof(key), &uid, &rv) != 0)
         return -1;
-    /* The same version again (a relist): only its generation moves. Only
-     * this thread writes, so the answer holds after the lock is let go. */
-    pthread_mutex_lock(&c->lock);
-    cache_entry_t *same = *cache_slot(c, key);
-    if (same && rv && cache_streq(same->rv, rv) && (!uid || cache_streq(same->uid, uid))) {
-        if (gen)
-            same->gen = gen;
-        pthread_mutex_unlock(&c->lock);
-        return 0;
-    }
-    pthread_mutex_unlock(&c->lock);
     /* projection and encoding happen outside the lock */
     char *text = NULL;
     int indexed = 0;
@@ -255,43 +244,44 @@ int tg_kube_cache_put(tg_kube_cache_t *c, const json_t *obj, unsigned gen, char 
     cache_entry_t **slot = cache_slot(c, key);
     cache_entry_t *e = *slot;
     int changed = 1;
-    if (e) {
-        changed = !cache_streq(e->rv, rv) || !rv;
-        if (e->uid && uid && strcmp(e->uid, uid) != 0) {
-            *old_uid = e->uid;
-            e->uid = NULL;
-            TG_FREE_NULL(e->acked); /* another object */
-        } else if (changed && c->mask && cache_streq(e->text, text) &&
-                   cache_streq(e->acked, e->rv)) {
-            /* A new version, but nothing the mask keeps changed (a
-             * timestamp, a field nobody reads), and the consumer committed
-             * the last one: that stands for this one too. (Not yet
-             * committed: it counts as changed, or an acknowledgement of
-             * the older version would leave this one unacknowledged.) */
-            free(e->rv);
-            e->rv = cache_dup(rv);
-            free(e->acked);
-            e->acked = cache_dup(rv);
-            changed = 0;
-        }
-        cache_index_unlink(c, e);
-    } else {
+    if (!e) {
         e = tg_xcalloc(1, sizeof(*e));
         e->key = tg_xstrdup(key);
+        e->uid = cache_dup(uid);
         *slot = e;
         c->count++;
-    }
-    if (!e->uid || changed) {
-        free(e->uid);
+    } else if (e->uid && uid && strcmp(e->uid, uid) != 0) {
+        *old_uid = e->uid; /* another object under the same name */
         e->uid = cache_dup(uid);
+        TG_FREE_NULL(e->acked);
+    } else if (c->mask) {
+        /* What counts is what the mask keeps, not the resourceVersion: a
+         * new version that changed only what nobody reads is no change, and
+         * an object changed under an old version (a restored API server)
+         * is one. A version the consumer had not committed yet stays a
+         * change, or acknowledging the older one would leave it behind. */
+        int acked = cache_streq(e->acked, e->rv);
+        int differs = !cache_streq(e->text, text);
+        changed = differs || !acked;
+        if (differs)
+            TG_FREE_NULL(e->acked);
+        else if (acked && !cache_streq(e->rv, rv)) {
+            free(e->acked);
+            e->acked = cache_dup(rv);
+        }
+    } else {
+        changed = !rv || !cache_streq(e->rv, rv);
     }
-    if (changed) {
+    if (!cache_streq(e->rv, rv)) {
         free(e->rv);
         e->rv = cache_dup(rv);
+    }
+    if (changed || !e->text) {
         free(e->text);
         e->text = text;
         text = NULL;
     }
+    cache_index_unlink(c, e);
     free(e->ikey);
     e->ikey = indexed ? tg_xstrdup(ikey) : NULL;
     cache_index_link(c, e);

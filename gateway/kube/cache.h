@@ -53,11 +53,13 @@ void tg_kube_cache_free(tg_kube_cache_t *c);
 /* Record obj as seen now, in list generation gen (0 for a watch event,
  * which keeps the entry's generation). OUT: *old_uid, malloc'd, when an
  * entry of that key held another uid (deleted and recreated unseen; the
- * caller frees it), else NULL. RET: 1 when the object is new or its
- * resourceVersion changed, 0 when that version was cached already, -1 when
- * it has no name. With a mask, a new resourceVersion whose masked fields
- * are those cached already, when the version before was acknowledged,
- * counts as unchanged (0) and is acknowledged too. */
+ * caller frees it), else NULL. RET: 1 when the object changed, 0 when not,
+ * -1 when it has no name. Without a mask a change is a new
+ * resourceVersion; with one it is a change of what the mask keeps (a new
+ * version that changed nothing kept is acknowledged with the one before,
+ * if that one was; an object changed under an old resourceVersion, as a
+ * restored API server may serve it, is a change), and a version not yet
+ * acknowledged counts as changed when it comes again. */
 int tg_kube_cache_put(tg_kube_cache_t *c, const json_t *obj, unsigned gen, char **old_uid);
 /* Forget the object's key. */
 void tg_kube_cache_remove(tg_kube_cache_t *c, const json_t *obj);

@@ -100,6 +100,15 @@ static void test_cache_get_index_and_ack(void **state)
     /* the same version again (a relist): no change, still acknowledged */
     assert_int_equal(put(c, pod("p1", "u1", "10", "run-a", "Pending"), 2), 0);
     assert_int_equal(tg_kube_cache_acked(c, "ray/p1"), 1);
+    /* the same version with other contents (a restored API server that did
+     * not bump it): a change all the same */
+    assert_int_equal(put(c, pod("p1", "u1", "10", "run-a", "Failed"), 2), 1);
+    assert_int_equal(tg_kube_cache_acked(c, "ray/p1"), 0); /* what "10" said was committed */
+    got = tg_kube_cache_get(c, "ray/p1", NULL, 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(got, "status"), "phase")),
+                        "Failed");
+    json_decref(got);
+    tg_kube_cache_ack(c, "ray/p1", "10");
     /* a new version with a change the mask keeps: not acknowledged */
     assert_int_equal(put(c, pod("p1", "u1", "13", "run-a", "Running"), 0), 1);
     assert_int_equal(tg_kube_cache_acked(c, "ray/p1"), 0);
