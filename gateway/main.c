@@ -33,6 +33,7 @@
 #include "kube/client.h"
 #include "spec/schema.h"
 #include "core/config.h"
+#include "core/ids.h"
 #include "core/json_alloc.h"
 #include "core/log.h"
 #include "core/version.h"
@@ -122,7 +123,9 @@ typedef struct {
     tg_server_t *srv;
     tg_sealer_t *sealer;
     int hub, platform_metrics, reconcile, nodes;
-    int booted; /* migrated, policy loaded, loops started (keeper thread only) */
+    int booted;           /* migrated, policy loaded, loops started (keeper thread only) */
+    char not_ready[1100]; /* the last reason logged, and when (keeper thread only) */
+    long not_ready_at;
     /* the keeper: start-up work that needs the database, then housekeeping */
     pthread_t keeper;
     int keeper_started, keeper_stop;
@@ -208,6 +211,21 @@ static void main_loops_start(main_daemon_t *d)
 
 /* Start-up work that needs the database. RET: 1 done; 0 not yet (readiness
  * says why; *retry_ms when to try again). */
+/* Start-up waits for `component`: readiness says why, and the log does
+ * when the reason changes (or once a minute), not on every retry. */
+static void main_not_ready(main_daemon_t *d, const char *component, const char *why)
+{
+    char line[1100];
+    snprintf(line, sizeof(line), "%s: %s", component, why);
+    tg_health_starting(component, why);
+    long now = (long)(tg_now_mono_us() / 1000000u);
+    if (strcmp(line, d->not_ready) != 0 || now - d->not_ready_at >= 60) {
+        tg_log_warn("main", "not ready: %s; trying again", line);
+        snprintf(d->not_ready, sizeof(d->not_ready), "%s", line);
+        d->not_ready_at = now;
+    }
+}
+
 static int main_bootstrap(main_daemon_t *d, long *retry_ms)
 {
     const tg_config_t *cfg = d->cfg;
@@ -215,27 +233,28 @@ static int main_bootstrap(main_daemon_t *d, long *retry_ms)
     if (cfg->migrate_on_start) {
         int m = main_migrate_once(cfg, err, sizeof(err));
         if (m != 1) {
-            tg_health_starting("migrations", err);
-            tg_log_warn("main", "not ready: migrations: %s", err);
+            main_not_ready(d, "migrations", err);
             *retry_ms = m == 0 ? 1000 : 30000; /* a broken migration will not mend in a second */
             return 0;
         }
     }
+    tg_db_conn_t *conn = NULL;
+    if (tg_db_checkout(d->app.pool, &conn) != TG_OK) {
+        main_not_ready(d, "policy", "the database cannot be reached for its rules");
+        *retry_ms = 1000;
+        return 0;
+    }
+    if (tg_evidence_key_register(conn, d->app.signer) != TG_OK)
+        tg_log_warn("main", "the evidence key could not be recorded in the key history yet");
+    tg_db_release(d->app.pool, conn);
     json_t *perrors = NULL;
     if (tg_api_policies_reload(d->app.pool, d->policies, &perrors) != TG_OK) {
         char text[900];
         tg_policy_errors_format(perrors, text, sizeof(text));
         json_decref(perrors);
-        tg_health_starting("policy", text);
-        tg_log_warn("main", "not ready: the platform policy: %s", text);
+        main_not_ready(d, "policy", text);
         *retry_ms = 2000;
         return 0;
-    }
-    tg_db_conn_t *conn = NULL;
-    if (tg_db_checkout(d->app.pool, &conn) == TG_OK) {
-        if (tg_evidence_key_register(conn, d->app.signer) != TG_OK)
-            tg_log_warn("main", "the evidence key could not be recorded in the key history yet");
-        tg_db_release(d->app.pool, conn);
     }
     main_loops_start(d);
     tg_health_started();

@@ -194,8 +194,9 @@ static tg_stmt_t stmt_claim =
     TG_STMT("SELECT q.run_id,"
             " greatest(0, ceil(extract(epoch FROM"
             "  coalesce(r.finished_at, now()) + make_interval(secs => $1::int) - now())))::bigint,"
-            " EXISTS (SELECT 1 FROM run_pods p WHERE p.run_id = q.run_id"
-            "  AND NOT p.log_done AND p.phase <> 'Pending')"
+            /* a per-run probe (LIMIT 1: never a hash of every pod) */
+            " (SELECT true FROM run_pods p WHERE p.run_id = q.run_id"
+            "  AND NOT p.log_done AND p.phase <> 'Pending' LIMIT 1) IS NOT NULL"
             " FROM evidence_queue q JOIN runs r ON r.id = q.run_id"
             " WHERE q.not_before <= now()"
             " ORDER BY q.not_before, q.run_id LIMIT 1 FOR UPDATE OF q SKIP LOCKED");

@@ -44,12 +44,17 @@ static tg_stmt_t stmt_waited =
 static tg_stmt_t stmt_no_cluster =
     TG_STMT("UPDATE runs SET reason = 'WaitingForCluster', message = $1, updated_at = now()"
             " WHERE state = 'Accepted' AND reason IS DISTINCT FROM 'WaitingForCluster'");
-/* Keyset pages over the runs_unfinished index (migration 0013). */
+/* Keyset pages over the runs_unfinished index (migration 0013). The
+ * attempt and the outbox are probed per run (OFFSET 0 and LIMIT 1 keep them
+ * sub-selects): joined, the planner hashed all of run_attempts and outbox
+ * for each page, a cost that grew with every run ever submitted
+ * (tests/integration/test_engine_plans.py). */
 static tg_stmt_t stmt_unfinished =
     TG_STMT("SELECT jsonb_build_object('id', r.id, 'attempt', r.attempt, 'state', r.state,"
             " 'namespace', a.namespace, 'object_name', a.object_name, 'object_kind', a.object_kind,"
-            " 'pending', EXISTS (SELECT 1 FROM outbox o WHERE o.run_id = r.id))"
-            " FROM runs r LEFT JOIN run_attempts a ON a.run_id = r.id AND a.attempt = r.attempt"
+            " 'pending', (SELECT true FROM outbox o WHERE o.run_id = r.id LIMIT 1) IS NOT NULL)"
+            " FROM runs r LEFT JOIN LATERAL (SELECT namespace, object_name, object_kind"
+            "  FROM run_attempts WHERE run_id = r.id AND attempt = r.attempt OFFSET 0) a ON true"
             " WHERE r.state NOT IN ('Succeeded', 'Failed', 'Cancelled') AND r.id > $1::uuid"
             " ORDER BY r.id LIMIT $2::int");
 static tg_stmt_t stmt_lock =
