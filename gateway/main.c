@@ -287,6 +287,7 @@ static void main_no_cluster_words(main_daemon_t *d)
  * without a cluster, the words of waiting runs every 2 s. */
 static void *main_keeper(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-keeper");
     main_daemon_t *d = arg;
     long wait_ms = 0, since_tick_ms = 0;
     pthread_mutex_lock(&d->lock);

@@ -25,6 +25,7 @@ struct tg_engine_s {
 
 static void *engine_submitter(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-submit");
     tg_engine_t *e = arg;
     unsigned seen = 0;
     for (;;) {

@@ -262,6 +262,7 @@ struct tg_sealer_s {
 
 static void *evidence_sealer_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-seal");
     tg_sealer_t *s = arg;
     pthread_mutex_lock(&s->lock);
     while (!s->stop) {

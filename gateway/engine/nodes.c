@@ -467,6 +467,7 @@ static void nodes_resync_mark(void)
 
 static void *nodes_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-nodes");
     (void)arg;
     long last_check = 0, last_resync = 0;
     pthread_mutex_lock(&nl.lock);

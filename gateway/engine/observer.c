@@ -193,6 +193,7 @@ static int obs_wait_ms(tg_observer_t *o, long ms)
 
 static void *obs_worker(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-apply");
     tg_observer_t *o = arg;
     char *item;
     while ((item = tg_workqueue_get(o->queue)) != NULL) {
@@ -344,6 +345,7 @@ out:
 
 static void *obs_resync_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-resync");
     tg_observer_t *o = arg;
     while (!obs_wait_ms(o, o->cfg.resync_s * 1000))
         obs_resync(o);

@@ -111,6 +111,7 @@ static void rl_step(void)
 
 static void *rl_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-reconcile");
     (void)arg;
     for (;;) {
         pthread_mutex_lock(&rl.lock);

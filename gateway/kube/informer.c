@@ -224,6 +224,9 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
     int need_list = 1, failures = 0;
     tg_rc_e ret = TG_OK;
     tg_kube_result_init(&res);
+    char tname[16]; /* "inf-<resource>", as top and perf show it */
+    snprintf(tname, sizeof(tname), "inf-%s", inf->gvr->resource);
+    pthread_setname_np(pthread_self(), tname);
     char *what = tg_kube_path(&(tg_kube_ref_t){.gvr = inf->gvr, .ns = inf->ns});
     if (!what) {
         tg_log_error("kube", "informer: invalid resource");

@@ -23,6 +23,7 @@ import base64
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -41,6 +42,8 @@ TIMEOUT_S = float(os.environ.get("BENCH_ENGINE_TIMEOUT_S", "900"))
 TRACE = os.environ.get("BENCH_ENGINE_TRACE") == "1"  # print progress every half second
 # print the statements that took PostgreSQL the most time (pg_stat_statements)
 PGSTAT = os.environ.get("BENCH_ENGINE_PGSTAT") == "1"
+# record the gateway with `perf record` into this file while it works
+PERF = os.environ.get("BENCH_ENGINE_PERF")
 BATCH = 100
 CLIENTS = 4
 # room for every run at once: 10,000 pods of 10m cpu / 32Mi
@@ -135,6 +138,9 @@ def one_size(pg, n):
                     " SELECT pg_stat_statements_reset()", db=db)
         bodies = batch_bodies(n)
         cpu0 = (cpu_s(gw.proc.pid), cpu_s(ks.proc.pid), machine_busy_s())
+        perf = subprocess.Popen(["perf", "record", "-F", "499", "-p", str(gw.proc.pid), "-o",
+                                 f"{PERF}.{n}"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL) if PERF else None
         t0 = time.time()
         ids = submit_all(gw, bodies)
         submitted = time.time() - t0
@@ -167,6 +173,9 @@ def one_size(pg, n):
                         " FROM (SELECT * FROM evidence_queue ORDER BY not_before LIMIT 3) q",
                         db=db), flush=True)
             time.sleep(2)
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait(60)
         gw_mib, ks_mib = vm_hwm_mib(gw.proc.pid), vm_hwm_mib(ks.proc.pid)
         cpu = (cpu_s(gw.proc.pid) - cpu0[0], cpu_s(ks.proc.pid) - cpu0[1],
                machine_busy_s() - cpu0[2])
