@@ -27,13 +27,16 @@ endif
 
 GATEWAY_SRC := $(sort $(wildcard gateway/*/*.c))
 GATEWAY_OBJ := $(GATEWAY_SRC:%.c=$(BUILD)/%.o)
-CORE_OBJ    := $(filter $(BUILD)/gateway/core/%,$(GATEWAY_OBJ))
+# libtgcore.a leaves the version out: kubesim does not need it, so a new
+# `git describe` relinks only the binaries that print it.
+VERSION_OBJ := $(BUILD)/gateway/core/version.o
+CORE_OBJ    := $(filter-out $(VERSION_OBJ),$(filter $(BUILD)/gateway/core/%,$(GATEWAY_OBJ)))
 CLI_SRC     := $(sort $(wildcard cli/*.c))
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN    := $(UNIT_SRC:%.c=$(BUILD)/%)
 
-.PHONY: all deps run test test-unit test-integration sanitize bench fmt format-check clean
+.PHONY: all deps deps-run run test test-unit test-integration sanitize bench fmt format-check clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/taugate $(BUILD)/tau
@@ -42,13 +45,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-# The version is compiled into one object, rebuilt every time, so a commit
-# does not force a full rebuild.
-$(BUILD)/gateway/core/version.o: gateway/core/version.c FORCE
+# The version is compiled into one object, rebuilt when `git describe`
+# changes: the stamp file is rewritten only then, so an unchanged tree
+# rebuilds and relinks nothing.
+VERSION_STAMP := $(BUILD)/version.stamp
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(VERSION)' ] || \
+          echo '$(VERSION)' > $(VERSION_STAMP); })
+
+$(VERSION_OBJ): gateway/core/version.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DTG_VERSION='"$(VERSION)"' -c -o $@ $<
-
-FORCE:
 
 $(BUILD)/libtaugate.a: $(GATEWAY_OBJ)
 	@rm -f $@
@@ -61,7 +67,7 @@ $(BUILD)/libtgcore.a: $(CORE_OBJ)
 $(BUILD)/taugate: $(BUILD)/gateway/main.o $(BUILD)/libtaugate.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tau: $(CLI_OBJ) $(BUILD)/libtgcore.a
+$(BUILD)/tau: $(CLI_OBJ) $(VERSION_OBJ) $(BUILD)/libtgcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtaugate.a
@@ -69,23 +75,32 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtaugate.a
 
 -include tests/kubesim/kubesim.mk
 -include tests/fuzz/fuzz.mk
+-include console/console.mk
 
+# deps: everything building, running and testing need; deps-run: what
+# `make run` needs (no test tools).
 deps:
-	@deploy/dev/deps.sh
+	@deploy/dev/deps.sh test
 
-run: deps all $(KUBESIM_BIN)
+deps-run:
+	@deploy/dev/deps.sh run
+
+# The console is built by npm from its lockfile (console/console.mk).
+run: deps-run
+	@$(MAKE) --no-print-directory all $(KUBESIM_BIN) console
 	@BUILD=$(BUILD) deploy/dev/run.sh
 
 test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 test-integration: all $(KUBESIM_BIN)
-	TAUGATE_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(KUBESIM_TESTS)
+	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(KUBESIM_TESTS)
 
 test: deps
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory test-unit $(FUZZ_SMOKE)
 	@$(MAKE) --no-print-directory test-integration
+	@$(MAKE) --no-print-directory test-console
 
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 test-unit test-integration

@@ -26,12 +26,6 @@ static const tau_opt_t *args_find_short(const tau_opt_t *const *tables, char c)
 
 static int args_set(tau_args_t *a, const tau_opt_t *o, const char *val, char *err, size_t errlen)
 {
-    for (int i = 0; i < a->nopts; i++) {
-        if (a->opts[i] == o) { /* the last one wins, as with most CLIs */
-            a->vals[i] = val;
-            return 0;
-        }
-    }
     if (a->nopts == TAU_MAX_OPTS) {
         snprintf(err, errlen, "too many options");
         return -1;
@@ -108,8 +102,16 @@ int tau_args_parse(tau_args_t *a, int argc, char **argv, const tau_opt_t *const 
 
 const char *tau_arg(const tau_args_t *a, const char *name)
 {
-    for (int i = 0; i < a->nopts; i++)
+    for (int i = a->nopts - 1; i >= 0; i--)
         if (strcmp(a->opts[i]->name, name) == 0)
+            return a->vals[i];
+    return NULL;
+}
+
+const char *tau_arg_nth(const tau_args_t *a, const char *name, int n)
+{
+    for (int i = 0; i < a->nopts; i++)
+        if (strcmp(a->opts[i]->name, name) == 0 && n-- == 0)
             return a->vals[i];
     return NULL;
 }

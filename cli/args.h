@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define TAU_MAX_OPTS 48
+#define TAU_MAX_OPTS 64
 #define TAU_MAX_POS  16
 
 typedef struct tau_opt_s {
@@ -19,6 +19,7 @@ typedef struct tau_opt_s {
 } tau_opt_t;
 
 typedef struct tau_args_s {
+    /* every occurrence in order: an option given twice appears twice */
     const tau_opt_t *opts[TAU_MAX_OPTS];
     const char *vals[TAU_MAX_OPTS]; /* value, or "" for a flag that was given */
     int nopts;
@@ -33,8 +34,12 @@ typedef struct tau_args_s {
 int tau_args_parse(tau_args_t *a, int argc, char **argv, const tau_opt_t *const *tables, char *err,
                    size_t errlen);
 
-/* The value of option `name`, or NULL when absent (a flag gives ""). */
+/* The value of option `name`, or NULL when absent (a flag gives ""). When
+ * given more than once, the last one wins, as with most CLIs. */
 const char *tau_arg(const tau_args_t *a, const char *name);
+/* Every value of a repeatable option (`-f k=v -f k2=v2`), in order: the
+ * i-th (from 0), or NULL past the last. */
+const char *tau_arg_nth(const tau_args_t *a, const char *name, int i);
 /* 1 when option `name` was given. */
 int tau_flag(const tau_args_t *a, const char *name);
 /* Parse option `name` as an integer in [min, max]; absent gives `def`.

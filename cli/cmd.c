@@ -8,7 +8,8 @@
 #include "core/buf.h"
 
 const tau_opt_t tau_global_opts[] = {
-    {"output", 'o', "FORMAT", "output format: table (default), json or yaml"},
+    {"output", 'o', "FORMAT",
+     "table (default), wide, json, yaml or jsonpath=TEMPLATE (kubectl's syntax)"},
     {"gateway", 0, "URL", "the gateway URL (overrides TAU_GATEWAY and the config)"},
     {"token", 0, "TOKEN", "bearer token (prefer TAU_TOKEN or `tau login`: flags show in ps)"},
     {"no-color", 0, NULL, "no colours (also when NO_COLOR is set or stdout is not a terminal)"},
@@ -105,6 +106,7 @@ int tau_cmd_main(const tau_cmd_t *root, int argc, char **argv,
                  int (*setup)(tau_ctx_t *ctx, const tau_args_t *a), tau_ctx_t *ctx)
 {
     const tau_cmd_t *cmd = root;
+    ctx->root = root;
     /* argv with the command words taken out: options may come first */
     char *rest[256];
     int nrest = 0;

@@ -4,7 +4,11 @@
  *   commands_runs.c    runs, status, logs, cancel, resume, events, metrics
  *   commands_submit.c  run, validate
  *   evidence.c         evidence (and --verify)
- *   commands_admin.c   admin ...
+ *   commands_admin.c   admin: the catalogue, members, queues, audit, usage, quota requests
+ *   commands_nodes.c   admin nodes, fleet, drift
+ *   commands_policies.c admin policies
+ *   commands_api.c     api (any request, gh api-style)
+ *   completion.c       completion bash|zsh|fish
  * The tree itself is in main.c. */
 #ifndef TAU_COMMANDS_H
 #define TAU_COMMANDS_H
@@ -58,5 +62,27 @@ extern const tau_opt_t tau_opts_evidence[];
 int tau_cmd_evidence(tau_ctx_t *ctx, const tau_args_t *a);
 
 extern const tau_cmd_t tau_admin_subs[];
+
+extern const tau_cmd_t tau_nodes_verbs[];
+int tau_cmd_fleet(tau_ctx_t *ctx, const tau_args_t *a);
+extern const tau_opt_t tau_opts_drift[];
+int tau_cmd_drift(tau_ctx_t *ctx, const tau_args_t *a);
+
+extern const tau_cmd_t tau_policies_verbs[];
+
+extern const tau_opt_t tau_opts_api[];
+int tau_cmd_api(tau_ctx_t *ctx, const tau_args_t *a);
+
+extern const tau_opt_t tau_opts_checkpoints[];
+int tau_cmd_checkpoints(tau_ctx_t *ctx, const tau_args_t *a);
+
+int tau_cmd_completion(tau_ctx_t *ctx, const tau_args_t *a);
+/* `tau __complete WORD... CURRENT`: the candidates for CURRENT after the
+ * words before it, then a directive line (completion.c). Returns 0. */
+int tau_complete(const tau_cmd_t *root, int nwords, char **words);
+
+/* The objects in the -f file of `a`: one object, a list, or {items: [...]}
+ * (new reference); NULL after printing a usage error. */
+json_t *tau_load_objects_arg(tau_ctx_t *ctx, const tau_args_t *a);
 
 #endif

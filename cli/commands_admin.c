@@ -38,6 +38,10 @@ static const tau_col_t ws_cols[] = {
     {"DEFAULT-PROFILE", "default_profile", TAU_COL_TEXT},
     {"TTL", "ttl_seconds", TAU_COL_TEXT},
     {"AGE", "created_at", TAU_COL_AGE},
+    {"PRIORITY", "default_priority", TAU_COL_TEXT | TAU_COL_WIDE},
+    {"OUTPUT-ROOT", "output_root", TAU_COL_TEXT | TAU_COL_WIDE},
+    {"LOG-DAYS", "log_retention_days", TAU_COL_TEXT | TAU_COL_WIDE},
+    {"PVCS", "pvcs", TAU_COL_TEXT | TAU_COL_WIDE},
 };
 static const tau_col_t profile_cols[] = {
     {"NAME", "name", TAU_COL_TEXT},
@@ -46,17 +50,22 @@ static const tau_col_t profile_cols[] = {
     {"WORKSPACES", "allowed_workspaces", TAU_COL_TEXT},
     {"DESCRIPTION", "description", TAU_COL_LONG},
     {"AGE", "created_at", TAU_COL_AGE},
+    {"SETTINGS", "settings", TAU_COL_LONG | TAU_COL_WIDE},
 };
 static const tau_col_t flavor_cols[] = {
     {"NAME", "name", TAU_COL_TEXT},
     {"NODE-LABELS", "node_labels", TAU_COL_LONG},
     {"AGE", "created_at", TAU_COL_AGE},
+    {"NODE-TAINTS", "node_taints", TAU_COL_LONG | TAU_COL_WIDE},
+    {"TOLERATIONS", "tolerations", TAU_COL_LONG | TAU_COL_WIDE},
 };
 static const tau_col_t cq_cols[] = {
     {"NAME", "name", TAU_COL_TEXT},
     {"COHORT", "cohort", TAU_COL_TEXT},
     {"STRATEGY", "queueing_strategy", TAU_COL_TEXT},
     {"AGE", "created_at", TAU_COL_AGE},
+    {"PREEMPTION", "preemption", TAU_COL_LONG | TAU_COL_WIDE},
+    {"RESOURCE-GROUPS", "resource_groups", TAU_COL_LONG | TAU_COL_WIDE},
 };
 static const tau_col_t pc_cols[] = {
     {"NAME", "name", TAU_COL_TEXT},
@@ -135,8 +144,7 @@ static void admin_strip(json_t *o, const char *const *fields)
         json_object_del(o, *f);
 }
 
-/* The objects in a -f file: one object, a list, or {items: [...]}; new ref. */
-static json_t *admin_load_objects(tau_ctx_t *ctx, const tau_args_t *a)
+json_t *tau_load_objects_arg(tau_ctx_t *ctx, const tau_args_t *a)
 {
     const char *file = tau_arg(a, "filename");
     if (!file) {
@@ -258,7 +266,7 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
         list = json_pack("[{s:s, s:s}]", "name", a->pos[0], "cluster_queue", cq);
     } else if (a->npos) {
         return tau_usage_error(ctx, "pass the object(s) with -f FILE");
-    } else if (!(list = admin_load_objects(ctx, a))) {
+    } else if (!(list = tau_load_objects_arg(ctx, a))) {
         return TAU_EXIT_USAGE;
     }
     int rc = TAU_EXIT_OK;
@@ -271,11 +279,11 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
         rc = admin_create_one(ctx, a, r, o, &created);
         if (rc != TAU_EXIT_OK)
             break;
-        if (ctx->fmt == TAU_FMT_TABLE)
+        if (tau_fmt_human(ctx))
             printf("%s %s created\n", r->kind, admin_name_of(r, created ? created : o));
         json_array_append_new(done, created ? created : json_incref(o));
     }
-    if (rc == TAU_EXIT_OK && ctx->fmt != TAU_FMT_TABLE)
+    if (rc == TAU_EXIT_OK && !tau_fmt_human(ctx))
         tau_out_structured(ctx, json_array_size(done) == 1 ? json_array_get(done, 0) : done);
     json_decref(done);
     json_decref(list);
@@ -285,7 +293,7 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
 static int admin_apply(tau_ctx_t *ctx, const tau_args_t *a)
 {
     const admin_res_t *r = admin_res(ctx);
-    json_t *list = admin_load_objects(ctx, a);
+    json_t *list = tau_load_objects_arg(ctx, a);
     if (!list)
         return TAU_EXIT_USAGE;
     int rc = TAU_EXIT_OK;
@@ -485,13 +493,17 @@ static int admin_qr_get(tau_ctx_t *ctx, const tau_args_t *a)
     return admin_show(ctx, &u);
 }
 
-/* POST /v1/admin/quota-requests/{id}:approve|:deny {"comment"} */
+/* POST /v1/admin/quota-requests/{id}:approve|:reject {"decision"} */
 static int admin_qr_decide(tau_ctx_t *ctx, const tau_args_t *a, const char *verb, const char *done)
 {
     tau_url_t u;
     admin_qr_url(&u, a->pos[0], verb);
-    const char *comment = tau_arg(a, "comment");
-    json_t *body = comment ? json_pack("{s:s}", "comment", comment) : json_object();
+    const char *note = tau_arg(a, "decision");
+    json_t *body = note ? json_pack("{s:s}", "decision", note) : json_object();
+    if (!body) {
+        tau_url_clean(&u);
+        return tau_usage_error(ctx, "--decision must be UTF-8 text");
+    }
     json_t *out = NULL;
     int rc = tau_api(ctx, "POST", tau_url_str(&u), body, &out);
     tau_url_clean(&u);
@@ -507,9 +519,9 @@ static int admin_qr_approve(tau_ctx_t *ctx, const tau_args_t *a)
     return admin_qr_decide(ctx, a, ":approve", "approved");
 }
 
-static int admin_qr_deny(tau_ctx_t *ctx, const tau_args_t *a)
+static int admin_qr_reject(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    return admin_qr_decide(ctx, a, ":deny", "denied");
+    return admin_qr_decide(ctx, a, ":reject", "rejected");
 }
 
 /* ---- the tree ------------------------------------------------------------------------ */
@@ -562,13 +574,13 @@ static const tau_opt_t usage_opts[] = {
     END_OPT,
 };
 static const tau_opt_t qr_list_opts[] = {
-    {"state", 0, "STATE", "only requests in this state (e.g. Pending)"},
+    {"state", 0, "STATE", "only requests in this state: pending, approved or rejected"},
     {"workspace", 'w', "WS", "only this workspace's requests"},
     {"all", 'A', NULL, "follow next_cursor and list every page"},
     END_OPT,
 };
 static const tau_opt_t qr_decide_opts[] = {
-    {"comment", 0, "TEXT", "a note recorded with the decision"}, END_OPT};
+    {"decision", 0, "TEXT", "a note to the requester, recorded with the decision"}, END_OPT};
 
 #define G 1 /* needs a gateway */
 #define VERBS(P, RES, LO, FO, NO)                                                                    \
@@ -637,6 +649,8 @@ static const tau_cmd_t queue_verbs[] = {
 static const tau_cmd_t member_verbs[] = {
     {"list", "List the workspace's members", "admin members -w WS list", NULL, list_ws_opts,
      admin_list, NULL, 0, 0, &res_members, G},
+    {"get", "Show a member", "admin members -w WS get ID", NULL, ws_only_opts, admin_get, NULL, 1,
+     1, &res_members, G},
     {"add", "Add a user or group with a role",
      "admin members -w WS add --user USER|--group GROUP --role ROLE", NULL, member_add_opts,
      admin_member_add, NULL, 0, 0, &res_members, G},
@@ -652,10 +666,10 @@ static const tau_cmd_t qr_verbs[] = {
      qr_list_opts, admin_qr_list, NULL, 0, 0, NULL, G},
     {"get", "Show a quota request", "admin quota-requests get ID", NULL, tau_opts_none,
      admin_qr_get, NULL, 1, 1, NULL, G},
-    {"approve", "Approve a quota request", "admin quota-requests approve ID [--comment TEXT]", NULL,
-     qr_decide_opts, admin_qr_approve, NULL, 1, 1, NULL, G},
-    {"deny", "Deny a quota request", "admin quota-requests deny ID [--comment TEXT]", NULL,
-     qr_decide_opts, admin_qr_deny, NULL, 1, 1, NULL, G},
+    {"approve", "Approve a quota request", "admin quota-requests approve ID [--decision TEXT]",
+     NULL, qr_decide_opts, admin_qr_approve, NULL, 1, 1, NULL, G},
+    {"reject", "Reject a quota request", "admin quota-requests reject ID [--decision TEXT]", NULL,
+     qr_decide_opts, admin_qr_reject, NULL, 1, 1, NULL, G},
     END_CMD,
 };
 
@@ -678,12 +692,25 @@ const tau_cmd_t tau_admin_subs[] = {
     GROUP("queues", "A workspace's LocalQueues", "admin queues -w WS list|get|create|apply|delete",
           queue_verbs, ws_only_opts),
     GROUP("members", "A workspace's members and roles",
-          "admin members -w WS list|add|update|remove", member_verbs, ws_only_opts),
+          "admin members -w WS list|get|add|update|remove", member_verbs, ws_only_opts),
     {"audit", "The audit trail of changes", "admin audit [--subject S] [--workspace W] [--all]",
      NULL, audit_opts, admin_audit, NULL, 0, 0, NULL, G},
     {"usage", "Resource usage by workspace", "admin usage [-w WS] [--since T]", NULL, usage_opts,
      admin_usage, NULL, 0, 0, NULL, G},
     GROUP("quota-requests", "Quota requests from workspaces",
-          "admin quota-requests list|get|approve|deny", qr_verbs, NULL),
+          "admin quota-requests list|get|approve|reject", qr_verbs, NULL),
+    GROUP("policies", "Platform policy rules, their versions and the policy in force",
+          "admin policies list|get|create|apply|update|enable|disable|delete|versions|effective|"
+          "reload",
+          tau_policies_verbs, NULL),
+    GROUP("nodes", "Cluster nodes: GPUs, health, cordon, drain",
+          "admin nodes list|get|cordon|uncordon|drain", tau_nodes_verbs, NULL),
+    {"fleet", "The GPU fleet at a glance (by class and flavor)", "admin fleet", NULL, tau_opts_none,
+     tau_cmd_fleet, NULL, 0, 0, NULL, G},
+    {"drift", "Differences between the cluster's Kueue objects and taugate's",
+     "admin drift [--state open|resolved|all] [--kind K] [--name N]",
+     "Lists what the reconciler found edited by hand, unmanaged, in use though\n"
+     "no longer wanted, or failing to apply.",
+     tau_opts_drift, tau_cmd_drift, NULL, 0, 0, NULL, G},
     END_CMD,
 };

@@ -20,10 +20,18 @@ static void runs_url(tau_url_t *u, const char *id, const char *suffix)
 }
 
 static const tau_col_t runs_cols[] = {
-    {"ID", "id", TAU_COL_TEXT},           {"NAME", "name", TAU_COL_TEXT},
-    {"STATE", "state", TAU_COL_STATE},    {"REASON", "reason", TAU_COL_TEXT},
-    {"ENGINE", "engine", TAU_COL_TEXT},   {"OWNER", "owner", TAU_COL_TEXT},
-    {"ATTEMPT", "attempt", TAU_COL_TEXT}, {"AGE", "created_at", TAU_COL_AGE},
+    {"ID", "id", TAU_COL_TEXT},
+    {"NAME", "name", TAU_COL_TEXT},
+    {"STATE", "state", TAU_COL_STATE},
+    {"REASON", "reason", TAU_COL_TEXT},
+    {"ENGINE", "engine", TAU_COL_TEXT},
+    {"OWNER", "owner", TAU_COL_TEXT},
+    {"ATTEMPT", "attempt", TAU_COL_TEXT},
+    {"AGE", "created_at", TAU_COL_AGE},
+    {"STARTED", "started_at", TAU_COL_TIME | TAU_COL_WIDE},
+    {"FINISHED", "finished_at", TAU_COL_TIME | TAU_COL_WIDE},
+    {"CONFIG-HASH", "config_hash", TAU_COL_TEXT | TAU_COL_WIDE},
+    {"MESSAGE", "message", TAU_COL_LONG | TAU_COL_WIDE},
 };
 
 /* ---- runs ------------------------------------------------------------------------- */
@@ -302,7 +310,7 @@ int tau_cmd_status(tau_ctx_t *ctx, const tau_args_t *a)
     json_decref(run);
     if (!tau_flag(a, "watch") || terminal)
         return TAU_EXIT_OK;
-    if (ctx->fmt != TAU_FMT_TABLE) {
+    if (!tau_fmt_human(ctx)) {
         json_t *fin = NULL;
         rc = runs_follow(ctx, a->pos[0], interval, 0, NULL, 0, &fin);
         if (fin)
@@ -496,6 +504,49 @@ int tau_cmd_metrics(tau_ctx_t *ctx, const tau_args_t *a)
         tau_out_items(ctx, json_object_get(out, "items"), summary, (int)TG_ARRAY_LEN(summary));
     if (name && json_string_value(json_object_get(out, "next_cursor")))
         tau_note(ctx, "(more points: pass --all)");
+    json_decref(out);
+    return rc;
+}
+
+/* ---- checkpoints ------------------------------------------------------------------------ */
+
+const tau_opt_t tau_opts_checkpoints[] = {{NULL, 0, NULL, NULL}};
+
+int tau_cmd_checkpoints(tau_ctx_t *ctx, const tau_args_t *a)
+{
+    tau_url_t u;
+    runs_url(&u, a->pos[0], "/checkpoints");
+    json_t *out = NULL;
+    int rc = tau_api(ctx, "GET", tau_url_str(&u), NULL, &out);
+    tau_url_clean(&u);
+    if (rc != TAU_EXIT_OK || tau_out_structured(ctx, out)) {
+        json_decref(out);
+        return rc;
+    }
+    /* one row per checkpoint: the answer groups them by attempt */
+    json_t *rows = json_array();
+    size_t i, j;
+    json_t *group, *cp;
+    json_array_foreach(json_object_get(out, "items"), i, group)
+    {
+        json_array_foreach(json_object_get(group, "items"), j, cp)
+        {
+            json_t *row = json_deep_copy(cp);
+            json_object_set(row, "attempt", json_object_get(group, "attempt"));
+            json_array_append_new(rows, row);
+        }
+    }
+    static const tau_col_t cols[] = {
+        {"ATTEMPT", "attempt", TAU_COL_TEXT},
+        {"STEP", "step", TAU_COL_TEXT},
+        {"PATH", "path", TAU_COL_TEXT},
+        {"TIME", "at", TAU_COL_TIME},
+    };
+    tau_out_items(ctx, rows, cols, (int)TG_ARRAY_LEN(cols));
+    const char *latest = runs_str(json_object_get(out, "latest"), "path");
+    if (latest)
+        tau_note(ctx, "A resume starts from %s.", latest);
+    json_decref(rows);
     json_decref(out);
     return rc;
 }

@@ -10,6 +10,8 @@
 #include "pack.h"
 #include "problem.h"
 
+#define TAU_PROBLEM_VALIDATION "https://taugate.dev/problems/validation-failed"
+
 #define SUBMIT_BODY_MAX (24u * 1024 * 1024)
 
 #define SUBMIT_COMMON_OPTS                                                                         \
@@ -55,6 +57,32 @@ static size_t submit_project_max(const tau_ctx_t *ctx)
     return TAU_PACK_PROJECT_MAX;
 }
 
+/* Report what is wrong with the submission before anything was sent: each
+ * problem as FILE:LINE:COLUMN: path: message on stderr and, with -o
+ * json|yaml|jsonpath, a problem document in the gateway's shape on stdout
+ * (so `tau validate -o json` always prints one). Takes `problems`. */
+static int submit_local_problems(const tau_ctx_t *ctx, const char *file, json_t *problems)
+{
+    size_t n = json_array_size(problems);
+    const char *first = json_string_value(json_object_get(json_array_get(problems, 0), "message"));
+    json_t *doc =
+        json_pack("{s:s, s:s, s:s?, s:O}", "type", TAU_PROBLEM_VALIDATION, "title",
+                  "Invalid submission", "detail", n == 1 ? first : NULL, "errors", problems);
+    if (doc && n != 1) {
+        char detail[256];
+        snprintf(detail, sizeof(detail), "%zu problems with %s", n, file);
+        json_object_set_new(doc, "detail", json_string(detail));
+    }
+    if (doc && !tau_fmt_human(ctx))
+        tau_out_structured(ctx, doc);
+    size_t i;
+    json_t *e;
+    json_array_foreach(problems, i, e) tau_problem_entry(stderr, e, file, NULL);
+    json_decref(doc);
+    json_decref(problems);
+    return TAU_EXIT_USAGE;
+}
+
 /* Pack and encode. Writes the body to --dry-pack OUT when given (*done set).
  * Returns 0 or an exit code. */
 static int submit_prepare(tau_ctx_t *ctx, const tau_args_t *a, submit_t *s, int *done)
@@ -74,9 +102,10 @@ static int submit_prepare(tau_ctx_t *ctx, const tau_args_t *a, submit_t *s, int 
         enc = TAU_ENC_JSON;
     else if (enc_s && strcmp(enc_s, "multipart") != 0)
         return tau_usage_error(ctx, "--encoding must be multipart or json (got '%s')", enc_s);
-    int rc = tau_pack_load(ctx, path, submit_project_max(ctx), &s->pack);
+    json_t *problems = NULL;
+    int rc = tau_pack_load(ctx, path, submit_project_max(ctx), &s->pack, &problems);
     if (rc != TAU_EXIT_OK)
-        return rc;
+        return submit_local_problems(ctx, path, problems);
     tg_buf_init(&s->body, SUBMIT_BODY_MAX);
     if (tau_pack_body(&s->pack, enc, &s->body, s->ctype, sizeof(s->ctype)) != 0)
         return tau_fail(ctx, TAU_EXIT_USAGE,
@@ -117,7 +146,7 @@ static void submit_clean(submit_t *s)
 
 /* POST the body to /v1/workspaces/{ws}/runs<suffix>. */
 static int submit_send(tau_ctx_t *ctx, submit_t *s, const char *suffix, const char *key,
-                       json_t **out, long *status)
+                       json_t **out, tau_api_meta_t *meta)
 {
     tau_url_t u;
     tau_url_init(&u);
@@ -132,7 +161,7 @@ static int submit_send(tau_ctx_t *ctx, submit_t *s, const char *suffix, const ch
                          .idempotency_key = key,
                          .upload_progress = 1,
                          .timeout_s = 300};
-    int rc = tau_api_req(ctx, &rq, s->pack.spec_path, out, status);
+    int rc = tau_api_req(ctx, &rq, s->pack.spec_path, out, meta);
     tau_url_clean(&u);
     return rc;
 }
@@ -165,9 +194,15 @@ int tau_cmd_validate(tau_ctx_t *ctx, const tau_args_t *a)
         goto out;
     char key[TG_UUID_LEN + 1];
     tg_uuid_v4(key);
-    rc = submit_send(ctx, &s, "/runs:validate", key, &out, NULL);
-    if (rc != TAU_EXIT_OK)
+    tau_api_meta_t meta;
+    rc = submit_send(ctx, &s, "/runs:validate", key, &out, &meta);
+    if (rc != TAU_EXIT_OK) {
+        /* the problem document is validate's answer: print it for scripts */
+        if (meta.problem && !tau_fmt_human(ctx))
+            tau_out_structured(ctx, meta.problem);
+        json_decref(meta.problem);
         goto out;
+    }
     submit_warnings(ctx, out, s.pack.spec_path);
     if (!tau_out_structured(ctx, out ? out : json_null())) {
         const char *engine = json_string_value(tau_json_path(out, "resolved.engine"));
@@ -183,6 +218,30 @@ out:
     json_decref(out);
     submit_clean(&s);
     return rc;
+}
+
+/* "Run ID Failed: BackoffLimitExceeded (exit code 3)." for a run that
+ * ended; the exit code is the current attempt's. */
+static void submit_final_note(const tau_ctx_t *ctx, const char *id, const json_t *run)
+{
+    const char *state = json_string_value(json_object_get(run, "state"));
+    const char *reason = json_string_value(json_object_get(run, "reason"));
+    if (!tau_state_terminal(state))
+        return;
+    json_int_t current = json_integer_value(json_object_get(run, "attempt"));
+    const json_t *exit_code = NULL;
+    size_t i;
+    json_t *at;
+    json_array_foreach(json_object_get(run, "attempts"), i, at)
+    {
+        if (json_integer_value(json_object_get(at, "attempt")) == current)
+            exit_code = json_object_get(at, "exit_code");
+    }
+    char code[48] = "";
+    if (json_is_integer(exit_code) && strcmp(state, "Succeeded") != 0)
+        snprintf(code, sizeof(code), " (exit code %" JSON_INTEGER_FORMAT ")",
+                 json_integer_value(exit_code));
+    tau_note(ctx, "Run %s %s%s%s%s.", id, state, reason ? ": " : "", reason ? reason : "", code);
 }
 
 int tau_cmd_run(tau_ctx_t *ctx, const tau_args_t *a)
@@ -214,7 +273,9 @@ int tau_cmd_run(tau_ctx_t *ctx, const tau_args_t *a)
      * --idempotency-key) finds the run the first attempt created */
     char key[TG_UUID_LEN + 1];
     tg_uuid_v4(key);
-    rc = submit_send(ctx, &s, "/runs", key_arg ? key_arg : key, &out, NULL);
+    tau_api_meta_t meta;
+    rc = submit_send(ctx, &s, "/runs", key_arg ? key_arg : key, &out, &meta);
+    json_decref(meta.problem);
     if (rc != TAU_EXIT_OK)
         goto out;
     submit_warnings(ctx, out, s.pack.spec_path);
@@ -226,18 +287,22 @@ int tau_cmd_run(tau_ctx_t *ctx, const tau_args_t *a)
     if (!tau_out_structured(ctx, out))
         printf("%s\n", id);
     fflush(stdout);
-    tau_note(ctx, "Submitted %s%s%s to workspace %s (state %s).",
-             s.pack.run_name ? "run " : "a run", s.pack.run_name ? s.pack.run_name : "", "", s.ws,
-             json_string_value(json_object_get(out, "state")) ?: "Accepted");
+    const char *state = json_string_value(json_object_get(out, "state"));
+    if (meta.replayed)
+        /* the key was used before: this is that run, not a new one */
+        tau_note(ctx,
+                 "Replayed: idempotency key %s was already used for run %s (state %s); "
+                 "nothing new was submitted.",
+                 key_arg ? key_arg : key, id, state ? state : "?");
+    else
+        tau_note(ctx, "Submitted %s%s to workspace %s (state %s).",
+                 s.pack.run_name ? "run " : "a run", s.pack.run_name ? s.pack.run_name : "", s.ws,
+                 state ? state : "Accepted");
     if (!tau_flag(a, "wait"))
         goto out;
     rc = tau_follow_run(ctx, id, interval, timeout, 1, &fin);
-    if (fin) {
-        const char *state = json_string_value(json_object_get(fin, "state"));
-        const char *reason = json_string_value(json_object_get(fin, "reason"));
-        if (tau_state_terminal(state))
-            tau_note(ctx, "Run %s %s%s%s.", id, state, reason ? ": " : "", reason ? reason : "");
-    }
+    if (fin)
+        submit_final_note(ctx, id, fin);
 out:
     json_decref(fin);
     json_decref(out);

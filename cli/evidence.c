@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -177,29 +178,167 @@ static int ev_hex_value(char c)
                                   : -1;
 }
 
-int tau_evidence_verify(const json_t *ev, const char *keydoc, size_t len, tau_evidence_check_t *c)
+/* ---- the checks ----------------------------------------------------------------------- */
+
+typedef struct {
+    FILE *out;
+    int failed;
+    char *why;
+    size_t whylen;
+} ev_report_t;
+
+static void ev_line(ev_report_t *r, int ok, const char *check, const char *fmt, ...)
+    TG_PRINTF(4, 5);
+static void ev_line(ev_report_t *r, int ok, const char *check, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (r->out) {
+        fprintf(r->out, "%-4s %s: ", ok ? "ok" : "FAIL", check);
+        tau_print_clean(r->out, msg);
+        fputc('\n', r->out);
+    }
+    if (!ok && !r->failed++)
+        snprintf(r->why, r->whylen, "%s: %s", check, msg);
+}
+
+static const char *ev_str(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static int ev_streq(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+void tau_evidence_event_hash(const char *prev_hash, const char *run_id, const json_t *ev,
+                             char out[65])
+{
+    const json_t *data = json_object_get(ev, "data");
+    json_t *o =
+        json_pack("{s:s, s:O, s:s?, s:s?, s:s?, s:s?, s:s, s:o}", "run_id", run_id, "seq",
+                  json_object_get(ev, "seq"), "at", ev_str(ev, "at"), "state", ev_str(ev, "state"),
+                  "reason", ev_str(ev, "reason"), "message", ev_str(ev, "message"), "source",
+                  ev_str(ev, "source") ? ev_str(ev, "source") : "", "data",
+                  json_is_object(data) ? json_incref((json_t *)data) : json_object());
+    char *canon = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+    json_decref(o);
+    tg_buf_t b;
+    tg_buf_init(&b, 0);
+    if (!canon || tg_buf_printf(&b, "%s\n%s", prev_hash, canon) != TG_OK)
+        snprintf(out, 65, "(unhashable)");
+    else
+        tg_sha256_hex(b.data, b.len, out);
+    tg_buf_clean(&b);
+    free(canon);
+}
+
+/* record.history: seq 1..n, each prev_hash the hash before it, each hash
+ * recomputed from its fields, and record.chain {events: n, head}. */
+static void ev_check_history(ev_report_t *r, const json_t *record, const char *run_id)
+{
+    const json_t *hist = json_object_get(record, "history");
+    const json_t *chain = json_object_get(record, "chain");
+    if (!json_is_array(hist) || json_array_size(hist) == 0) {
+        ev_line(r, 0, "history", "the record has no event history to check");
+        return;
+    }
+    int bad = r->failed;
+    const char *prev = NULL;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(hist, i, e)
+    {
+        json_int_t seq = json_integer_value(json_object_get(e, "seq"));
+        const char *ph = ev_str(e, "prev_hash"), *hash = ev_str(e, "hash");
+        if (seq != (json_int_t)i + 1) {
+            ev_line(r, 0, "history",
+                    "event %zu has seq %" JSON_INTEGER_FORMAT ": events are missing or were "
+                    "inserted",
+                    i + 1, seq);
+            return;
+        }
+        if (i == 0 ? ph && *ph : !ev_streq(ph, prev))
+            ev_line(r, 0, "history",
+                    "seq %" JSON_INTEGER_FORMAT ": prev_hash %.16s does not link to the hash "
+                    "before it %.16s",
+                    seq, ph ? ph : "", prev ? prev : "");
+        char want[65];
+        tau_evidence_event_hash(ph ? ph : "", run_id, e, want);
+        if (!ev_streq(hash, want))
+            ev_line(r, 0, "history",
+                    "seq %" JSON_INTEGER_FORMAT " (%s): its fields hash to %.16s but its hash is "
+                    "%.16s (the event was edited)",
+                    seq, ev_str(e, "state") ? ev_str(e, "state") : "-", want, hash ? hash : "");
+        prev = hash;
+    }
+    size_t n = json_array_size(hist);
+    if (json_integer_value(json_object_get(chain, "events")) != (json_int_t)n ||
+        !ev_streq(ev_str(chain, "head"), prev))
+        ev_line(r, 0, "history",
+                "chain says %" JSON_INTEGER_FORMAT " events with head %.16s, the "
+                "history has %zu with head %.16s",
+                json_integer_value(json_object_get(chain, "events")),
+                ev_str(chain, "head") ? ev_str(chain, "head") : "", n, prev ? prev : "");
+    if (r->failed == bad)
+        ev_line(r, 1, "history", "%zu events form an intact chain (head %.16s)", n, prev);
+}
+
+/* The record is about the run asked for and names the seal of its envelope. */
+static void ev_check_seal(ev_report_t *r, const json_t *ev, const json_t *record,
+                          const char *run_id)
+{
+    const json_t *seal = json_object_get(record, "seal");
+    const char *rec_run = ev_str(json_object_get(record, "run"), "id");
+    int bad = r->failed;
+    if (!ev_streq(rec_run, run_id))
+        ev_line(r, 0, "seal", "the record is about run %s, not %s", rec_run ? rec_run : "(none)",
+                run_id);
+    if (ev_str(ev, "run_id") && !ev_streq(ev_str(ev, "run_id"), run_id))
+        ev_line(r, 0, "seal", "the envelope is about run %s, not %s", ev_str(ev, "run_id"), run_id);
+    static const char *const same[][2] = {
+        {"key_id", "key_id"}, {"sealed_at", "sealed_at"}, {"algorithm", "algorithm"}};
+    for (size_t i = 0; i < TG_ARRAY_LEN(same); i++) {
+        const char *outer = ev_str(ev, same[i][0]), *inner = ev_str(seal, same[i][1]);
+        if (seal && outer && !ev_streq(outer, inner))
+            ev_line(r, 0, "seal", "the envelope says %s %s, the signed record %s", same[i][0],
+                    outer, inner ? inner : "(none)");
+    }
+    if (r->failed == bad)
+        ev_line(r, 1, "seal", "run %s%s%s%s%s", run_id,
+                ev_str(seal, "sealed_at") ? " sealed at " : "",
+                ev_str(seal, "sealed_at") ? ev_str(seal, "sealed_at") : "",
+                ev_str(seal, "key_id") ? " with key " : "",
+                ev_str(seal, "key_id") ? ev_str(seal, "key_id") : "");
+}
+
+int tau_evidence_verify(const json_t *ev, const char *run_id, const char *keydoc, size_t len,
+                        FILE *report, char *why, size_t whylen)
 {
     const tau_evidence_format_t *f = &tau_evidence_format;
-    memset(c, 0, sizeof(*c));
-    int rc = -1;
+    ev_report_t r = {report, 0, why, whylen};
+    why[0] = '\0';
     char *canon = NULL;
     size_t canon_len = 0;
     unsigned char *sig = NULL;
     EVP_PKEY *key = NULL;
+    char digest[65] = "", kwhy[256] = "";
     const json_t *record = json_object_get(ev, f->record_field);
-    const char *want = json_string_value(json_object_get(ev, f->sha256_field));
-    const char *sig_b64 = json_string_value(json_object_get(ev, f->signature_field));
-    const char *key_id = json_string_value(json_object_get(ev, f->key_id_field));
-    const json_t *sealed = json_object_get(ev, f->sealed_field);
-    if (json_is_false(sealed)) {
-        const char *d = json_string_value(json_object_get(ev, "detail"));
-        snprintf(c->why, sizeof(c->why), "the evidence is not sealed yet%s%s", d ? ": " : "",
-                 d ? d : "");
+    const char *want = ev_str(ev, f->sha256_field);
+    const char *sig_b64 = ev_str(ev, f->signature_field);
+    const char *key_id = ev_str(ev, f->key_id_field);
+    if (json_is_false(json_object_get(ev, f->sealed_field))) {
+        const char *d = ev_str(ev, "detail");
+        ev_line(&r, 0, "seal", "the evidence is not sealed yet%s%s", d ? ": " : "", d ? d : "");
         goto out;
     }
-    if (!record || !want || !sig_b64) {
-        snprintf(c->why, sizeof(c->why), "the evidence lacks %s, %s or %s", f->record_field,
-                 f->sha256_field, f->signature_field);
+    if (!json_is_object(record) || !want || !sig_b64) {
+        ev_line(&r, 0, "record", "the evidence lacks %s, %s or %s", f->record_field,
+                f->sha256_field, f->signature_field);
         goto out;
     }
     if (strncmp(want, "sha256:", 7) == 0)
@@ -207,14 +346,14 @@ int tau_evidence_verify(const json_t *ev, const char *keydoc, size_t len, tau_ev
     const json_t *ctext = json_object_get(ev, f->canonical_field);
     if (json_is_string(ctext)) {
         /* hash the signed bytes themselves; the record shown must be them */
-        canon = tg_xstrndup(json_string_value(ctext), json_string_length(ctext));
         canon_len = json_string_length(ctext);
+        canon = tg_xstrndup(json_string_value(ctext), canon_len);
         json_t *parsed = json_loadb(canon, canon_len, 0, NULL);
-        int same = parsed && json_equal(parsed, record);
+        int same = parsed && json_equal(parsed, (json_t *)record);
         json_decref(parsed);
         if (!same) {
-            snprintf(c->why, sizeof(c->why), "%s does not match the signed %s text",
-                     f->record_field, f->canonical_field);
+            ev_line(&r, 0, "record", "%s does not match the signed %s text", f->record_field,
+                    f->canonical_field);
             goto out;
         }
     } else {
@@ -222,59 +361,61 @@ int tau_evidence_verify(const json_t *ev, const char *keydoc, size_t len, tau_ev
         canon_len = canon ? strlen(canon) : 0;
     }
     if (!canon) {
-        snprintf(c->why, sizeof(c->why), "the record cannot be serialised");
+        ev_line(&r, 0, "record", "the record cannot be serialised");
         goto out;
     }
-    tg_sha256_hex(canon, canon_len, c->digest);
-    if (strcasecmp(c->digest, want) != 0) {
-        snprintf(c->why, sizeof(c->why),
-                 "sha256 mismatch: the record hashes to %s but the evidence says %.64s", c->digest,
-                 want);
+    tg_sha256_hex(canon, canon_len, digest);
+    if (strcasecmp(digest, want) != 0) {
+        ev_line(&r, 0, "record",
+                "sha256 mismatch: the record hashes to %s but the evidence says %.64s", digest,
+                want);
         goto out;
     }
-    c->digest_ok = 1;
+    ev_line(&r, 1, "record", "sha256 %s matches the canonical text (%zu bytes)", digest, canon_len);
+    ev_check_seal(&r, ev, record, run_id);
     size_t siglen = 0;
     sig = ev_b64_decode(sig_b64, &siglen);
     if (!sig || siglen != 64) {
-        snprintf(c->why, sizeof(c->why), "the signature is not 64 bytes of base64");
-        goto out;
+        ev_line(&r, 0, "signature", "the signature is not 64 bytes of base64");
+        goto history;
     }
-    key = ev_find_key(keydoc, len, key_id, c->why, sizeof(c->why));
-    if (!key)
-        goto out;
+    key = ev_find_key(keydoc, len, key_id, kwhy, sizeof(kwhy));
+    if (!key) {
+        ev_line(&r, 0, "signature", "%s", kwhy);
+        goto history;
+    }
     if (EVP_PKEY_id(key) != EVP_PKEY_ED25519) {
-        snprintf(c->why, sizeof(c->why), "the public key is not an Ed25519 key");
-        goto out;
+        ev_line(&r, 0, "signature", "the public key is not an Ed25519 key");
+        goto history;
     }
     unsigned char raw[32];
     for (int i = 0; i < 32; i++)
-        raw[i] = (unsigned char)(ev_hex_value(c->digest[2 * i]) << 4 |
-                                 ev_hex_value(c->digest[2 * i + 1]));
-    if (ev_verify_sig(key, sig, siglen, canon, canon_len))
-        snprintf(c->signed_as, sizeof(c->signed_as), "canonical JSON");
-    else if (ev_verify_sig(key, sig, siglen, c->digest, 64))
-        snprintf(c->signed_as, sizeof(c->signed_as), "hex digest");
-    else if (ev_verify_sig(key, sig, siglen, raw, sizeof(raw)))
-        snprintf(c->signed_as, sizeof(c->signed_as), "raw digest");
-    else {
-        snprintf(c->why, sizeof(c->why), "the Ed25519 signature does not verify%s%s",
-                 key_id ? " with key " : "", key_id ? key_id : "");
-        goto out;
-    }
-    c->signature_ok = 1;
-    rc = 0;
+        raw[i] =
+            (unsigned char)(ev_hex_value(digest[2 * i]) << 4 | ev_hex_value(digest[2 * i + 1]));
+    const char *signed_as = ev_verify_sig(key, sig, siglen, canon, canon_len)   ? "canonical JSON"
+                            : ev_verify_sig(key, sig, siglen, digest, 64)       ? "hex digest"
+                            : ev_verify_sig(key, sig, siglen, raw, sizeof(raw)) ? "raw digest"
+                                                                                : NULL;
+    if (signed_as)
+        ev_line(&r, 1, "signature", "Ed25519 over the %s%s%s", signed_as, key_id ? ", key " : "",
+                key_id ? key_id : "");
+    else
+        ev_line(&r, 0, "signature", "the Ed25519 signature does not verify%s%s",
+                key_id ? " with key " : "", key_id ? key_id : "");
+history:
+    ev_check_history(&r, record, run_id);
 out:
     EVP_PKEY_free(key);
     free(sig);
     free(canon);
-    return rc;
+    return r.failed ? -1 : 0;
 }
 
 /* ---- the command ---------------------------------------------------------------- */
 
 const tau_opt_t tau_opts_evidence[] = {
-    {"verify", 0, NULL, "check the sha256 digest and the Ed25519 signature"},
-    {"out", 'o', "FILE", "write the evidence JSON to FILE (use --output for json/yaml)"},
+    {"verify", 0, NULL, "check the digest, the signature, the seal and the event hash chain"},
+    {"out-file", 0, "FILE", "write the evidence JSON to FILE instead of stdout"},
     {"key", 0, "FILE", "verify with this public key (PEM or JSON) instead of the gateway's"},
     {NULL, 0, NULL, NULL},
 };
@@ -310,6 +451,19 @@ static int ev_fetch_key(tau_ctx_t *ctx, const tau_args_t *a, char **doc, size_t 
     return rc;
 }
 
+static int ev_write_file(tau_ctx_t *ctx, const char *file, const json_t *ev)
+{
+    FILE *f = fopen(file, "w");
+    if (!f || json_dumpf(ev, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF) {
+        if (f)
+            fclose(f);
+        return tau_fail(ctx, TAU_EXIT_USAGE, "cannot write %s", file);
+    }
+    if (fclose(f) != 0)
+        return tau_fail(ctx, TAU_EXIT_USAGE, "cannot write %s", file);
+    return TAU_EXIT_OK;
+}
+
 int tau_cmd_evidence(tau_ctx_t *ctx, const tau_args_t *a)
 {
     tau_url_t u;
@@ -324,41 +478,27 @@ int tau_cmd_evidence(tau_ctx_t *ctx, const tau_args_t *a)
     tau_url_clean(&u);
     if (rc != TAU_EXIT_OK)
         goto out;
-    const char *file = tau_arg(a, "out");
-    if (file) {
-        FILE *f = fopen(file, "w");
-        if (!f || json_dumpf(ev, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF) {
-            if (f)
-                fclose(f);
-            rc = tau_fail(ctx, TAU_EXIT_USAGE, "cannot write %s", file);
-            goto out;
-        }
-        if (fclose(f) != 0) {
-            rc = tau_fail(ctx, TAU_EXIT_USAGE, "cannot write %s", file);
-            goto out;
-        }
-    } else if (!tau_out_structured(ctx, ev)) {
-        tau_out_json(stdout, ev);
-    }
-    if (!tau_flag(a, "verify"))
+    const char *file = tau_arg(a, "out-file");
+    if (file)
+        rc = ev_write_file(ctx, file, ev);
+    else if (!tau_out_structured(ctx, ev))
+        tau_out_json(stdout, ev); /* the record has no table view: JSON it is */
+    if (rc != TAU_EXIT_OK || !tau_flag(a, "verify"))
         goto out;
     rc = ev_fetch_key(ctx, a, &keydoc, &keylen);
     if (rc != TAU_EXIT_OK)
         goto out;
-    tau_evidence_check_t c;
+    /* the report goes where it does not mix with the record */
     FILE *rep = file ? stdout : stderr;
-    if (tau_evidence_verify(ev, keydoc, keylen, &c) != 0) {
-        if (c.digest_ok)
-            fprintf(rep, "sha256     ok (%s)\n", c.digest);
-        rc = tau_fail(ctx, TAU_EXIT_RUN_FAILED, "the evidence does not verify: %s", c.why);
+    char why[800];
+    fflush(stdout);
+    if (tau_evidence_verify(ev, a->pos[0], keydoc, keylen, rep, why, sizeof(why)) != 0) {
+        rc = tau_fail(ctx, TAU_EXIT_RUN_FAILED, "the evidence does not verify: %s", why);
         goto out;
     }
-    const char *kid = json_string_value(json_object_get(ev, tau_evidence_format.key_id_field));
-    fprintf(rep, "sha256     ok (%s)\n", c.digest);
-    fprintf(rep, "signature  ok (Ed25519 over the %s%s", c.signed_as, kid ? ", key " : "");
-    tau_print_clean(rep, kid ? kid : "");
-    fputs(")\n", rep);
-    fprintf(rep, "Evidence for run %s verified.\n", a->pos[0]);
+    fprintf(rep, "Evidence for run ");
+    tau_print_clean(rep, a->pos[0]);
+    fprintf(rep, " verified.\n");
 out:
     free(keydoc);
     json_decref(ev);

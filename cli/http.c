@@ -17,6 +17,7 @@
 #define HTTP_URL_MAX      (16 * 1024)
 #define HTTP_RETRY_CAP_MS 10000
 #define HTTP_PROGRESS_MIN (8 * 1024) /* smaller uploads finish before a line helps */
+#define HTTP_HEADERS_MAX  (64 * 1024)
 
 /* ---- URLs ------------------------------------------------------------------ */
 
@@ -82,11 +83,13 @@ void tau_http_resp_init(tau_http_resp_t *r)
 {
     memset(r, 0, sizeof(*r));
     tg_buf_init(&r->body, TAU_HTTP_MAX_BODY);
+    tg_buf_init(&r->headers, HTTP_HEADERS_MAX);
 }
 
 void tau_http_resp_clean(tau_http_resp_t *r)
 {
     tg_buf_clean(&r->body);
+    tg_buf_clean(&r->headers);
 }
 
 int tau_http_exit_code(long status)
@@ -160,6 +163,12 @@ static size_t http_header(char *p, size_t size, size_t n, void *arg)
 {
     http_xfer_t *x = arg;
     size_t len = size * n;
+    if (x->rq->keep_headers) {
+        if (len > 5 && strncmp(p, "HTTP/", 5) == 0)
+            tg_buf_reset(&x->resp->headers); /* a new answer (after a 100 Continue) */
+        if (tg_buf_append(&x->resp->headers, p, len) != TG_OK)
+            return 0;
+    }
     const char *colon = memchr(p, ':', len);
     if (!colon)
         return len;
@@ -170,6 +179,10 @@ static size_t http_header(char *p, size_t size, size_t n, void *arg)
         http_copy_header(x->resp->content_type, sizeof(x->resp->content_type), v, vlen);
     } else if (klen == 12 && strncasecmp(p, "X-Request-Id", 12) == 0) {
         http_copy_header(x->resp->request_id, sizeof(x->resp->request_id), v, vlen);
+    } else if (klen == 20 && strncasecmp(p, "Idempotency-Replayed", 20) == 0) {
+        char tmp[16];
+        http_copy_header(tmp, sizeof(tmp), v, vlen);
+        x->resp->replayed = strcasecmp(tmp, "true") == 0;
     } else if (klen == 11 && strncasecmp(p, "Retry-After", 11) == 0) {
         char tmp[32];
         http_copy_header(tmp, sizeof(tmp), v, vlen);
@@ -246,7 +259,9 @@ static CURLcode http_once(const tau_ctx_t *ctx, const tau_http_req_t *rq, const 
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     /* never send the bearer token on to another host */
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    if (strcmp(rq->method, "GET") != 0)
+    if (strcmp(rq->method, "HEAD") == 0)
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L); /* no body follows: do not wait for one */
+    else if (strcmp(rq->method, "GET") != 0)
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
     if (rq->body || strcmp(rq->method, "POST") == 0 || strcmp(rq->method, "PATCH") == 0 ||
         strcmp(rq->method, "PUT") == 0) {
@@ -304,6 +319,8 @@ int tau_http_do(const tau_ctx_t *ctx, const tau_http_req_t *rq, tau_http_resp_t 
         if (tg_buf_printf(&h, "Idempotency-Key: %s", rq->idempotency_key) == TG_OK)
             hdrs = curl_slist_append(hdrs, h.data);
     }
+    for (const char *const *x = rq->headers; x && *x; x++)
+        hdrs = curl_slist_append(hdrs, *x);
     /* curl would otherwise send "Expect: 100-continue" for larger uploads */
     hdrs = curl_slist_append(hdrs, "Expect:");
     if (ctx->token && *ctx->token) {
@@ -321,7 +338,9 @@ int tau_http_do(const tau_ctx_t *ctx, const tau_http_req_t *rq, tau_http_resp_t 
     for (int i = 0; i < attempts; i++) {
         http_xfer_t x = {.rq = rq, .resp = resp, .retry_after_s = -1, .progress = progress};
         tg_buf_reset(&resp->body);
+        tg_buf_reset(&resp->headers);
         resp->content_type[0] = resp->request_id[0] = resp->error[0] = '\0';
+        resp->replayed = 0;
         uint64_t t0 = tg_now_mono_us();
         CURLcode cc = http_once(ctx, rq, url.data, hdrs, resp, &x);
         tau_progress_clear(progress);
@@ -367,12 +386,12 @@ out:
 /* ---- JSON API ---------------------------------------------------------------- */
 
 int tau_api_req(const tau_ctx_t *ctx, const tau_http_req_t *rq, const char *file, json_t **out,
-                long *status)
+                tau_api_meta_t *meta)
 {
     if (out)
         *out = NULL;
-    if (status)
-        *status = 0;
+    if (meta)
+        memset(meta, 0, sizeof(*meta));
     if (!rq->path)
         return tau_fail(ctx, TAU_EXIT_USAGE, "an argument is too long for a request URL");
     if (!ctx->gateway)
@@ -386,11 +405,15 @@ int tau_api_req(const tau_ctx_t *ctx, const tau_http_req_t *rq, const char *file
                       resp.error);
         goto out;
     }
-    if (status)
-        *status = resp.status;
+    if (meta) {
+        meta->status = resp.status;
+        meta->replayed = resp.replayed;
+    }
     rc = tau_http_exit_code(resp.status);
     if (rc != TAU_EXIT_OK) {
         tau_problem_print(ctx, &resp, file);
+        if (meta && resp.body.len)
+            meta->problem = json_loadb(resp.body.data, resp.body.len, 0, NULL);
         goto out;
     }
     if (resp.error[0]) { /* a stream that started and then broke */

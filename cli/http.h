@@ -31,8 +31,10 @@ typedef struct tau_http_req_s {
     const char *idempotency_key; /* sent as Idempotency-Key; makes a POST retryable */
     tau_http_sink_fn sink;       /* stream 2xx bodies here instead of buffering */
     void *sink_arg;
-    int upload_progress; /* show upload progress on stderr (terminal only) */
-    long timeout_s;      /* 0: 120 s; -1: none (follow streams) */
+    int upload_progress;        /* show upload progress on stderr (terminal only) */
+    long timeout_s;             /* 0: 120 s; -1: none (follow streams) */
+    const char *const *headers; /* more "Name: value" lines (NULL-terminated), or NULL */
+    int keep_headers;           /* keep the answer's header lines in resp->headers */
 } tau_http_req_t;
 
 typedef struct tau_http_resp_s {
@@ -40,7 +42,9 @@ typedef struct tau_http_resp_s {
     tg_buf_t body; /* the body, unless streamed into a sink */
     char content_type[128];
     char request_id[130];
-    char error[256]; /* transport error text when status is 0 */
+    char error[256];  /* transport error text when status is 0 */
+    int replayed;     /* Idempotency-Replayed: true (a repeat of an earlier request) */
+    tg_buf_t headers; /* the status line and header lines, with keep_headers */
 } tau_http_resp_t;
 
 void tau_http_resp_init(tau_http_resp_t *r);
@@ -63,10 +67,17 @@ int tau_api(const tau_ctx_t *ctx, const char *method, const char *path, const js
 int tau_api_file(const tau_ctx_t *ctx, const char *method, const char *path, const json_t *body,
                  const char *file, json_t **out);
 
-/* Like tau_api for a prepared request; also returns the HTTP status in
- * *status when not NULL (0 when no answer came). */
+/* What tau_api_req learnt besides the body. */
+typedef struct tau_api_meta_s {
+    long status;     /* the HTTP status; 0 when no answer came */
+    int replayed;    /* the answer repeats an earlier request's (Idempotency-Key) */
+    json_t *problem; /* a failure's problem document (new reference), or NULL */
+} tau_api_meta_t;
+
+/* Like tau_api for a prepared request; fills *meta when not NULL (the
+ * caller json_decref()s meta->problem). */
 int tau_api_req(const tau_ctx_t *ctx, const tau_http_req_t *rq, const char *file, json_t **out,
-                long *status);
+                tau_api_meta_t *meta);
 
 /* GET a list at `path` (which may carry a query), following next_cursor
  * when `all`. Appends the items to *items (a new array) and stores the

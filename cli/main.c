@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "config.h"
+#include "jsonpath.h"
 #include "output.h"
 
 /* ---- messages ----------------------------------------------------------------- */
@@ -83,8 +84,12 @@ static const tau_cmd_t tau_root_subs[] = {
      tau_cmd_workspaces, NULL, 0, 0, NULL, TAU_NEEDS_GW},
     {"validate", "Check a tau.yaml on the server without running it", "validate [FILE] -w WS",
      "Packs FILE (default ./tau.yaml) and the files it names exactly as `tau run`\n"
-     "does and asks the gateway to validate and resolve it. Problems print as\n"
-     "FILE:LINE:COLUMN: path: message. Exit 0 when valid, 3 when not.",
+     "does and asks the gateway to validate and resolve it. Problems print on\n"
+     "stderr as FILE:LINE:COLUMN: path: message; with -o json (or yaml,\n"
+     "jsonpath) the answer is printed on stdout: the resolved spec when it is\n"
+     "valid, the problem document when not. Exit 0 when valid; 2 when the file\n"
+     "cannot be read or packed (not YAML, a missing entrypoint: found before\n"
+     "sending); 3 when the gateway finds problems; 4 or 5 as for any command.",
      tau_opts_validate, tau_cmd_validate, NULL, 0, 1, NULL, 0},
     {"run", "Submit a tau.yaml as a run", "run [FILE] -w WS [--wait]",
      "Reads FILE (default ./tau.yaml; a folder means its tau.yaml) and packs its\n"
@@ -93,9 +98,12 @@ static const tau_cmd_t tau_root_subs[] = {
      "(stored zip, at most 45 KiB, leaving out run.working_dir_excludes, .git,\n"
      "__pycache__ and *.pyc; TAU_MAX_PROJECT_BYTES changes the limit). It sends\n"
      "them with an Idempotency-Key so that retries are safe and prints the\n"
-     "run id. With --wait, follows the run to its end: exit 0 when it succeeded,\n"
-     "1 when it failed or was cancelled. The workspace defaults to -w, then\n"
-     "policy.workspace in the file, TAU_WORKSPACE and the config's.",
+     "run id. A repeat with the same --idempotency-key prints the first run's\n"
+     "id and says it is a replay. With --wait, follows the run to its end and\n"
+     "prints how it ended (with the exit code of a failed run's container):\n"
+     "exit 0 when it succeeded, 1 when it failed, was cancelled or --timeout\n"
+     "passed. Exit 2 when FILE cannot be read or packed. The workspace defaults\n"
+     "to -w, then policy.workspace in the file, TAU_WORKSPACE and the config's.",
      tau_opts_run, tau_cmd_run, NULL, 0, 1, NULL, 0},
     {"runs", "List a workspace's runs", "runs -w WS [--state S] [--owner O] [--limit N] [--all]",
      NULL, tau_opts_runs, tau_cmd_runs, NULL, 0, 0, NULL, TAU_NEEDS_GW},
@@ -118,13 +126,20 @@ static const tau_cmd_t tau_root_subs[] = {
      "--name, every point of that metric.",
      tau_opts_metrics, tau_cmd_metrics, NULL, 1, 1, NULL, TAU_NEEDS_GW},
     {"evidence", "Fetch (and verify) a run's sealed evidence record",
-     "evidence RUN [--verify] [-o FILE]",
-     "Prints the evidence record as JSON (or writes it to FILE). With --verify,\n"
-     "fetches the gateway's public key (GET /v1/evidence/public-key) and checks\n"
-     "that sha256 matches the canonical JSON of `record` (sorted keys, compact)\n"
-     "and that `signature` is a valid Ed25519 signature by key `key_id`. Exit 0\n"
-     "when it verifies, 1 when it does not. --key FILE pins a key instead.",
+     "evidence RUN [--verify] [--out-file FILE] [--key FILE]",
+     "Prints the evidence record as JSON (-o yaml or jsonpath= as usual), or\n"
+     "writes it to --out-file FILE. With --verify, fetches the gateway's public\n"
+     "key (GET /v1/evidence/public-key; --key FILE pins one instead) and checks,\n"
+     "as docs/evidence.md describes: the sha256 of the signed canonical text;\n"
+     "that the record is about RUN and names the envelope's key, algorithm and\n"
+     "seal time; the Ed25519 signature; and that the record's event history is\n"
+     "an intact hash chain ending at its chain head. One line per check goes\n"
+     "to stderr (stdout with --out-file). Exit 0 when it verifies, 1 when not.",
      tau_opts_evidence, tau_cmd_evidence, NULL, 1, 1, NULL, TAU_NEEDS_GW},
+    {"checkpoints", "List the checkpoints a run reported", "checkpoints RUN",
+     "One line per checkpoint (attempt, step, path, time), as the workload\n"
+     "reported them (docs/workload-markers.md); a resume starts from the latest.",
+     tau_opts_checkpoints, tau_cmd_checkpoints, NULL, 1, 1, NULL, TAU_NEEDS_GW},
     {"quota", "Show a workspace's queues, quota and usage", "quota -w WS", NULL, tau_opts_ws,
      tau_cmd_quota, NULL, 0, 0, NULL, TAU_NEEDS_GW},
     {"queues", "Show a workspace's queues (same as quota)", "queues -w WS", NULL, tau_opts_ws,
@@ -135,6 +150,26 @@ static const tau_cmd_t tau_root_subs[] = {
      tau_token_subs, 0, 0, NULL, 0},
     {"admin", "Platform administration", "admin <resource> <verb>", NULL, NULL, NULL,
      tau_admin_subs, 0, 0, NULL, 0},
+    {"api", "Send any request with the configured credentials", "api [METHOD] PATH [flags]",
+     "In the manner of `gh api`: prints the answer as it came (JSON pretty-\n"
+     "printed, or in the -o format), also for an error, whose status sets the\n"
+     "exit code. -f key=value (string) and -F key=value (true, false, null, a\n"
+     "number, @FILE) become the query of a GET or DELETE and a JSON body\n"
+     "otherwise; --input FILE sends a body as is. Without METHOD: GET, or POST\n"
+     "when there is a body. POSTs carry an Idempotency-Key.\n"
+     "Examples:\n"
+     "  tau api /v1/admin/fleet\n"
+     "  tau api POST /v1/admin/policies:reload\n"
+     "  tau api PATCH /v1/admin/workspaces/ray -F ttl_seconds=3600\n"
+     "  tau api /v1/admin/nodes -f health=Unhealthy --paginate",
+     tau_opts_api, tau_cmd_api, NULL, 1, 2, NULL, TAU_NEEDS_GW},
+    {"completion", "Print a shell completion script", "completion bash|zsh|fish",
+     "bash:  source <(tau completion bash)   (or save it in /etc/bash_completion.d/tau)\n"
+     "zsh:   tau completion zsh > \"${fpath[1]}/_tau\"   (then restart zsh)\n"
+     "fish:  tau completion fish > ~/.config/fish/completions/tau.fish\n"
+     "The script asks tau itself what can follow, so it always matches the\n"
+     "commands and options of the tau that is installed.",
+     tau_opts_none, tau_cmd_completion, NULL, 1, 1, NULL, 0},
     {"version", "Print the client's (and the gateway's) version", "version", NULL, tau_opts_none,
      tau_cmd_version, NULL, 0, 0, NULL, 0},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, 0},
@@ -146,9 +181,11 @@ static const tau_cmd_t tau_root = {
     "<command> [options]",
     "Environment: TAU_GATEWAY, TAU_TOKEN, TAU_WORKSPACE override the config;\n"
     "NO_COLOR turns colours off; TAU_RETRIES sets retries of safe requests (2).\n"
-    "Exit codes: 0 ok, 1 run failed (--wait) or evidence did not verify, 2 usage,\n"
-    "3 rejected by the server,"
-    " 4 authentication/permission, 5 network or server error.",
+    "Exit codes: 0 ok, 1 run failed (--wait) or evidence did not verify, 2 usage\n"
+    "or local input error (found before anything was sent), 3 rejected by the\n"
+    "server (4xx), 4 authentication/permission (401/403), 5 network or server\n"
+    "error (5xx). Output: -o table (default), wide, json, yaml or\n"
+    "jsonpath=TEMPLATE everywhere; files are written with --out-file.",
     NULL,
     NULL,
     tau_root_subs,
@@ -171,17 +208,9 @@ static char *tau_strip_slashes(const char *s)
 
 static int tau_setup(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    /* a command may use -o for something else (evidence -o FILE): then only
-     * --output names the format */
-    const char *fmt = tau_arg(a, "output");
-    if (!fmt || strcmp(fmt, "table") == 0 || strcmp(fmt, "wide") == 0)
-        ctx->fmt = TAU_FMT_TABLE;
-    else if (strcmp(fmt, "json") == 0)
-        ctx->fmt = TAU_FMT_JSON;
-    else if (strcmp(fmt, "yaml") == 0)
-        ctx->fmt = TAU_FMT_YAML;
-    else
-        return tau_usage_error(ctx, "unknown output format '%s' (use table, json or yaml)", fmt);
+    char ferr[512];
+    if (tau_out_parse_format(ctx, tau_arg(a, "output"), ferr, sizeof(ferr)) != 0)
+        return tau_usage_error(ctx, "%s", ferr);
     const char *nc = getenv("NO_COLOR");
     const char *term = getenv("TERM");
     int colour_ok = !(nc && *nc) && !tau_flag(a, "no-color") && !(term && !strcmp(term, "dumb"));
@@ -262,6 +291,8 @@ int main(int argc, char **argv)
     if (argc > 1 && (strcmp(argv[1], "--version") == 0))
         args[1] = "version";
     args[n] = NULL;
+    if (argc > 1 && strcmp(argv[1], "__complete") == 0) /* the completion scripts' helper */
+        return tau_complete(&tau_root, argc - 2, argv + 2);
     if (n == 1) {
         tau_cmd_help(&tau_root, "", stderr);
         return TAU_EXIT_USAGE;
@@ -276,5 +307,6 @@ int main(int argc, char **argv)
     tau_secret_free(ctx.token);
     free(ctx.workspace);
     free(ctx.config_path);
+    tau_jsonpath_free(ctx.jsonpath);
     return rc;
 }

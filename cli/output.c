@@ -7,7 +7,10 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "jsonpath.h"
 #include "table.h"
+
+#define TAU_OUT_JSONPATH_MAX (64u * 1024 * 1024)
 
 void tau_print_clean(FILE *f, const char *s)
 {
@@ -151,8 +154,51 @@ out:
     return rc;
 }
 
+int tau_out_parse_format(tau_ctx_t *ctx, const char *value, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        tau_fmt_e fmt;
+    } names[] = {{"table", TAU_FMT_TABLE},
+                 {"wide", TAU_FMT_WIDE},
+                 {"json", TAU_FMT_JSON},
+                 {"yaml", TAU_FMT_YAML}};
+    ctx->fmt = TAU_FMT_TABLE;
+    if (!value)
+        return 0;
+    for (size_t i = 0; i < TG_ARRAY_LEN(names); i++)
+        if (strcmp(value, names[i].name) == 0) {
+            ctx->fmt = names[i].fmt;
+            return 0;
+        }
+    if (strncmp(value, "jsonpath=", 9) == 0) {
+        char why[256];
+        tau_jsonpath_free(ctx->jsonpath);
+        ctx->jsonpath = tau_jsonpath_parse(value + 9, why, sizeof(why));
+        if (!ctx->jsonpath) {
+            snprintf(err, errlen, "-o %s: %s", value, why);
+            return -1;
+        }
+        ctx->fmt = TAU_FMT_JSONPATH;
+        return 0;
+    }
+    snprintf(err, errlen,
+             "unknown output format '%s' (use table, wide, json, yaml or jsonpath=TEMPLATE)",
+             value);
+    return -1;
+}
+
 int tau_out_structured(const tau_ctx_t *ctx, const json_t *v)
 {
+    if (ctx->fmt == TAU_FMT_JSONPATH) {
+        tg_buf_t b;
+        tg_buf_init(&b, TAU_OUT_JSONPATH_MAX);
+        if (tau_jsonpath_render(ctx->jsonpath, v, &b) != 0)
+            tau_warn(ctx, "the jsonpath output is cut at %u bytes", TAU_OUT_JSONPATH_MAX);
+        fwrite(b.data ? b.data : "", 1, b.len, stdout); /* no newline added, as kubectl */
+        tg_buf_clean(&b);
+        return 1;
+    }
     if (ctx->fmt == TAU_FMT_JSON) {
         tau_out_json(stdout, v);
         return 1;
@@ -335,24 +381,30 @@ void tau_out_items(const tau_ctx_t *ctx, const json_t *items, const tau_col_t *c
         tau_note(ctx, "No resources found.");
         return;
     }
-    const char *headers[32];
-    if (ncols > 32)
-        ncols = 32;
-    for (int i = 0; i < ncols; i++)
-        headers[i] = cols[i].header;
-    tau_table_t *t = tau_table_new(ncols, headers);
+    /* the columns shown: all with -o wide, else those not marked wide */
+    const tau_col_t *shown[32] = {NULL};
+    const char *headers[32] = {NULL};
+    int n = 0;
+    for (int i = 0; i < ncols && n < 32; i++)
+        if (!(cols[i].kind & TAU_COL_WIDE) || ctx->fmt == TAU_FMT_WIDE) {
+            shown[n] = &cols[i];
+            headers[n++] = cols[i].header;
+        }
+    tau_table_t *t = tau_table_new(n, headers);
+    for (int i = 0; i < n; i++)
+        if ((shown[i]->kind & TAU_COL_KIND_MASK) == TAU_COL_STATE)
+            tau_table_state_col(t, i);
     size_t r;
     json_t *item;
     char cells[32][256];
     json_array_foreach(items, r, item)
     {
         const char *row[32];
-        for (int i = 0; i < ncols; i++) {
-            tau_cell_text(tau_json_path(item, cols[i].key), cols[i].kind, cells[i],
+        for (int i = 0; i < n; i++) {
+            tau_cell_text(tau_json_path(item, shown[i]->key),
+                          (tau_col_kind_e)(shown[i]->kind & TAU_COL_KIND_MASK), cells[i],
                           sizeof(cells[i]));
             row[i] = cells[i];
-            if (cols[i].kind == TAU_COL_STATE)
-                tau_table_state_col(t, i);
         }
         tau_table_add(t, row);
     }

@@ -17,9 +17,13 @@
 void tau_out_json(FILE *f, const json_t *v);
 /* Print `v` (borrowed) as a YAML document. Returns 0 or -1 (emitter error). */
 int tau_out_yaml(FILE *f, const json_t *v);
-/* Print `v` in ctx->fmt when it is json or yaml and return 1; return 0 for
- * the table format (the caller prints its own view). */
+/* Print `v` in ctx->fmt when it is json, yaml or jsonpath and return 1;
+ * return 0 for the table and wide formats (the caller prints its own view). */
 int tau_out_structured(const tau_ctx_t *ctx, const json_t *v);
+
+/* Set ctx->fmt (and ctx->jsonpath) from an -o value: table, wide, json,
+ * yaml or jsonpath=TEMPLATE. Returns 0, or -1 with a message in err. */
+int tau_out_parse_format(tau_ctx_t *ctx, const char *value, char *err, size_t errlen);
 
 /* A column of a list view: header, dotted key path into each item, kind. */
 typedef enum {
@@ -30,14 +34,18 @@ typedef enum {
     TAU_COL_LONG,  /* free text, cut at 60 characters */
 } tau_col_kind_e;
 
+/* Or'ed into a column's kind: the column shows only with -o wide. */
+#define TAU_COL_WIDE      0x100u
+#define TAU_COL_KIND_MASK 0xffu
+
 typedef struct tau_col_s {
     const char *header;
     const char *key;
-    tau_col_kind_e kind;
+    unsigned kind; /* a tau_col_kind_e, maybe | TAU_COL_WIDE */
 } tau_col_t;
 
 /* A table of `items` (a borrowed array of objects) on stdout; "No resources
- * found." on stderr when empty. */
+ * found." on stderr when empty. Columns marked wide show with -o wide. */
 void tau_out_items(const tau_ctx_t *ctx, const json_t *items, const tau_col_t *cols, int ncols);
 
 /* The cell text of one value for a column into out. */

@@ -25,6 +25,22 @@
 
 static const char *const pack_default_excludes[] = {".git", "__pycache__", "*.pyc"};
 
+static void pack_problem(tau_pack_t *p, const char *ypath, int line, int col, const char *msg)
+{
+    if (!p->problems)
+        p->problems = json_array();
+    json_t *e = json_object();
+    json_object_set_new(e, "path", json_string(ypath ? ypath : ""));
+    if (line > 0) {
+        json_object_set_new(e, "line", json_integer(line));
+        json_object_set_new(e, "column", json_integer(col));
+    }
+    /* the message may quote file names that are not UTF-8 */
+    json_t *m = json_string(msg);
+    json_object_set_new(e, "message", m ? m : json_string("(a message that is not UTF-8)"));
+    json_array_append_new(p->problems, e);
+}
+
 void tau_pack_clean(tau_pack_t *p)
 {
     free(p->spec_path);
@@ -36,30 +52,28 @@ void tau_pack_clean(tau_pack_t *p)
         free(p->files[i].name);
         free(p->files[i].data);
     }
+    json_decref(p->problems);
     memset(p, 0, sizeof(*p));
 }
 
-/* "FILE:LINE:COLUMN: path: message" for a node (or just "FILE: ..."). */
-static int pack_error(const tau_ctx_t *ctx, const tau_pack_t *p, const yaml_node_t *n,
-                      const char *ypath, const char *fmt, ...) TG_PRINTF(5, 6);
+/* Record a problem with the submission (at a node of the tau.yaml when n is
+ * given) in p->problems, in the shape of a problem document's errors[]
+ * entry: {path, line, column, message}. Returns the exit code (2). */
+static int pack_error(const tau_ctx_t *ctx, tau_pack_t *p, const yaml_node_t *n, const char *ypath,
+                      const char *fmt, ...) TG_PRINTF(5, 6);
 
-static int pack_error(const tau_ctx_t *ctx, const tau_pack_t *p, const yaml_node_t *n,
-                      const char *ypath, const char *fmt, ...)
+static int pack_error(const tau_ctx_t *ctx, tau_pack_t *p, const yaml_node_t *n, const char *ypath,
+                      const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    int line, col;
-    tau_ydoc_pos(n, &line, &col);
+    int line = 0, col = 0;
     if (n)
-        fprintf(stderr, "%s:%d:%d: %s%s", p->spec_path, line, col, ypath ? ypath : "",
-                ypath ? ": " : "");
-    else
-        fprintf(stderr, "%s: %s%s", p->spec_path, ypath ? ypath : "", ypath ? ": " : "");
-    tau_print_clean(stderr, msg);
-    fputc('\n', stderr);
+        tau_ydoc_pos(n, &line, &col);
+    pack_problem(p, ypath, line, col, msg);
     (void)ctx;
     return TAU_EXIT_USAGE;
 }
@@ -365,8 +379,10 @@ static int pack_project(const tau_ctx_t *ctx, tau_pack_t *p, tau_ydoc_t *doc, co
     p->project_entries = z.count;
     size_t zlen = 0;
     char *zdata = tg_buf_steal(&z.out, &zlen);
-    if (pack_add_file(p, TAU_PACK_PROJECT_NAME, zdata, zlen) != 0)
+    if (pack_add_file(p, TAU_PACK_PROJECT_NAME, zdata, zlen) != 0) {
+        rc = pack_error(ctx, p, wd_node, "run.working_dir", "too many files to send");
         goto out;
+    }
     rc = 0;
 out:
     for (size_t i = 0; i < w.n; i++)
@@ -410,8 +426,10 @@ static yaml_node_t *pack_pip_mentions(tau_ydoc_t *doc)
     return NULL;
 }
 
-int tau_pack_load(const tau_ctx_t *ctx, const char *path, size_t project_max, tau_pack_t *p)
+int tau_pack_load(const tau_ctx_t *ctx, const char *path, size_t project_max, tau_pack_t *p,
+                  json_t **problems)
 {
+    *problems = NULL;
     memset(p, 0, sizeof(*p));
     tau_ydoc_t doc;
     memset(&doc, 0, sizeof(doc));
@@ -428,11 +446,12 @@ int tau_pack_load(const tau_ctx_t *ctx, const char *path, size_t project_max, ta
         dir = tg_xstrdup("/");
     }
     if (tau_read_file(path, PACK_SPEC_MAX, &p->spec, &p->spec_len, err, sizeof(err)) != 0) {
-        rc = tau_fail(ctx, TAU_EXIT_USAGE, "%s", err);
+        rc = pack_error(ctx, p, NULL, NULL, "%s", err);
         goto out;
     }
-    if (tau_ydoc_parse(&doc, p->spec, p->spec_len, err, sizeof(err)) != 0) {
-        fprintf(stderr, "%s:%s\n", path, err);
+    int line, col;
+    if (tau_ydoc_parse(&doc, p->spec, p->spec_len, err, sizeof(err), &line, &col) != 0) {
+        pack_problem(p, NULL, line, col, err);
         goto out;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc.doc);
@@ -469,8 +488,10 @@ int tau_pack_load(const tau_ctx_t *ctx, const char *path, size_t project_max, ta
             rc = pack_error(ctx, p, n, ep_path, "%s", full.data ? err : "path too long");
             goto out;
         }
-        if (pack_add_file(p, ep, data, len) != 0)
+        if (pack_add_file(p, ep, data, len) != 0) {
+            rc = pack_error(ctx, p, n, ep_path, "too many files to send");
             goto out;
+        }
     }
     yaml_node_t *pip = pack_pip_mentions(&doc);
     pack_join(&full, dir, TAU_PACK_REQUIREMENTS);
@@ -479,11 +500,13 @@ int tau_pack_load(const tau_ctx_t *ctx, const char *path, size_t project_max, ta
         char *data = NULL;
         size_t len = 0;
         if (tau_read_file(full.data, PACK_FILE_MAX, &data, &len, err, sizeof(err)) != 0) {
-            rc = tau_fail(ctx, TAU_EXIT_USAGE, "%s", err);
+            rc = pack_error(ctx, p, NULL, NULL, "%s", err);
             goto out;
         }
-        if (pack_add_file(p, TAU_PACK_REQUIREMENTS, data, len) != 0)
+        if (pack_add_file(p, TAU_PACK_REQUIREMENTS, data, len) != 0) {
+            rc = pack_error(ctx, p, NULL, NULL, "too many files to send");
             goto out;
+        }
     } else if (pip) {
         rc = pack_error(ctx, p, pip, "runtime.pip", "names %s but %s does not exist",
                         TAU_PACK_REQUIREMENTS, full.data ? full.data : TAU_PACK_REQUIREMENTS);
@@ -494,8 +517,13 @@ out:
     tau_ydoc_clean(&doc);
     tg_buf_clean(&full);
     free(dir);
-    if (rc != 0)
+    if (rc != 0) {
+        if (!p->problems)
+            pack_problem(p, NULL, 0, 0, "the submission cannot be packed");
+        *problems = p->problems;
+        p->problems = NULL;
         tau_pack_clean(p);
+    }
     return rc;
 }
 

@@ -20,6 +20,7 @@
 #ifndef TAU_PACK_H
 #define TAU_PACK_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "core/buf.h"
@@ -47,6 +48,7 @@ typedef struct tau_pack_s {
     tau_pack_file_t files[TAU_PACK_MAX_FILES];
     size_t nfiles;
     unsigned project_entries; /* files in the project archive */
+    json_t *problems;         /* while loading: what is wrong, as errors[] entries */
 } tau_pack_t;
 
 typedef enum {
@@ -54,9 +56,12 @@ typedef enum {
     TAU_ENC_JSON,
 } tau_enc_e;
 
-/* Read the tau.yaml at `path` and the files it names into p. Problems print
- * as FILE:LINE:COLUMN: messages; returns 0 or an exit code (2). */
-int tau_pack_load(const tau_ctx_t *ctx, const char *path, size_t project_max, tau_pack_t *p);
+/* Read the tau.yaml at `path` and the files it names into p. Returns 0, or
+ * an exit code (2) with what is wrong in *problems: a new array of problem
+ * document errors[] entries {path, line?, column?, message} (the caller
+ * prints them: tau_problem_entry). */
+int tau_pack_load(const tau_ctx_t *ctx, const char *path, size_t project_max, tau_pack_t *p,
+                  json_t **problems);
 void tau_pack_clean(tau_pack_t *p);
 
 /* The request body for p in `enc` into body; its Content-Type into ctype.

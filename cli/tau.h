@@ -23,9 +23,13 @@ enum {
 
 typedef enum {
     TAU_FMT_TABLE = 0,
+    TAU_FMT_WIDE, /* the table with more columns */
     TAU_FMT_JSON,
     TAU_FMT_YAML,
+    TAU_FMT_JSONPATH, /* ctx->jsonpath applied to what -o json prints */
 } tau_fmt_e;
+
+typedef struct tau_jsonpath_s tau_jsonpath_t;
 
 typedef struct tau_cmd_s tau_cmd_t;
 
@@ -36,13 +40,21 @@ typedef struct tau_ctx_s {
     char *workspace;   /* default workspace (flag > TAU_WORKSPACE > config) */
     char *config_path; /* the config file in use */
     tau_fmt_e fmt;
-    int color;            /* ANSI colour on stdout */
-    int color_err;        /* ANSI colour on stderr */
-    int stderr_tty;       /* progress output allowed */
-    int verbose;          /* -v: one line per request on stderr */
-    int retries;          /* retries for idempotent requests (TAU_RETRIES) */
-    const tau_cmd_t *cmd; /* the command being run */
+    tau_jsonpath_t *jsonpath; /* with TAU_FMT_JSONPATH */
+    int color;                /* ANSI colour on stdout */
+    int color_err;            /* ANSI colour on stderr */
+    int stderr_tty;           /* progress output allowed */
+    int verbose;              /* -v: one line per request on stderr */
+    int retries;              /* retries for idempotent requests (TAU_RETRIES) */
+    const tau_cmd_t *cmd;     /* the command being run */
+    const tau_cmd_t *root;    /* the whole tree (completion) */
 } tau_ctx_t;
+
+/* 1 for the formats that print tables and views for people (table, wide). */
+static inline int tau_fmt_human(const tau_ctx_t *ctx)
+{
+    return ctx->fmt == TAU_FMT_TABLE || ctx->fmt == TAU_FMT_WIDE;
+}
 
 /* Print "tau: error: ..." on stderr (red on a terminal). Returns `code`. */
 int tau_fail(const tau_ctx_t *ctx, int code, const char *fmt, ...) TG_PRINTF(3, 4);

@@ -43,9 +43,11 @@ out:
     return rc;
 }
 
-int tau_ydoc_parse(tau_ydoc_t *d, const char *text, size_t len, char *err, size_t errlen)
+int tau_ydoc_parse(tau_ydoc_t *d, const char *text, size_t len, char *err, size_t errlen, int *line,
+                   int *col)
 {
     memset(d, 0, sizeof(*d));
+    *line = *col = 0;
     d->text = tg_xstrndup(text, len);
     d->len = len;
     yaml_parser_t p;
@@ -56,27 +58,21 @@ int tau_ydoc_parse(tau_ydoc_t *d, const char *text, size_t len, char *err, size_
     yaml_parser_set_input_string(&p, (const unsigned char *)d->text, d->len);
     int rc = -1;
     if (!yaml_parser_load(&p, &d->doc)) {
-        snprintf(err, errlen, "%zu:%zu: %s%s%s", p.problem_mark.line + 1, p.problem_mark.column + 1,
-                 p.problem ? p.problem : "YAML syntax error", p.context ? " " : "",
-                 p.context ? p.context : "");
+        *line = (int)p.problem_mark.line + 1;
+        *col = (int)p.problem_mark.column + 1;
+        size_t at = p.problem_mark.index;
+        if (at < d->len && d->text[at] == '\t')
+            /* libyaml's "found character that cannot start any token" */
+            snprintf(err, errlen, "a tab character: YAML indents with spaces only");
+        else
+            snprintf(err, errlen, "%s%s%s", p.problem ? p.problem : "YAML syntax error",
+                     p.context ? " " : "", p.context ? p.context : "");
         goto out;
     }
     d->loaded = 1;
     rc = 0;
 out:
     yaml_parser_delete(&p);
-    return rc;
-}
-
-int tau_ydoc_load(tau_ydoc_t *d, const char *path, size_t max_bytes, char *err, size_t errlen)
-{
-    char *text = NULL;
-    size_t len = 0;
-    memset(d, 0, sizeof(*d));
-    if (tau_read_file(path, max_bytes, &text, &len, err, errlen) != 0)
-        return -1;
-    int rc = tau_ydoc_parse(d, text, len, err, errlen);
-    free(text);
     return rc;
 }
 
@@ -227,8 +223,9 @@ json_t *tau_load_object_file(const char *path, char *err, size_t errlen)
     } else {
         tau_ydoc_t d;
         char yerr[256];
-        if (tau_ydoc_parse(&d, text, len, yerr, sizeof(yerr)) != 0)
-            snprintf(err, errlen, "%s:%s", path, yerr);
+        int line, col;
+        if (tau_ydoc_parse(&d, text, len, yerr, sizeof(yerr), &line, &col) != 0)
+            snprintf(err, errlen, "%s:%d:%d: %s", path, line, col, yerr);
         else if (!(v = tau_ydoc_to_json(&d, yerr, sizeof(yerr))))
             snprintf(err, errlen, "%s:%s", path, yerr);
         tau_ydoc_clean(&d);

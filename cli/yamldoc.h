@@ -17,13 +17,10 @@ typedef struct tau_ydoc_s {
     size_t len;
 } tau_ydoc_t;
 
-/* Read and parse `path` (at most max_bytes). Returns 0, or -1 with a message
- * in err ("LINE:COLUMN: problem" for syntax errors). */
-int tau_ydoc_load(tau_ydoc_t *d, const char *path, size_t max_bytes, char *err,
-                  size_t errlen) TG_MUSTCHECK;
-/* Parse text already in memory (copied). */
-int tau_ydoc_parse(tau_ydoc_t *d, const char *text, size_t len, char *err,
-                   size_t errlen) TG_MUSTCHECK;
+/* Parse text (copied). Returns 0, or -1 with the problem in err and its
+ * 1-based position in *line and *col (0 when it has none). */
+int tau_ydoc_parse(tau_ydoc_t *d, const char *text, size_t len, char *err, size_t errlen, int *line,
+                   int *col) TG_MUSTCHECK;
 void tau_ydoc_clean(tau_ydoc_t *d);
 
 /* The node at a dotted path of mapping keys ("run.working_dir"), or NULL. */

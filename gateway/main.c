@@ -18,6 +18,7 @@
 #include "api/policies.h"
 #include "auth/mint.h"
 #include "api/evidence.h"
+#include "api/console.h"
 #include "api/openapi.h"
 #include "core/signer.h"
 #include "api/run_logs_stream.h"
@@ -361,6 +362,7 @@ static void main_daemon_stop(main_daemon_t *d)
     tg_policy_registry_free(d->policies);
     tg_signer_free(d->app.signer);
     tg_api_openapi_unload();
+    tg_console_unload();
     tg_authn_free(d->app.authn);
     pthread_cond_destroy(&d->cond);
     pthread_mutex_destroy(&d->lock);
@@ -404,6 +406,8 @@ static int main_serve(const tg_config_t *cfg)
     }
     if (tg_api_openapi_load(cfg->openapi_file, err, sizeof(err)) != TG_OK)
         tg_log_warn("main", "openapi_file: %s; GET /v1/openapi.yaml answers 503", err);
+    if (tg_console_load(cfg->console_dir, err, sizeof(err)) != TG_OK)
+        tg_log_warn("main", "console_dir: %s; /ui/ answers 503 (`make console` builds it)", err);
     if (main_kube_start(&d, err, sizeof(err)) != 0) {
         tg_log_error("main", "%s", err);
         goto out;

@@ -1,28 +1,75 @@
 #!/usr/bin/env bash
 # Install what taugate needs on Debian 12, idempotently.
-# As root it runs apt-get itself; otherwise it prints the exact command to run.
+#
+#   deploy/dev/deps.sh run    what building and `make run` need
+#   deploy/dev/deps.sh test   that, plus the test and benchmark tools and the
+#                             Node validators in tests/node_modules (`make test`)
+#
+# As root it runs apt-get itself; otherwise it prints the exact command.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+MODE=${1:-test}
 
-PACKAGES=(
-  build-essential pkg-config git
-  libmicrohttpd-dev libpq-dev libjansson-dev libyaml-dev libcurl4-openssl-dev libssl-dev libjwt-dev
-  postgresql postgresql-contrib
-  libcmocka-dev python3 python3-pytest python3-yaml python3-cryptography clang libclang-rt-14-dev clang-format valgrind
-  wrk prometheus openssl curl nodejs npm
+# One package a line, so that lists merge without conflicts.
+RUN_PACKAGES=(
+  build-essential
+  curl
+  git
+  jq
+  libcurl4-openssl-dev
+  libjansson-dev
+  libjwt-dev
+  libmicrohttpd-dev
+  libpq-dev
+  libssl-dev
+  libyaml-dev
+  nodejs
+  npm
+  openssl
+  pkg-config
+  postgresql
+  python3
+)
+TEST_PACKAGES=(
+  chromium
+  clang
+  clang-format
+  fish
+  libclang-rt-14-dev
+  libcmocka-dev
+  postgresql-contrib
+  prometheus
+  python3-cryptography
+  python3-kubernetes
+  python3-pytest
+  python3-yaml
+  valgrind
+  wrk
+  zsh
 )
 
+case "$MODE" in
+  run) packages=("${RUN_PACKAGES[@]}") ;;
+  test) packages=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac
+
+# One dpkg-query for all of them (a second `make run` should not wait here).
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null |
+  awk '$NF == "installed" { print $1 }')
 missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    # A package may be provided by something already installed (nodejs from
-    # another source ships npm, for example); trust the command when it exists.
-    case "$p" in
-      nodejs) command -v node >/dev/null && continue ;;
-      npm) command -v npm >/dev/null && continue ;;
-    esac
-    missing+=("$p")
-  fi
+for p in "${packages[@]}"; do
+  grep -qx -- "$p" <<<"$installed" && continue
+  # A package may be provided by something already installed (nodejs from
+  # another source ships npm, for example); trust the command when it exists.
+  case "$p" in
+    nodejs) command -v node >/dev/null && continue ;;
+    npm) command -v npm >/dev/null && continue ;;
+  esac
+  missing+=("$p")
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -38,12 +85,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+[ "$MODE" = test ] || exit 0
 # Node tools for the tests (JSON Schema and OpenAPI validators) live in an
 # ignored folder, pinned by tests/package-lock.json.
 if [ -f tests/package.json ]; then
   stamp=tests/node_modules/.deps-stamp
-  if [ ! -f "$stamp" ] || [ tests/package.json -nt "$stamp" ] || \
-     { [ -f tests/package-lock.json ] && [ tests/package-lock.json -nt "$stamp" ]; }; then
+  if [ ! -f "$stamp" ] || [ tests/package.json -nt "$stamp" ] ||
+    { [ -f tests/package-lock.json ] && [ tests/package-lock.json -nt "$stamp" ]; }; then
     echo "deps: installing node test tools"
     if [ -f tests/package-lock.json ]; then
       (cd tests && npm ci --no-audit --no-fund --loglevel=error >/dev/null)

@@ -3,6 +3,7 @@
 #include "api/app.h"
 #include "api/audit.h"
 #include "api/catalog.h"
+#include "api/console.h"
 #include "api/crud.h"
 #include "api/drift.h"
 #include "api/evidence.h"
@@ -38,6 +39,7 @@ const tg_route_t tg_api_routes[] = {
     {TG_M_GET, "/metrics", tg_api_metrics, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/version", tg_api_version, TG_ROUTE_PUBLIC, NULL},
     {TG_M_GET, "/v1/openapi.yaml", tg_api_openapi, TG_ROUTE_PUBLIC, NULL},
+    TG_CONSOLE_ROUTES,
     {TG_M_GET, "/v1/workspaces", tg_api_my_workspaces, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}", tg_api_my_workspace, 0, NULL},
     {TG_M_GET, "/v1/workspaces/{ws}/profiles", tg_api_workspace_profiles, 0, NULL},

@@ -22,6 +22,8 @@
 #include "store/tenancy_cache.h"
 
 #define SUBMIT_BATCH_MAX 100
+/* Query arguments an idempotency hash covers one by one (more are counted). */
+#define SUBMIT_QUERY_MAX 32
 /* Dry runs render with this id so their manifests look like a real run's. */
 #define SUBMIT_DRY_RUN_ID "00000000-0000-4000-8000-000000000000"
 
@@ -141,16 +143,69 @@ void tg_api_runs_validate(tg_req_t *req)
     json_decref(out);
 }
 
-/* sha256 over what identifies a request: the content type and the body. */
-static const char *submit_request_hash(tg_req_t *req, const void *body, size_t len)
+/* Order of two (name, value) pairs, names first, bytewise; a NULL value
+ * (a bare `?flag`) before any text. */
+static int submit_pair_cmp(const char *an, const char *av, const char *bn, const char *bv)
 {
-    const char *ct = tg_req_header(req, "Content-Type");
+    int c = strcmp(an, bn);
+    if (c || av == bv)
+        return c;
+    return !av ? -1 : !bv ? 1 : strcmp(av, bv);
+}
+
+static void submit_sort_pairs(const char **names, const char **values, size_t n)
+{
+    for (size_t i = 1; i < n; i++) /* insertion sort: a handful of entries */
+        for (size_t j = i;
+             j > 0 && submit_pair_cmp(names[j - 1], values[j - 1], names[j], values[j]) > 0; j--) {
+            const char *tn = names[j], *tv = values[j];
+            names[j] = names[j - 1];
+            values[j] = values[j - 1];
+            names[j - 1] = tn;
+            values[j - 1] = tv;
+        }
+}
+
+/* sha256 over what a submission means, whatever its encoding: the spec
+ * text, each file's name and sha256 (by name) and the query arguments (by
+ * name). A retried multipart upload (curl picks a new boundary each time),
+ * the same files in another order or the same run sent as JSON hash alike; a
+ * changed byte of the spec or of a file does not. Each piece is length-
+ * prefixed so that no two requests share an encoding. NULL when out of
+ * memory. */
+static const char *submit_request_hash(tg_req_t *req, const tg_payload_t *p)
+{
+    const char *qn[SUBMIT_QUERY_MAX], *qv[SUBMIT_QUERY_MAX];
+    size_t nq = tg_req_query_args(req, qn, qv, SUBMIT_QUERY_MAX);
+    const char *fname[TG_PAYLOAD_MAX_FILES], *fsha[TG_PAYLOAD_MAX_FILES];
+    for (size_t i = 0; i < p->nfiles; i++) {
+        char *hex = tg_arena_alloc(req->arena, 65);
+        tg_sha256_hex(p->files[i].data, p->files[i].len, hex);
+        fname[i] = p->files[i].name;
+        fsha[i] = hex;
+    }
+    submit_sort_pairs(fname, fsha, p->nfiles);
+    submit_sort_pairs(qn, qv, nq < SUBMIT_QUERY_MAX ? nq : SUBMIT_QUERY_MAX);
     tg_buf_t b;
     tg_buf_init(&b, 0);
-    char *hash = tg_arena_alloc(req->arena, 65);
-    if (tg_buf_puts(&b, ct ? ct : "") == TG_OK && tg_buf_append(&b, "\n", 1) == TG_OK &&
-        tg_buf_append(&b, body, len) == TG_OK)
+    tg_rc_e rc = tg_buf_printf(&b, "taugate-submission/1\nspec %zu\n", p->spec_len);
+    if (rc == TG_OK)
+        rc = tg_buf_append(&b, p->spec, p->spec_len);
+    if (rc == TG_OK)
+        rc = tg_buf_printf(&b, "\nfiles %zu\n", p->nfiles);
+    for (size_t i = 0; rc == TG_OK && i < p->nfiles; i++)
+        rc = tg_buf_printf(&b, "%zu %s %s\n", strlen(fname[i]), fname[i], fsha[i]);
+    if (rc == TG_OK)
+        rc = tg_buf_printf(&b, "query %zu\n", nq);
+    for (size_t i = 0; rc == TG_OK && i < nq && i < SUBMIT_QUERY_MAX; i++)
+        rc = qv[i]
+                 ? tg_buf_printf(&b, "%zu %s %zu %s\n", strlen(qn[i]), qn[i], strlen(qv[i]), qv[i])
+                 : tg_buf_printf(&b, "%zu %s -\n", strlen(qn[i]), qn[i]);
+    char *hash = NULL;
+    if (rc == TG_OK) {
+        hash = tg_arena_alloc(req->arena, 65);
         tg_sha256_hex(b.data, b.len, hash);
+    }
     tg_buf_clean(&b);
     return hash;
 }
@@ -214,7 +269,13 @@ void tg_api_runs_submit(tg_req_t *req)
     submit_record(req, ws, &p, out, &texts, id, &rec);
     if (key) {
         rec.idempotency_key = key;
-        rec.request_hash = submit_request_hash(req, req->body.data, req->body.len);
+        rec.request_hash = submit_request_hash(req, &p);
+        if (!rec.request_hash) {
+            tg_problem(req, TG_EINTERNAL, NULL, "the submission could not be hashed");
+            json_decref(out);
+            tg_spec_texts_clean(&texts);
+            return;
+        }
     }
     tg_audit_entry_t audit;
     tg_audit_entry_of(req, 201, &audit);
@@ -302,11 +363,11 @@ void tg_api_runs_batch(tg_req_t *req)
         }
         submit_record(req, ws, &p, out, &texts[nvalid], id, &recs[nvalid]);
         if (key) {
-            /* each item gets its own key, derived from the request's */
-            char *item = json_dumps(json_array_get(items, i), JSON_COMPACT | JSON_SORT_KEYS);
+            /* each item gets its own key, derived from the request's; a
+             * hash that could not be made (no memory) never matches */
             recs[nvalid].idempotency_key = tg_arena_printf(req->arena, "%s#%zu", key, i);
-            recs[nvalid].request_hash = submit_request_hash(req, item, strlen(item));
-            free(item);
+            const char *h = submit_request_hash(req, &p);
+            recs[nvalid].request_hash = h ? h : "";
         }
         outs[nvalid] = out;
         slot[i] = (int)nvalid++;

@@ -75,6 +75,8 @@ static const cfg_key_t cfg_keys[] = {
      "the tau.yaml JSON Schema every submission is validated against"},
     {"openapi_file", CFG_STR, OFF(openapi_file), "openapi.yaml", 0, 0, NULL, 0,
      "OpenAPI document served at GET /v1/openapi.yaml"},
+    {"console_dir", CFG_STR, OFF(console_dir), "console/dist", 0, 0, NULL, 0,
+     "the built web console (`make console`) served under /ui/"},
     {"evidence_signing_key", CFG_STR, OFF(evidence_signing_key), "", 0, 0, NULL, 1,
      "Ed25519 private key (PKCS#8 PEM) that signs evidence; empty: an ephemeral key"},
     {"evidence_log_grace_s", CFG_INT, OFF(evidence_log_grace_s), "60", 0, 86400, NULL, 0,

@@ -30,6 +30,7 @@ typedef struct tg_config_s {
     int migrate_on_start;
     char *schema_file;
     char *openapi_file;
+    char *console_dir;
     char *policy_dir;
     char *policy_schema_file;
     long policy_poll_s;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/mem.h"
+#include "core/process_metrics.h"
 #include "core/version.h"
 
 #define METRICS_MAX_STATUS     600
@@ -178,6 +179,7 @@ tg_rc_e tg_metrics_render(tg_buf_t *out)
                         "# TYPE taugate_start_time_seconds gauge\n"
                         "taugate_start_time_seconds %lld\n",
                         tg_version(), (long long)metrics.start);
+    rc |= tg_process_metrics_render(out);
     if (metrics.routes)
         rc |= metrics_render_http(out);
     pthread_mutex_lock(&metrics.lock);

@@ -20,6 +20,31 @@ const char *tg_req_query(const tg_req_t *req, const char *name)
     return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+typedef struct {
+    const char **names, **values;
+    size_t max, n;
+} req_args_t;
+
+static enum MHD_Result req_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *value)
+{
+    (void)kind;
+    req_args_t *a = cls;
+    if (a->n < a->max) {
+        a->names[a->n] = key;
+        a->values[a->n] = value;
+    }
+    a->n++;
+    return MHD_YES;
+}
+
+size_t tg_req_query_args(const tg_req_t *req, const char **names, const char **values, size_t max)
+{
+    req_args_t a = {names, values, max, 0};
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, req_arg, &a);
+    return a.n;
+}
+
 const char *tg_req_header(const tg_req_t *req, const char *name)
 {
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);

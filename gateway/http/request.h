@@ -64,6 +64,10 @@ typedef struct tg_req_s {
 const char *tg_req_param(const tg_req_t *req, const char *name);
 /* Query argument by name; NULL when absent. */
 const char *tg_req_query(const tg_req_t *req, const char *name);
+/* The query arguments in the order sent: at most `max` into names[] and
+ * values[] (borrowed, valid for the request; a bare `?flag` has a NULL
+ * value). Returns how many the request has, which may exceed `max`. */
+size_t tg_req_query_args(const tg_req_t *req, const char **names, const char **values, size_t max);
 /* Request header by name (case-insensitive); NULL when absent. */
 const char *tg_req_header(const tg_req_t *req, const char *name);
 /* Parse the body as a JSON object or array. On failure answers 400 naming the

@@ -73,6 +73,8 @@ RESOURCES = {
     ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): ("clusterrolebindings", False),
     ("rbac.authorization.k8s.io/v1", "Role"): ("roles", True),
     ("rbac.authorization.k8s.io/v1", "RoleBinding"): ("rolebindings", True),
+    ("apps/v1", "ReplicaSet"): ("replicasets", True),
+    ("coordination.k8s.io/v1", "Lease"): ("leases", True),
 }
 NAMESPACED = {plural: ns for (_, _), (plural, ns) in RESOURCES.items()}
 

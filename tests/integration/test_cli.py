@@ -16,23 +16,18 @@ import pty
 import re
 import stat
 import subprocess
-import threading
 import time
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import tokens
 from gateway import Gateway
 from kubesim import KubeSim
+from tau_cli import (ADMIN, TAU, UUID, Stub, Tau, canonical, load_yaml, project,
+                     route_missing, skip_unless_route, submit, wait_state)
 from world import kind_cpu_cluster, kind_cpu_workspace
-from paths import BUILD, SHARED
-
-TAU = os.path.join(BUILD, "tau")
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-SMOKE = os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")
-ADMIN = tokens.admin_token()
+from paths import BUILD
 
 
 # ---- fixtures ----------------------------------------------------------------------------
@@ -69,89 +64,9 @@ def home(tmp_path):
     return d
 
 
-class Tau:
-    """Runs build/tau with a given gateway, token and config home."""
-
-    def __init__(self, url, home):
-        self.url = url
-        self.home = str(home)
-
-    def env(self, token=ADMIN, gateway=True, extra=None):
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("TAU_") and k != "NO_COLOR"}
-        env["XDG_CONFIG_HOME"] = self.home
-        env["TAU_RETRIES"] = "0"
-        if gateway:
-            env["TAU_GATEWAY"] = self.url
-        if token:
-            env["TAU_TOKEN"] = token
-        env.update(extra or {})
-        return env
-
-    def __call__(self, *args, token=ADMIN, gateway=True, env=None, stdin=None, cwd=None,
-                 timeout=60):
-        return subprocess.run([TAU, *args], env=self.env(token, gateway, env), input=stdin,
-                              cwd=cwd, capture_output=True, text=True, timeout=timeout)
-
-
 @pytest.fixture
 def tau(gw, home):
     return Tau(gw.url, home)
-
-
-def load_yaml(text):
-    """Parse YAML output (python3-yaml; the test skips without it)."""
-    return pytest.importorskip("yaml").safe_load(text)
-
-
-def route_missing(gw, method, path, body=None):
-    """True while the gateway has no such route (404 'no resource' or 405)."""
-    r = gw.req(method, path, body=body)
-    if r.status == 405:
-        return True
-    if r.status == 404:
-        try:
-            return r.json().get("detail", "").startswith("no resource at")
-        except ValueError:
-            return True
-    return False
-
-
-def skip_unless_route(gw, method, path, body=None):
-    if route_missing(gw, method, path, body):
-        pytest.skip(f"endpoint not built yet: {method} {path}")
-
-
-def project(tmp_path, script="#!/usr/bin/env bash\necho hello from taugate\n", name=None,
-            spec=None):
-    """A folder with the kind-smoke tau.yaml and its train.sh."""
-    d = tmp_path / (name or "proj")
-    d.mkdir()
-    with open(SMOKE) as f:
-        text = spec or f.read()
-    if name:
-        text = text.replace("name: tau-kind-smoke", f"name: {name}")
-    (d / "tau.yaml").write_text(text)
-    (d / "train.sh").write_text(script)
-    return d
-
-
-def submit(tau, d, *extra):
-    r = tau("run", "-w", "ray", *extra, cwd=str(d))
-    assert r.returncode == 0, r.stderr
-    run_id = r.stdout.strip()
-    assert UUID.match(run_id), r.stdout
-    return run_id
-
-
-def wait_state(gw, run_id, states, timeout=40):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        run = gw.req("GET", f"/v1/runs/{run_id}").json()
-        if run["state"] in states:
-            return run
-        time.sleep(0.2)
-    raise AssertionError(f"run {run_id} stayed {run['state']}")
 
 
 # ---- help, usage, exit codes ----------------------------------------------------------------
@@ -164,10 +79,15 @@ COMMANDS = [
     ["admin", "members"], ["admin", "members", "add"], ["admin", "members", "list"],
     ["admin", "members", "update"], ["admin", "members", "remove"],
     ["admin", "queues", "create"], ["admin", "quota-requests"],
-    ["admin", "quota-requests", "approve"],
+    ["admin", "quota-requests", "approve"], ["admin", "quota-requests", "reject"],
+    ["checkpoints"], ["api"], ["completion"], ["admin", "fleet"], ["admin", "drift"],
 ] + [["admin", res, verb]
      for res in ("workspaces", "profiles", "flavors", "cluster-queues", "priority-classes")
-     for verb in ("", "list", "get", "create", "apply", "delete")]
+     for verb in ("", "list", "get", "create", "apply", "delete")] + [
+    ["admin", "policies", verb] for verb in ("", "list", "get", "create", "apply", "enable",
+                                             "disable", "delete", "versions", "effective",
+                                             "reload")] + [
+    ["admin", "nodes", verb] for verb in ("", "list", "get", "cordon", "uncordon", "drain")]
 
 
 def test_help_on_every_command_and_usage_errors(home):
@@ -502,10 +422,32 @@ def test_validate_reports_server_problems_as_file_line_column(gw, tau, tmp_path)
     (d / "broken.yaml").write_text(text)
     r = tau("validate", "broken.yaml", "-w", "ray", cwd=str(d))
     assert r.returncode == 3, r.stderr
-    assert "HTTP 422" in r.stderr
+    assert "HTTP 422" in r.stderr and r.stdout == ""
     lines = [l for l in r.stderr.splitlines() if l.startswith("broken.yaml:")]
     assert any(re.match(r"broken\.yaml:5:\d+: compute\.gpus", l) for l in lines), r.stderr
     assert any(re.match(r"broken\.yaml:14:\d+: policy\.lane", l) for l in lines), r.stderr
+    # -o json: the problem document itself on stdout, the same exit code
+    r = tau("validate", "broken.yaml", "-w", "ray", "-o", "json", cwd=str(d))
+    assert r.returncode == 3, r.stderr
+    problem = json.loads(r.stdout)
+    assert problem["status"] == 422 and problem["type"].startswith("https://taugate.dev/problems/")
+    paths = {e["path"] for e in problem["errors"]}
+    assert {"compute.gpus", "policy.lane"} <= paths, problem
+    r = tau("validate", "broken.yaml", "-w", "ray", "-o", "jsonpath={.errors[*].path}",
+            cwd=str(d))
+    assert r.returncode == 3 and "policy.lane" in r.stdout.split()
+    # found before sending: exit 2 as the help says, a problem document with -o json
+    (d / "syntax.yaml").write_text("name: x\nengine: job\n\tentrypoint: train.sh\n")
+    r = tau("validate", "syntax.yaml", "-w", "ray", cwd=str(d))
+    assert r.returncode == 2 and re.search(r"^syntax\.yaml:3:1: .*tab", r.stderr, re.M), r.stderr
+    r = tau("validate", "syntax.yaml", "-w", "ray", "-o", "json", cwd=str(d))
+    assert r.returncode == 2
+    local = json.loads(r.stdout)
+    assert local["type"] == "https://taugate.dev/problems/validation-failed"
+    assert local["errors"][0]["line"] == 3 and "tab" in local["errors"][0]["message"]
+    assert "2 when the file" in tau("validate", "--help").stdout
+    r = tau("validate", "missing.yaml", "-w", "ray", "-o", "json", cwd=str(d))
+    assert r.returncode == 2 and "cannot read missing.yaml" in json.loads(r.stdout)["detail"]
     # a viewer may not submit
     r = tau("validate", "-w", "ray", cwd=str(d), token=tokens.mint("victor"))
     assert r.returncode == 4
@@ -571,14 +513,21 @@ def test_run_wait_exits_1_when_the_run_fails(gw, tau, tmp_path):
                 name="cli-fail")
     r = tau("run", "-w", "ray", "--wait", "--interval", "1", cwd=str(d))
     assert r.returncode == 1, r.stderr
-    assert re.search(r"Run \S+ Failed", r.stderr), r.stderr
+    assert re.search(r"Run \S+ Failed: \S+ \(exit code 3\)\.$", r.stderr, re.M), r.stderr
 
 
 def test_json_encoding_idempotency_key_and_cancel(gw, tau, tmp_path):
     d = project(tmp_path, script="#!/usr/bin/env bash\nsleep 60\n", name="cli-long")
-    first = submit(tau, d, "--encoding", "json", "--idempotency-key", "cli-key-1")
-    again = submit(tau, d, "--encoding", "json", "--idempotency-key", "cli-key-1")
-    assert again == first
+    r = tau("run", "-w", "ray", "--encoding", "json", "--idempotency-key", "cli-key-1",
+            cwd=str(d))
+    assert r.returncode == 0 and "Submitted run cli-long" in r.stderr, r.stderr
+    first = r.stdout.strip()
+    r = tau("run", "-w", "ray", "--encoding", "json", "--idempotency-key", "cli-key-1",
+            cwd=str(d))
+    assert r.returncode == 0 and r.stdout.strip() == first
+    # a replay says so, and is not announced as a new submission
+    assert "Replayed: idempotency key cli-key-1 was already used for run " + first in r.stderr
+    assert "Submitted" not in r.stderr
     # the same key with another body is a conflict
     (d / "train.sh").write_text("#!/usr/bin/env bash\nsleep 61\n")
     r = tau("run", "-w", "ray", "--idempotency-key", "cli-key-1", cwd=str(d))
@@ -689,69 +638,22 @@ def test_evidence_verify_against_the_gateway_when_served(gw, tau, tmp_path):
     while not sealed() and time.time() < deadline:
         time.sleep(0.3)  # sealed by the engine once the run's logs are in
     out = tmp_path / "ev.json"
-    r = tau("evidence", run_id, "--verify", "-o", str(out))
+    r = tau("evidence", run_id, "--verify", "--out-file", str(out))
     assert r.returncode == 0, r.stderr
     assert "verified" in r.stdout and json.loads(out.read_text())
+    # the event hash chain is checked, as docs/evidence.md says
+    events = len(json.loads(out.read_text())["record"]["history"])
+    assert re.search(rf"^ok   history: {events} events form an intact chain", r.stdout, re.M)
+    assert re.search(r"^ok   seal: run \S+ sealed at \S+ with key \S+$", r.stdout, re.M)
+    # -o is the output format here too (it used to write a file named json)
+    r = tau("evidence", run_id, "-o", "json", cwd=str(tmp_path))
+    assert r.returncode == 0 and json.loads(r.stdout)["run_id"] == run_id
+    assert not (tmp_path / "json").exists()
+    r = tau("evidence", run_id, "-o", "jsonpath={.record.chain.events}")
+    assert r.stdout == str(events)
 
 
 # ---- evidence verification against a stand-in server ------------------------------------------
-
-def _canonical(record):
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-class _Stub:
-    """A stand-in gateway on a free port. `answers` maps a path to a value
-    (JSON, or bytes served as text/plain) or to a list of (status, value)
-    answered in turn (the last one repeats). Requests are kept in .requests
-    as (method, path, headers, body)."""
-
-    def __init__(self, answers):
-        answers_ = {k: list(v) if isinstance(v, list) else [(200, v)] for k, v in answers.items()}
-        requests = self.requests = []
-
-        class H(BaseHTTPRequestHandler):
-            def answer(self):
-                n = int(self.headers.get("Content-Length") or 0)
-                requests.append((self.command, self.path, dict(self.headers),
-                                 self.rfile.read(n) if n else b""))
-                seq = answers_.get(self.path.split("?")[0])
-                if not seq:
-                    status, body = 404, {"title": "Not Found", "status": 404,
-                                         "detail": f"no resource at {self.path}"}
-                else:
-                    status, body = seq.pop(0) if len(seq) > 1 else seq[0]
-                self.send_response(status)
-                if isinstance(body, bytes):
-                    payload, ctype = body, "text/plain"
-                else:
-                    payload = json.dumps(body).encode()
-                    ctype = "application/json" if status < 400 else "application/problem+json"
-                self.send_header("Content-Type", ctype)
-                if status in (429, 503):
-                    self.send_header("Retry-After", "0")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            do_GET = do_POST = do_DELETE = do_PATCH = answer
-
-            def log_message(self, *a):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
-                                       daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-
 
 UNAVAILABLE = (503, {"title": "Service Unavailable", "status": 503, "detail": "database down"})
 
@@ -761,7 +663,7 @@ def test_safe_requests_are_retried_with_the_same_idempotency_key(home, tmp_path)
     run = {"id": "11111111-1111-4111-8111-111111111111", "state": "Accepted"}
     answers = {"/v1/workspaces": [UNAVAILABLE, UNAVAILABLE, (200, {"items": []})],
                "/v1/workspaces/ray/runs": [UNAVAILABLE, (201, run)]}
-    with _Stub(answers) as s:
+    with Stub(answers) as s:
         t = Tau(s.url, home)
         r = t("workspaces", env={"TAU_RETRIES": "2"})
         assert r.returncode == 0, r.stderr
@@ -772,21 +674,21 @@ def test_safe_requests_are_retried_with_the_same_idempotency_key(home, tmp_path)
     keys = {h.get("Idempotency-Key") for h, _ in posts}
     assert len(keys) == 1 and UUID.match(keys.pop())
     assert all(h["Authorization"] == f"Bearer {ADMIN}" for h, _ in posts)
-    with _Stub({"/v1/workspaces": [UNAVAILABLE]}) as s:
+    with Stub({"/v1/workspaces": [UNAVAILABLE]}) as s:
         r = Tau(s.url, home)("workspaces")  # TAU_RETRIES=0
     assert r.returncode == 5 and "database down (HTTP 503" in r.stderr
 
 
 def test_logs_stream_to_stdout_with_follow_and_tail(home):
     text = "step 1 loss=0.9\nstep 2 loss=0.5\n\u00e9t\u00e9\n".encode()
-    with _Stub({"/v1/runs/r1/logs": text}) as s:
+    with Stub({"/v1/runs/r1/logs": text}) as s:
         t = Tau(s.url, home)
         r = t("logs", "r1", "-f", "--tail", "5")
         assert r.returncode == 0 and r.stdout.encode() == text, r.stderr
         assert t("logs", "r1").returncode == 0
         paths = [p for _, p, _, _ in s.requests]
     assert paths == ["/v1/runs/r1/logs?follow=true&tail=5", "/v1/runs/r1/logs"]
-    with _Stub({}) as s:
+    with Stub({}) as s:
         r = Tau(s.url, home)("logs", "r1")
     assert r.returncode == 3 and r.stdout == ""
 
@@ -815,7 +717,7 @@ def test_views_of_quota_metrics_and_queue_facts_against_a_stand_in(home):
                          "started_at": None}]}
     answers = {"/v1/workspaces/ray/quota": quota, "/v1/runs/r1/metrics": metrics,
                "/v1/runs/r1": run}
-    with _Stub(answers) as s:
+    with Stub(answers) as s:
         t = Tau(s.url, home)
         r = t("quota", "-w", "ray")
         assert r.returncode == 0, r.stderr
@@ -829,11 +731,27 @@ def test_views_of_quota_metrics_and_queue_facts_against_a_stand_in(home):
         r = t("status", "r1")
         assert "Queue:        tiny (ClusterQueue tiny-cq), position 2 of 3" in r.stdout
         assert "Message:      insufficient cpu" in r.stdout and "Attempts:" in r.stdout
-    with _Stub({"/v1/runs/r1/metrics": points}) as s:
+    with Stub({"/v1/runs/r1/metrics": points}) as s:
         r = Tau(s.url, home)("metrics", "r1", "--name", "loss")
         assert r.stdout.splitlines()[0].split() == ["STEP", "VALUE", "ATTEMPT", "TIME"]
         assert r.stdout.splitlines()[1].split()[:3] == ["1", "0.9", "1"]
         assert s.requests[0][1] == "/v1/runs/r1/metrics?name=loss"
+
+
+def chained(run_id, events):
+    """A history as docs/evidence.md defines it: each event's hash is
+    sha256(prev_hash + "\\n" + compact sorted-key JSON of its fields)."""
+    import hashlib
+    out, prev = [], ""
+    for seq, (state, reason, message) in enumerate(events, 1):
+        fields = {"run_id": run_id, "seq": seq, "at": f"2026-12-02T10:00:0{seq}.000000Z",
+                  "state": state, "reason": reason, "message": message, "source": "engine",
+                  "data": {"n": seq}}
+        h = hashlib.sha256((prev + "\n").encode() + canonical(fields)).hexdigest()
+        ev = {k: v for k, v in fields.items() if k != "run_id"}
+        out.append(dict(ev, prev_hash=prev or None, hash=h))
+        prev = h
+    return out, {"events": len(out), "head": prev}
 
 
 def test_evidence_verification_logic(home, tmp_path):
@@ -847,19 +765,21 @@ def test_evidence_verification_logic(home, tmp_path):
                                             serialization.PublicFormat.Raw)
     pem = key.public_key().public_bytes(serialization.Encoding.PEM,
                                         serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    history, chain = chained("r1", [("Accepted", None, "naïve/run accepted"),
+                                    ("Running", "Started", None), ("Succeeded", None, None)])
     record = {"run": {"id": "r1", "state": "Succeeded", "attempt": 2}, "name": "naïve/run",
-              "events": [{"seq": 1, "hash": "ab"}, {"seq": 2, "hash": None}], "ok": True,
-              "zeta": "last", "alpha": "first"}
-    canon = _canonical(record)
+              "history": history, "chain": chain, "ok": True, "zeta": "last", "alpha": "first"}
+    canon = canonical(record)
     digest = hashlib.sha256(canon).hexdigest()
 
-    def evidence(rec=record, sig_over=canon, dig=digest, kid="k1", signer=key):
-        return {"record": rec, "sha256": dig, "key_id": kid,
-                "signature": base64.b64encode(signer.sign(sig_over)).decode()}
+    def evidence(rec=record, sig_over=None, dig=None, kid="k1", signer=key):
+        text = canonical(rec)
+        return {"record": rec, "sha256": dig or hashlib.sha256(text).hexdigest(), "key_id": kid,
+                "signature": base64.b64encode(signer.sign(sig_over or text)).decode()}
 
     def run(ev, keydoc, *extra):
         answers = {"/v1/runs/r1/evidence": ev, "/v1/evidence/public-key": keydoc}
-        with _Stub(answers) as s:
+        with Stub(answers) as s:
             return Tau(s.url, home)("evidence", "r1", "--verify", *extra)
 
     good_key = {"key_id": "k1", "algorithm": "Ed25519",
@@ -867,7 +787,10 @@ def test_evidence_verification_logic(home, tmp_path):
     r = run(evidence(), good_key)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["sha256"] == digest
-    assert f"sha256     ok ({digest})" in r.stderr and "over the canonical JSON, key k1" in r.stderr
+    assert f"ok   record: sha256 {digest} matches the canonical text" in r.stderr
+    assert "ok   signature: Ed25519 over the canonical JSON, key k1" in r.stderr
+    assert "ok   history: 3 events form an intact chain (head " + chain["head"][:16] in r.stderr
+    assert "Evidence for run r1 verified." in r.stderr
     # other key documents: PEM text, JWK set; signatures over the digest
     assert run(evidence(), pem.encode()).returncode == 0
     jwks = {"keys": [{"kid": "old", "kty": "OKP", "crv": "Ed25519",
@@ -878,16 +801,22 @@ def test_evidence_verification_logic(home, tmp_path):
     r = run(evidence(sig_over=digest.encode()), good_key)
     assert r.returncode == 0 and "over the hex digest" in r.stderr
     # the gateway's own shape: the signed canonical text travels with the record
-    sealed = dict(evidence(), canonical=canon.decode(), sealed=True, run_id="r1",
-                  algorithm="Ed25519")
+    sealed_at = "2026-12-02T11:47:06.275208Z"
+    srec = dict(record, seal={"algorithm": "Ed25519", "key_id": "k1", "sealed_at": sealed_at})
+    sealed = dict(evidence(srec), canonical=canonical(srec).decode(), sealed=True, run_id="r1",
+                  algorithm="Ed25519", sealed_at=sealed_at)
     gateway_key = {"key_id": "k1", "algorithm": "Ed25519", "public_key_pem": pem,
                    "public_key_b64": base64.b64encode(pub_raw).decode()}
     r = run(sealed, gateway_key)
     assert r.returncode == 0, r.stderr
+    assert f"ok   seal: run r1 sealed at {sealed_at} with key k1" in r.stderr
     edited = json.loads(json.dumps(sealed))
     edited["record"]["ok"] = False
     r = run(edited, gateway_key)
     assert r.returncode == 1 and "record does not match the signed canonical text" in r.stderr
+    # the envelope and the signed record must agree on the seal
+    r = run(dict(sealed, sealed_at="2026-12-02T12:00:00.000000Z"), gateway_key)
+    assert r.returncode == 1 and "FAIL seal: the envelope says sealed_at" in r.stderr
     r = run({"run_id": "r1", "sealed": False, "detail": "logs still being collected",
              "record": record}, gateway_key)
     assert r.returncode == 1 and "not sealed yet: logs still being collected" in r.stderr
@@ -901,16 +830,40 @@ def test_evidence_verification_logic(home, tmp_path):
     assert r.returncode == 1 and "signature does not verify" in r.stderr
     r = run(evidence(kid="k2"), good_key)
     assert r.returncode == 1 and "signed by key k2" in r.stderr
-    # a pinned key file overrides the gateway's key; -o writes the record
+    # a broken chain fails although digest and signature are good: an edited
+    # event, a missing one, a head that does not match, no history at all
+    bad = json.loads(json.dumps(record))
+    bad["history"][1]["message"] = "rewritten"
+    r = run(evidence(bad), good_key)
+    assert r.returncode == 1 and "ok   signature" in r.stderr
+    assert "FAIL history: seq 2 (Running): its fields hash to" in r.stderr
+    assert "(the event was edited)" in r.stderr
+    gap = json.loads(json.dumps(record))
+    del gap["history"][1]
+    r = run(evidence(gap), good_key)
+    assert r.returncode == 1 and "event 2 has seq 3: events are missing" in r.stderr
+    head = json.loads(json.dumps(record))
+    head["chain"]["events"] = 4
+    r = run(evidence(head), good_key)
+    assert r.returncode == 1 and "FAIL history: chain says 4 events" in r.stderr
+    bare = {k: v for k, v in record.items() if k not in ("history", "chain")}
+    r = run(evidence(bare), good_key)
+    assert r.returncode == 1 and "the record has no event history" in r.stderr
+    # another run's genuine record is not this run's evidence
+    r2_hist, r2_chain = chained("r2", [("Accepted", None, None)])
+    r2 = dict(record, run={"id": "r2", "state": "Succeeded"}, history=r2_hist, chain=r2_chain)
+    r = run(evidence(r2), good_key)
+    assert r.returncode == 1 and "the record is about run r2, not r1" in r.stderr
+    # a pinned key file overrides the gateway's key; --out-file writes the record
     kf = tmp_path / "pub.pem"
     kf.write_text(pem)
     out = tmp_path / "ev.json"
     other_pub = {"key_id": "k1", "public_key": base64.b64encode(
         other.public_key().public_bytes(serialization.Encoding.Raw,
                                         serialization.PublicFormat.Raw)).decode()}
-    r = run(evidence(), other_pub, "--key", str(kf), "-o", str(out))
+    r = run(evidence(), other_pub, "--key", str(kf), "--out-file", str(out))
     assert r.returncode == 0, r.stderr
     assert "verified" in r.stdout and json.loads(out.read_text())["record"] == record
-    with _Stub({}) as s:
+    with Stub({}) as s:
         r = Tau(s.url, home)("evidence", "r1")
     assert r.returncode == 3 and "does not serve this endpoint" in r.stderr

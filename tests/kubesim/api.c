@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "admission.h"
+#include "deploy.h"
 #include "gc.h"
 #include "patch.h"
+#include "pbdecode.h"
 #include "selectors.h"
 #include "store.h"
 #include "table.h"
@@ -24,8 +26,8 @@ void ks_cause(json_t *causes, const char *reason, const char *field, const char 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", reason, "message", msg,
-                                            "field", field));
+    json_array_append_new(
+        causes, json_pack("{s:s,s:s,s:s}", "reason", reason, "message", msg, "field", field));
 }
 
 void ks_reply_invalid(ks_req_t *r, int rt, const char *name, json_t *causes)
@@ -49,8 +51,8 @@ void ks_reply_invalid(ks_req_t *r, int rt, const char *name, json_t *causes)
     if (n > 1)
         rc |= tg_buf_puts(&b, "]");
     (void)rc; /* a cut message is still a valid reply */
-    json_t *d = json_pack("{s:s,s:s,s:s,s:o}", "name", name ? name : "", "group", t->group,
-                          "kind", t->kind, "causes", causes);
+    json_t *d = json_pack("{s:s,s:s,s:s,s:o}", "name", name ? name : "", "group", t->group, "kind",
+                          t->kind, "causes", causes);
     ks_reply_status(r, 422, "Invalid", b.data ? b.data : "invalid", d);
     tg_buf_clean(&b);
 }
@@ -64,9 +66,9 @@ static void reply_conflict(ks_req_t *r, int rt, const char *name)
              "Operation cannot be fulfilled on %s \"%s\": the object has been modified; please "
              "apply your changes to the latest version and try again",
              q, name);
-    ks_reply_status(r, 409, "Conflict", msg,
-                    json_pack("{s:s,s:s,s:s}", "name", name, "group", t->group, "kind",
-                              t->resource));
+    ks_reply_status(
+        r, 409, "Conflict", msg,
+        json_pack("{s:s,s:s,s:s}", "name", name, "group", t->group, "kind", t->resource));
 }
 
 static void reply_exists(ks_req_t *r, int rt, const char *name)
@@ -75,9 +77,9 @@ static void reply_exists(ks_req_t *r, int rt, const char *name)
     const ks_rtype_t *t = ks_rtype(rt);
     ks_rtype_qualified(t, q, sizeof(q));
     snprintf(msg, sizeof(msg), "%s \"%s\" already exists", q, name);
-    ks_reply_status(r, 409, "AlreadyExists", msg,
-                    json_pack("{s:s,s:s,s:s}", "name", name, "group", t->group, "kind",
-                              t->resource));
+    ks_reply_status(
+        r, 409, "AlreadyExists", msg,
+        json_pack("{s:s,s:s,s:s}", "name", name, "group", t->group, "kind", t->resource));
 }
 
 static int dry_run(ks_req_t *r)
@@ -86,14 +88,24 @@ static int dry_run(ks_req_t *r)
     return d && !strcmp(d, "All");
 }
 
-/* Parse the request body as JSON (or YAML for apply patches). */
-static json_t *parse_body(ks_req_t *r, int yaml_ok)
+json_t *ks_api_parse_body(ks_req_t *r, int yaml_ok)
 {
     json_error_t je;
     char msg[600], err[300];
     if (!r->body.len) {
         ks_reply_badrequest(r, "the request body is empty");
         return NULL;
+    }
+    if (ks_pb_is_protobuf(ks_req_header(r, "Content-Type"))) {
+        json_t *pb = ks_pb_decode(r->body.data, r->body.len, err, sizeof(err));
+        if (!pb) {
+            snprintf(msg, sizeof(msg),
+                     "the body of the request could not be decoded as "
+                     "application/vnd.kubernetes.protobuf: %s",
+                     err);
+            ks_reply_badrequest(r, msg);
+        }
+        return pb;
     }
     json_t *o = json_loadb(r->body.data, r->body.len, JSON_REJECT_DUPLICATES, &je);
     if (!o && yaml_ok)
@@ -121,12 +133,15 @@ static int check_gvk(ks_req_t *r, int rt, json_t *o, int patch)
     }
     const char *k = ks_jstr(o, "kind"), *av = ks_jstr(o, "apiVersion");
     if ((k && strcmp(k, t->kind)) || (av && strcmp(av, gv))) {
-        snprintf(msg, sizeof(msg), "the API version in the data (%s) does not match the expected "
-                 "API version (%s)", av ? av : "", gv);
+        snprintf(msg, sizeof(msg),
+                 "the API version in the data (%s) does not match the expected "
+                 "API version (%s)",
+                 av ? av : "", gv);
         if (k && strcmp(k, t->kind))
-            snprintf(msg, sizeof(msg), "%s in version \"%s\" cannot be handled as a %s: no kind "
-                     "\"%s\" is registered for version \"%s\"", t->kind, t->version, t->kind, k,
-                     gv);
+            snprintf(msg, sizeof(msg),
+                     "%s in version \"%s\" cannot be handled as a %s: no kind "
+                     "\"%s\" is registered for version \"%s\"",
+                     t->kind, t->version, t->kind, k, gv);
         ks_reply_badrequest(r, msg);
         return -1;
     }
@@ -166,8 +181,8 @@ static void do_get(ks_req_t *r, ks_target_t *t)
     }
     if (ks_req_wants_table(r)) {
         json_t *one[1] = {o};
-        ks_reply_json(r, 200, ks_table_build(t->rt, one, 1, ks_jstr(o, "metadata.resourceVersion"),
-                                             1));
+        ks_reply_json(r, 200,
+                      ks_table_build(t->rt, one, 1, ks_jstr(o, "metadata.resourceVersion"), 1));
         json_decref(o);
         return;
     }
@@ -189,8 +204,7 @@ static void do_list(ks_req_t *r, ks_target_t *t)
         ks_reply_badrequest(r, err);
         goto out;
     }
-    const char *w = ks_req_query(r, "watch");
-    if (w && (!strcmp(w, "true") || !strcmp(w, "1"))) {
+    if (ks_req_flag(r, "watch")) {
         ks_watch_start(r, t, ls, fs);
         ls = fs = NULL; /* owned by the watch now */
         goto out;
@@ -245,8 +259,8 @@ static void do_list(ks_req_t *r, ks_target_t *t)
     char rvs[32], token[600] = "";
     snprintf(rvs, sizeof(rvs), "%llu", (unsigned long long)rv);
     if (remaining && last_name)
-        snprintf(token, sizeof(token), "%llu/%s/%s",
-                 (unsigned long long)(crv ? crv : rv), last_ns ? last_ns : "", last_name);
+        snprintf(token, sizeof(token), "%llu/%s/%s", (unsigned long long)(crv ? crv : rv),
+                 last_ns ? last_ns : "", last_name);
     ks_unlock();
     if (ks_req_wants_table(r)) {
         json_t *tab = ks_table_build(t->rt, (json_t **)NULL, 0, rvs, 1);
@@ -375,7 +389,9 @@ static void finish_update(ks_req_t *r, ks_target_t *t, json_t *old, json_t *o)
         return;
     }
     o = split_status(t, old, o);
-    if (!strcmp(t->sub, "") && admit(r, t, o, old) != 0) {
+    /* The main resource goes through admission; /status writes are still
+     * pruned (or refused under Strict) against the CRD's schema. */
+    if ((!strcmp(t->sub, "") ? admit(r, t, o, old) : ks_admission_fields(r, t->rt, o)) != 0) {
         json_decref(o);
         ks_unlock();
         return;
@@ -392,8 +408,9 @@ static void finish_update(ks_req_t *r, ks_target_t *t, json_t *old, json_t *o)
     if (reply)
         ks_reply_json(r, 200, reply);
     else
-        ks_reply_json(r, 200, json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion",
-                                        "v1", "metadata", "status", "Success"));
+        ks_reply_json(r, 200,
+                      json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion", "v1",
+                                "metadata", "status", "Success"));
 }
 
 static void do_update(ks_req_t *r, ks_target_t *t, json_t *o)
@@ -423,7 +440,7 @@ static void do_update(ks_req_t *r, ks_target_t *t, json_t *o)
 static void do_patch(ks_req_t *r, ks_target_t *t)
 {
     const char *ct = ks_req_header(r, "Content-Type");
-    int kind = !ct                                                ? -1
+    int kind = !ct                                                    ? -1
                : strstr(ct, "application/merge-patch+json")           ? 0
                : strstr(ct, "application/json-patch+json")            ? 1
                : strstr(ct, "application/strategic-merge-patch+json") ? 2
@@ -431,7 +448,8 @@ static void do_patch(ks_req_t *r, ks_target_t *t)
                                                                       : -1;
     char err[512], msg[700];
     if (kind < 0) {
-        snprintf(msg, sizeof(msg), "the body of the request was in an unknown format - accepted "
+        snprintf(msg, sizeof(msg),
+                 "the body of the request was in an unknown format - accepted "
                  "media types include: application/json-patch+json, application/merge-patch+json, "
                  "application/apply-patch+yaml, application/strategic-merge-patch+json");
         ks_reply_status(r, 415, "UnsupportedMediaType", msg, NULL);
@@ -445,7 +463,7 @@ static void do_patch(ks_req_t *r, ks_target_t *t)
                         NULL);
         return;
     }
-    json_t *p = parse_body(r, kind == 3);
+    json_t *p = ks_api_parse_body(r, kind == 3);
     if (!p)
         return;
     if (kind == 3 && !ks_req_query(r, "fieldManager")) {
@@ -499,7 +517,10 @@ static void do_patch(ks_req_t *r, ks_target_t *t)
 static void do_delete(ks_req_t *r, ks_target_t *t)
 {
     json_t *opts = NULL;
-    if (r->body.len) {
+    if (r->body.len && ks_pb_is_protobuf(ks_req_header(r, "Content-Type"))) {
+        if (!(opts = ks_api_parse_body(r, 0)))
+            return;
+    } else if (r->body.len) {
         opts = json_loadb(r->body.data, r->body.len, 0, NULL);
         if (!opts) {
             ks_reply_badrequest(r, "couldn't get version/kind; json parse error in DeleteOptions");
@@ -527,10 +548,9 @@ static void do_delete(ks_req_t *r, ks_target_t *t)
     if (policy && strcmp(policy, "Orphan") && strcmp(policy, "Background") &&
         strcmp(policy, "Foreground")) {
         json_decref(opts);
-        ks_reply_invalid(r, t->rt, t->name, json_pack("[{s:s,s:s,s:s}]", "reason",
-                                                      "FieldValueNotSupported", "message",
-                                                      "Unsupported value", "field",
-                                                      "propagationPolicy"));
+        ks_reply_invalid(r, t->rt, t->name,
+                         json_pack("[{s:s,s:s,s:s}]", "reason", "FieldValueNotSupported", "message",
+                                   "Unsupported value", "field", "propagationPolicy"));
         return;
     }
     ks_lock();
@@ -575,9 +595,8 @@ static void do_delete_collection(ks_req_t *r, ks_target_t *t)
 {
     char err[512];
     ks_sel_t *ls = ks_labelsel_parse(ks_req_query(r, "labelSelector"), err, sizeof(err));
-    ks_sel_t *fs = ls ? ks_fieldsel_parse(t->rt, ks_req_query(r, "fieldSelector"), err,
-                                          sizeof(err))
-                      : NULL;
+    ks_sel_t *fs =
+        ls ? ks_fieldsel_parse(t->rt, ks_req_query(r, "fieldSelector"), err, sizeof(err)) : NULL;
     if (!ls || !fs) {
         ks_sel_free(ls);
         ks_reply_badrequest(r, err);
@@ -590,8 +609,8 @@ static void do_delete_collection(ks_req_t *r, ks_target_t *t)
     json_t *names = json_array();
     for (size_t i = 0; i < n; i++)
         if (ks_labelsel_match(ls, items[i]) && ks_fieldsel_match(fs, items[i]))
-            json_array_append_new(names, json_pack("[s?,s]", ks_meta_ns(items[i]),
-                                                   ks_meta_name(items[i])));
+            json_array_append_new(
+                names, json_pack("[s?,s]", ks_meta_ns(items[i]), ks_meta_name(items[i])));
     free(items);
     size_t i;
     json_t *e;
@@ -607,14 +626,20 @@ static void do_delete_collection(ks_req_t *r, ks_target_t *t)
     json_decref(names);
     ks_sel_free(ls);
     ks_sel_free(fs);
-    ks_reply_json(r, 200, json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion", "v1",
-                                    "metadata", "status", "Success"));
+    ks_reply_json(r, 200,
+                  json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion", "v1", "metadata",
+                            "status", "Success"));
 }
 
 void ks_api_handle(ks_req_t *r, ks_target_t *t)
 {
     const char *m = r->method;
     int item = t->name[0] != 0;
+    if (!strcmp(t->sub, "scale") && (t->rt == KS_RT_DEPLOYMENTS || t->rt == KS_RT_REPLICASETS) &&
+        item) {
+        ks_deploy_scale(r, t);
+        return;
+    }
     if (t->sub[0] && strcmp(t->sub, "status")) {
         ks_reply_status(r, 404, "NotFound", "the server could not find the requested resource",
                         NULL);
@@ -631,11 +656,11 @@ void ks_api_handle(ks_req_t *r, ks_target_t *t)
         else
             do_list(r, t);
     } else if (!strcmp(m, "POST") && !item) {
-        json_t *o = parse_body(r, 0);
+        json_t *o = ks_api_parse_body(r, 0);
         if (o)
             do_create(r, t, o);
     } else if (!strcmp(m, "PUT") && item) {
-        json_t *o = parse_body(r, 0);
+        json_t *o = ks_api_parse_body(r, 0);
         if (o)
             do_update(r, t, o);
     } else if (!strcmp(m, "PATCH") && item) {

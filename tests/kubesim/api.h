@@ -17,6 +17,11 @@ typedef struct ks_target_s {
 
 void ks_api_handle(ks_req_t *r, ks_target_t *t);
 
+/* New reference: the request body as JSON, decoded from protobuf
+ * (pbdecode.h) or, with yaml_ok (apply patches), YAML; NULL after
+ * replying 400. */
+json_t *ks_api_parse_body(ks_req_t *r, int yaml_ok);
+
 /* Reply 422 Invalid for kind/name with the causes array (stolen). */
 void ks_reply_invalid(ks_req_t *r, int rt, const char *name, json_t *causes);
 /* Append a cause {reason, message, field} to causes. */

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "deploy.h"
 #include "gc.h"
 #include "jobs.h"
 #include "kueue.h"
@@ -28,6 +29,7 @@ static void on_change(int rt, json_t *old, json_t *obj)
     ks_gc_observe(rt, old, obj);
     ks_kueue_observe(rt, old, obj);
     ks_jobs_observe(rt, old, obj);
+    ks_deploy_observe(rt, old, obj);
     ks_sched_observe(rt, old, obj);
     ks_pods_observe(rt, old, obj);
 }
@@ -63,6 +65,7 @@ static void *ctl_main(void *arg)
         }
         ks_kueue_pass();
         ks_jobs_pass();
+        ks_deploy_pass();
         ks_sched_pass();
         ks_pods_pass();
         g_passes++;
@@ -104,6 +107,7 @@ void ks_controller_shutdown(void)
     ks_kueue_shutdown();
     ks_sched_shutdown();
     ks_jobs_shutdown();
+    ks_deploy_shutdown();
     ks_work_free();
 }
 

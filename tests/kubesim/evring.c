@@ -24,15 +24,20 @@ static ks_event_t *g_ring;
 static size_t g_cap;
 static size_t g_start; /* index of the oldest event */
 static size_t g_len;
-static uint64_t g_floor; /* events with rv <= floor were dropped */
-static uint64_t g_last;  /* rv of the newest event */
-static char *g_buf;      /* serialisation scratch, reused under the store lock */
+static size_t g_bytes;     /* event text held */
+static size_t g_max_bytes; /* ... at most, beyond the newest KS_RING_MIN events */
+static uint64_t g_floor;   /* events with rv <= floor were dropped */
+static uint64_t g_last;    /* rv of the newest event */
+static char *g_buf;        /* serialisation scratch, reused under the store lock */
 static size_t g_bufcap;
 
 static const char *type_names[] = {"ADDED", "MODIFIED", "DELETED"};
 
-void ks_ring_init(size_t cap)
+#define KS_RING_MIN 1000
+
+void ks_ring_init(size_t cap, size_t max_bytes)
 {
+    g_max_bytes = max_bytes;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -48,6 +53,7 @@ void ks_ring_free(void)
         ks_event_clean(&g_ring[(g_start + i) % g_cap]);
     TG_FREE_NULL(g_ring);
     g_len = 0;
+    g_bytes = 0;
     TG_FREE_NULL(g_buf);
     g_bufcap = 0;
 }
@@ -75,11 +81,18 @@ static ks_evline_t *line_new(int type, json_t *obj)
 void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj)
 {
     ks_evline_t *line = line_new(type, obj);
-    ks_event_t dropped = {0, 0, 0, NULL};
+    ks_event_t dropped[16];
+    size_t ndropped = 0;
     pthread_mutex_lock(&g_rlock);
-    if (g_len == g_cap) {
-        dropped = g_ring[g_start];
-        g_floor = dropped.rv;
+    /* Room for one: the oldest go when the window is full by count, or by
+     * bytes while more than the newest KS_RING_MIN remain (a few per call,
+     * so no publish does much more than its share). */
+    while (g_len && ndropped < 16 &&
+           (g_len == g_cap || (g_bytes + line->len > g_max_bytes && g_len > KS_RING_MIN))) {
+        ks_event_t *old = &g_ring[g_start];
+        g_floor = old->rv;
+        g_bytes -= old->line->len;
+        dropped[ndropped++] = *old;
         g_start = (g_start + 1) % g_cap;
         g_len--;
     }
@@ -89,9 +102,21 @@ void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj)
     ev->rt = rt;
     ev->line = line;
     g_len++;
+    g_bytes += line->len;
     g_last = rv;
     pthread_mutex_unlock(&g_rlock);
-    ks_event_clean(&dropped);
+    for (size_t i = 0; i < ndropped; i++)
+        ks_event_clean(&dropped[i]);
+}
+
+void ks_ring_restart(uint64_t rv)
+{
+    pthread_mutex_lock(&g_rlock);
+    if (rv > g_floor)
+        g_floor = rv;
+    if (rv > g_last)
+        g_last = rv;
+    pthread_mutex_unlock(&g_rlock);
 }
 
 void ks_ring_notify(void)

@@ -1,6 +1,8 @@
 /* The watch event ring behind ks_events_since (store.h): each published
  * change serialised once into the line watchers send, shared by reference
- * count, the oldest dropped when the window (--watch-window) is full.
+ * count, the oldest dropped when the window is full: it keeps at most
+ * --watch-window events and --watch-window-mib of their text (but always
+ * the newest 1,000 events), as a real watch cache is bounded.
  *
  * The ring has its own small lock, so that watchers read and wait without
  * the store lock and never hold up the API or the controllers. The store
@@ -11,7 +13,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-void ks_ring_init(size_t cap);
+void ks_ring_init(size_t cap, size_t max_bytes);
 void ks_ring_free(void);
 /* Append the change of obj (type ks_evtype_e) at resourceVersion rv. */
 void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj);
@@ -21,6 +23,9 @@ void ks_ring_notify(void);
 /* Wait up to secs for an event newer than rv, or a notify; returns 1 when
  * there is one. */
 int ks_ring_wait(uint64_t rv, double secs);
+/* Start the window at rv (a restored state): watches from an older
+ * resourceVersion get 410 Gone, as after an API server restart. */
+void ks_ring_restart(uint64_t rv);
 /* The newest published resourceVersion the ring holds. */
 uint64_t ks_ring_last_rv(void);
 

@@ -16,7 +16,8 @@ int ks_finalizer_has(json_t *obj, const char *f)
 {
     size_t i;
     json_t *x;
-    json_array_foreach(ks_jget(obj, "metadata.finalizers"), i, x) if (ks_streq(json_string_value(x), f)) return 1;
+    json_array_foreach(ks_jget(obj, "metadata.finalizers"), i,
+                       x) if (ks_streq(json_string_value(x), f)) return 1;
     return 0;
 }
 
@@ -178,8 +179,15 @@ static void sync_dependent(int rt, json_t *o)
         json_array_append(keep, ref);
         if (ks_jget(owner, "metadata.deletionTimestamp") &&
             ks_finalizer_has(owner, "foregroundDeletion") &&
-            !ks_jget(o, "metadata.deletionTimestamp"))
-            ks_delete(rt, ks_meta_ns(o), ks_meta_name(o), "Background", -1, NULL);
+            !ks_jget(o, "metadata.deletionTimestamp")) {
+            /* A dependent with dependents of its own is deleted in the
+             * foreground too, so the owner waits for the whole tree. */
+            char **deps = NULL;
+            size_t nd = ks_index_members(g_dependents, ks_meta_uid(o), &deps);
+            ks_index_release(deps, nd);
+            ks_delete(rt, ks_meta_ns(o), ks_meta_name(o), nd ? "Foreground" : "Background", -1,
+                      NULL);
+        }
     }
     if (orphaned) {
         json_t *c = ks_store_copy(rt, ks_meta_ns(o), ks_meta_name(o));
@@ -200,7 +208,8 @@ static int names_owner(json_t *o, const char *uid)
 {
     size_t i;
     json_t *r;
-    json_array_foreach(ks_jget(o, "metadata.ownerReferences"), i, r) if (ks_streq(ks_jstr(r, "uid"), uid)) return 1;
+    json_array_foreach(ks_jget(o, "metadata.ownerReferences"), i,
+                       r) if (ks_streq(ks_jstr(r, "uid"), uid)) return 1;
     return 0;
 }
 

@@ -11,13 +11,14 @@
 #include "gc.h"
 #include "index.h"
 #include "map.h"
+#include "podtemplate.h"
 #include "rtypes.h"
 #include "store.h"
 #include "util.h"
 #include "validate.h"
 #include "work.h"
 
-#define TRACKING "batch.kubernetes.io/job-tracking"
+#define TRACKING       "batch.kubernetes.io/job-tracking"
 #define CONTROLLER_UID "batch.kubernetes.io/controller-uid"
 
 /* Job uid -> earliest time a replacement pod may be created. */
@@ -62,11 +63,14 @@ void ks_jobs_observe(int rt, json_t *old, json_t *obj)
         ks_index_del(g_pods, was, ref);
     if (is)
         ks_index_add(g_pods, is, ref);
-    /* Every pod change may change its job's counts. */
+    /* Every pod change may change its job's counts. A pod whose Job is
+     * gone is the controller's to release (ks_jobs_pass). */
     int jrt;
     json_t *job = ks_store_get_uid(is ? is : was, &jrt);
     if (job && jrt == KS_RT_JOBS)
         ks_work_add_obj(KS_WQ_JOBS, jrt, job);
+    else if (obj && ks_finalizer_has(obj, TRACKING))
+        ks_work_add(KS_WQ_JOBS, ref);
 }
 
 /* Sync the job again at time t (back-off end, deadline, TTL). */
@@ -112,22 +116,9 @@ static void create_pod(json_t *job, long index)
         snprintf(name, sizeof(name), "%s-%ld-%s", ks_meta_name(job), index, sfx);
     else
         snprintf(name, sizeof(name), "%s-%s", ks_meta_name(job), sfx);
-    json_t *tmpl = ks_jget(job, "spec.template");
-    json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
-    if (!meta)
-        meta = json_object();
-    json_object_set_new(meta, "name", json_string(name));
-    json_object_set_new(meta, "generateName", json_string(name)); /* trimmed below */
-    char gen[300];
-    snprintf(gen, sizeof(gen), "%s-", ks_meta_name(job));
-    json_object_set_new(meta, "generateName", json_string(gen));
-    json_object_set_new(meta, "namespace", json_string(ks_meta_ns(job)));
-    json_object_set_new(meta, "ownerReferences",
-                        json_pack("[{s:s,s:s,s:s,s:s,s:b,s:b}]", "apiVersion", "batch/v1", "kind",
-                                  "Job", "name", ks_meta_name(job), "uid", ks_meta_uid(job),
-                                  "controller", 1, "blockOwnerDeletion", 1));
+    json_t *pod = ks_pod_from_template(job, "batch/v1", "Job", ks_jget(job, "spec.template"), name);
+    json_t *meta = json_object_get(pod, "metadata"), *spec = json_object_get(pod, "spec");
     json_object_set_new(meta, "finalizers", json_pack("[s]", TRACKING));
-    json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
     if (index >= 0) {
         char idx[32];
         snprintf(idx, sizeof(idx), "%ld", index);
@@ -144,12 +135,10 @@ static void create_pod(json_t *job, long index)
                 env = json_array();
                 json_object_set_new(c, "env", env);
             }
-            json_array_append_new(env, json_pack("{s:s,s:s}", "name", "JOB_COMPLETION_INDEX",
-                                                 "value", idx));
+            json_array_append_new(
+                env, json_pack("{s:s,s:s}", "name", "JOB_COMPLETION_INDEX", "value", idx));
         }
     }
-    json_t *pod = json_pack("{s:s,s:s,s:o,s:o}", "kind", "Pod", "apiVersion", "v1", "metadata",
-                            meta, "spec", spec);
     ks_defaults(KS_RT_PODS, pod, NULL);
     if (ks_store_create(KS_RT_PODS, pod, NULL) == KS_OK)
         ks_event_emit(KS_RT_JOBS, job, "Normal", "SuccessfulCreate", "Created pod: %s", name);
@@ -180,12 +169,14 @@ static int failure_policy(json_t *job, json_t *pod, char *msg, size_t n)
                 int in = 0;
                 size_t vi;
                 json_t *v;
-                json_array_foreach(json_object_get(oe, "values"), vi, v) if (json_integer_value(v) == json_integer_value(ec)) in = 1;
+                json_array_foreach(json_object_get(oe, "values"), vi,
+                                   v) if (json_integer_value(v) == json_integer_value(ec)) in = 1;
                 if ((ks_streq(op, "In") && in) || (ks_streq(op, "NotIn") && !in)) {
                     match = 1;
-                    snprintf(msg, n, "Container %s for pod %s/%s failed with exit code %lld "
-                             "matching %s rule at index %zu", ks_jstr(cs, "name"),
-                             ks_meta_ns(pod), ks_meta_name(pod),
+                    snprintf(msg, n,
+                             "Container %s for pod %s/%s failed with exit code %lld "
+                             "matching %s rule at index %zu",
+                             ks_jstr(cs, "name"), ks_meta_ns(pod), ks_meta_name(pod),
                              (long long)json_integer_value(ec), action, ri);
                     break;
                 }
@@ -224,7 +215,8 @@ static void sync_job(json_t *job, json_t *pods)
         int busy = 0;
         size_t k;
         json_t *pp;
-        json_array_foreach(pods, k, pp) if (!pod_terminal(pp) || ks_finalizer_has(pp, TRACKING)) busy = 1;
+        json_array_foreach(pods, k, pp) if (!pod_terminal(pp) || ks_finalizer_has(pp, TRACKING))
+            busy = 1;
         if (!busy)
             return;
     }
@@ -316,8 +308,8 @@ static void sync_job(json_t *job, json_t *pods)
                 ks_cond_set(st, "FailureTarget", "True", "DeadlineExceeded",
                             "Job was active longer than specified deadline", 1);
 
-            } else if ((comp > 0 && succeeded >= comp) || (comp < 0 && succeeded > 0 &&
-                                                           active == 0)) {
+            } else if ((comp > 0 && succeeded >= comp) ||
+                       (comp < 0 && succeeded > 0 && active == 0)) {
                 ks_cond_set(st, "SuccessCriteriaMet", "True", "CompletionsReached",
                             "Reached expected number of succeeded pods", 1);
             }
@@ -376,8 +368,8 @@ static void sync_job(json_t *job, json_t *pods)
                         int busy = 0;
                         json_array_foreach(pods, i, p)
                         {
-                            const char *a = ks_annotation(p,
-                                                          "batch.kubernetes.io/job-completion-index");
+                            const char *a =
+                                ks_annotation(p, "batch.kubernetes.io/job-completion-index");
                             if (a && atol(a) == x && !pod_terminal(p))
                                 busy = 1;
                         }
@@ -420,6 +412,20 @@ static void sync_job(json_t *job, json_t *pods)
     }
 }
 
+/* A pod the controller no longer counts, because its Job is being deleted
+ * or is gone: its tracking finalizer goes once it is terminal or being
+ * deleted, as the Job controller releases it, so that neither the pod nor
+ * a foreground deletion of its Job waits on it forever. */
+static void release_pod(json_t *p)
+{
+    if (!ks_finalizer_has(p, TRACKING) ||
+        (!pod_terminal(p) && !ks_jget(p, "metadata.deletionTimestamp")))
+        return;
+    json_t *pc = ks_copy_for_status(p);
+    ks_finalizer_remove(pc, TRACKING);
+    ks_store_update(KS_RT_PODS, pc, NULL);
+}
+
 /* The job's pods: those whose controller-uid label names it. */
 static json_t *job_pods(json_t *job)
 {
@@ -440,16 +446,29 @@ void ks_jobs_pass(void)
     char **refs = NULL;
     size_t n = ks_work_take(KS_WQ_JOBS, KS_WORK_ROUND, &refs);
     for (size_t i = 0; i < n; i++) {
-        json_t *job = json_incref(ks_store_get_ref(refs[i], NULL));
-        if (!job)
+        int rt;
+        json_t *obj = json_incref(ks_store_get_ref(refs[i], &rt));
+        if (!obj)
             continue;
-        if (!ks_jget(job, "metadata.deletionTimestamp") ||
-            !ks_finalizer_has(job, "foregroundDeletion")) {
-            json_t *pods = job_pods(job);
-            sync_job(job, pods);
-            json_decref(pods);
+        if (rt == KS_RT_PODS) {
+            int jrt;
+            json_t *owner = ks_store_get_uid(ks_label(obj, CONTROLLER_UID), &jrt);
+            if (!owner || jrt != KS_RT_JOBS)
+                release_pod(obj);
+            json_decref(obj);
+            continue;
         }
-        json_decref(job);
+        json_t *pods = job_pods(obj);
+        if (ks_jget(obj, "metadata.deletionTimestamp") &&
+            ks_finalizer_has(obj, "foregroundDeletion")) {
+            size_t k;
+            json_t *p;
+            json_array_foreach(pods, k, p) release_pod(p);
+        } else {
+            sync_job(obj, pods);
+        }
+        json_decref(pods);
+        json_decref(obj);
     }
     ks_work_release(refs, n);
 }

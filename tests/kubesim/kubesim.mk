@@ -14,3 +14,6 @@ $(KUBESIM_BIN): $(KUBESIM_OBJ) $(BUILD)/libtgcore.a
 	$(CC) $(LDFLAGS) -o $@ $(KUBESIM_OBJ) $(BUILD)/libtgcore.a $(LDLIBS)
 
 -include $(KUBESIM_OBJ:.o=.d)
+
+# The built-in type table is compiled into btypes.o (.incbin).
+$(BUILD)/tests/kubesim/btypes.o: tests/kubesim/builtin_types.txt

@@ -144,8 +144,8 @@ static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
             fclose(fp);
         }
         f->offset += (long)got;
-        size_t used = emit_lines(f, f->partial.data ? f->partial.data : "", f->partial.len,
-                                 &f->out);
+        size_t used =
+            emit_lines(f, f->partial.data ? f->partial.data : "", f->partial.len, &f->out);
         if (used) {
             memmove(f->partial.data, f->partial.data + used, f->partial.len - used);
             f->partial.len -= used;
@@ -201,12 +201,12 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
             size_t i;
             json_t *x;
             int rc = 0;
-            json_array_foreach(cs, i, x) rc |= tg_buf_printf(&b, "%s%s", i ? " " : "",
-                                                             ks_jstr(x, "name"));
+            json_array_foreach(cs, i, x) rc |=
+                tg_buf_printf(&b, "%s%s", i ? " " : "", ks_jstr(x, "name"));
             (void)rc;
             snprintf(msg, sizeof(msg),
-                     "a container name must be specified for pod %s, choose one of: [%s]",
-                     t->name, b.data ? b.data : "");
+                     "a container name must be specified for pod %s, choose one of: [%s]", t->name,
+                     b.data ? b.data : "");
             tg_buf_clean(&b);
             ks_reply_badrequest(r, msg);
             goto fail;
@@ -217,6 +217,7 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
     size_t i;
     json_t *x;
     json_array_foreach(cs, i, x) if (ks_streq(ks_jstr(x, "name"), c)) known = 1;
+    json_array_foreach(ks_jget(pod, "spec.initContainers"), i, x) if (ks_streq(ks_jstr(x, "name"), c)) known = 1;
     if (!known) {
         snprintf(msg, sizeof(msg), "container %s is not valid for pod %s", c, t->name);
         ks_reply_badrequest(r, msg);
@@ -224,23 +225,27 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
     }
     ks_strlcpy(f->container, c, sizeof(f->container));
     const char *q;
-    f->previous = (q = ks_req_query(r, "previous")) && !strcmp(q, "true");
-    f->timestamps = (q = ks_req_query(r, "timestamps")) && !strcmp(q, "true");
+    f->previous = ks_req_flag(r, "previous");
+    f->timestamps = ks_req_flag(r, "timestamps");
     f->limit = (q = ks_req_query(r, "limitBytes")) ? strtoll(q, NULL, 10) : -1;
     if ((q = ks_req_query(r, "sinceSeconds")))
         f->since = ks_now() - strtod(q, NULL);
     else if ((q = ks_req_query(r, "sinceTime")))
         f->since = ks_parse_time(q);
     long tail = (q = ks_req_query(r, "tailLines")) ? strtol(q, NULL, 10) : -1;
-    int follow = (q = ks_req_query(r, "follow")) && !strcmp(q, "true");
+    int follow = ks_req_flag(r, "follow");
     int running = 0;
     if (lookup(f, path, sizeof(path), &running) != 0) {
         if (f->previous)
-            snprintf(msg, sizeof(msg), "previous terminated container \"%s\" in pod \"%s\" not "
-                     "found", c, t->name);
+            snprintf(msg, sizeof(msg),
+                     "previous terminated container \"%s\" in pod \"%s\" not "
+                     "found",
+                     c, t->name);
         else
-            snprintf(msg, sizeof(msg), "container \"%s\" in pod \"%s\" is waiting to start: "
-                     "ContainerCreating", c, t->name);
+            snprintf(msg, sizeof(msg),
+                     "container \"%s\" in pod \"%s\" is waiting to start: "
+                     "ContainerCreating",
+                     c, t->name);
         ks_reply_badrequest(r, msg);
         goto fail;
     }

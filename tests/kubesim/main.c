@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "btypes.h"
 #include "controller.h"
 #include "nodes.h"
 #include "openapi.h"
@@ -28,27 +29,27 @@ ks_config_t ks_cfg;
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: kubesim [options]\n"
-            "  --addr ADDR            loopback address to bind (127.0.0.1)\n"
-            "  --port N               port, 0 = any free port (0)\n"
-            "  --port-file FILE       write the bound port here once listening\n"
-            "  --state-dir DIR        sandboxes, logs, volumes, certs (./.kubesim)\n"
-            "  --schemas DIR          k8s-schemas folder (../shared/k8s-schemas or "
-            "$KUBESIM_SCHEMAS)\n"
-            "  --nodes FILE           JSON node inventory (default: 3 CPU + 2 GPU nodes)\n"
-            "  --state-file FILE      load objects at start, save them at exit\n"
-            "  --token TOKEN          require this bearer token (API paths)\n"
-            "  --tls                  serve HTTPS with a generated cert (STATE/ca.crt)\n"
-            "  --simulated            simulated pods (no processes) by default\n"
-            "  --sim-duration SECS    default simulated run time (1)\n"
-            "  --backoff SECS         job pod failure back-off base (10)\n"
-            "  --bookmark-interval S  watch bookmark interval (5)\n"
-            "  --grace-cap SECS       cap on pod termination grace (5)\n"
-            "  --watch-window N       watch event window (100000)\n"
-            "  --map-paths LIST       path prefixes mapped per namespace (/data)\n"
-            "  --no-events            do not record core/v1 Events\n"
-            "  -v, --verbose\n");
+    fprintf(f, "usage: kubesim [options]\n"
+               "  --addr ADDR            loopback address to bind (127.0.0.1)\n"
+               "  --port N               port, 0 = any free port (0)\n"
+               "  --port-file FILE       write the bound port here once listening\n"
+               "  --state-dir DIR        sandboxes, logs, volumes, certs (./.kubesim)\n"
+               "  --schemas DIR          k8s-schemas folder (../shared/k8s-schemas or "
+               "$KUBESIM_SCHEMAS)\n"
+               "  --nodes FILE           JSON node inventory (default: 3 CPU + 2 GPU nodes)\n"
+               "  --state-file FILE      load objects at start, save them at exit\n"
+               "  --token TOKEN          require this bearer token (API paths)\n"
+               "  --tls                  serve HTTPS with a generated cert (STATE/ca.crt)\n"
+               "  --simulated            simulated pods (no processes) by default\n"
+               "  --sim-duration SECS    default simulated run time (1)\n"
+               "  --backoff SECS         job pod failure back-off base (10)\n"
+               "  --bookmark-interval S  watch bookmark interval (5)\n"
+               "  --grace-cap SECS       cap on pod termination grace (5)\n"
+               "  --watch-window N       watch event window: most events kept (100000)\n"
+               "  --watch-window-mib N   ... and most MiB of event text kept (64)\n"
+               "  --map-paths LIST       path prefixes mapped per namespace (/data)\n"
+               "  --no-events            do not record core/v1 Events\n"
+               "  -v, --verbose\n");
 }
 
 static int parse_args(int argc, char **argv)
@@ -69,6 +70,7 @@ static int parse_args(int argc, char **argv)
         {"bookmark-interval", required_argument, NULL, 'B'},
         {"grace-cap", required_argument, NULL, 'g'},
         {"watch-window", required_argument, NULL, 'w'},
+        {"watch-window-mib", required_argument, NULL, 'W'},
         {"map-paths", required_argument, NULL, 'm'},
         {"no-events", no_argument, NULL, 'E'},
         {"verbose", no_argument, NULL, 'v'},
@@ -86,6 +88,7 @@ static int parse_args(int argc, char **argv)
     ks_cfg.sim_duration = 1;
     ks_cfg.grace_secs = 5;
     ks_cfg.ring_cap = 100000;
+    ks_cfg.ring_bytes = (size_t)64 << 20;
     ks_cfg.events = 1;
     int c;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -135,6 +138,9 @@ static int parse_args(int argc, char **argv)
         case 'w':
             ks_cfg.ring_cap = (size_t)strtoul(optarg, NULL, 10);
             break;
+        case 'W':
+            ks_cfg.ring_bytes = (size_t)strtoul(optarg, NULL, 10) << 20;
+            break;
         case 'm':
             ks_strlcpy(ks_cfg.map_paths, optarg, sizeof(ks_cfg.map_paths));
             break;
@@ -176,10 +182,10 @@ static void create_namespace(const char *name)
 {
     if (ks_store_get(KS_RT_NAMESPACES, NULL, name))
         return;
-    json_t *ns = json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:[s]},s:{s:s}}", "kind", "Namespace",
-                           "apiVersion", "v1", "metadata", "name", name, "labels",
-                           "kubernetes.io/metadata.name", name, "spec", "finalizers",
-                           "kubernetes", "status", "phase", "Active");
+    json_t *ns =
+        json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:[s]},s:{s:s}}", "kind", "Namespace", "apiVersion",
+                  "v1", "metadata", "name", name, "labels", "kubernetes.io/metadata.name", name,
+                  "spec", "finalizers", "kubernetes", "status", "phase", "Active");
     ks_store_create(KS_RT_NAMESPACES, ns, NULL);
 }
 
@@ -202,7 +208,9 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    ks_store_init(ks_cfg.ring_cap);
+    if (ks_bt_init() != 0)
+        return 1;
+    ks_store_init(ks_cfg.ring_cap, ks_cfg.ring_bytes);
     ks_controller_init();
     ks_pods_init();
     ks_lock();
@@ -259,6 +267,7 @@ out:
     ks_controller_shutdown();
     ks_openapi_free();
     ks_store_shutdown();
+    ks_bt_shutdown();
     free(cert);
     free(key);
     return rc;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "rtypes.h"
 #include "store.h"
@@ -18,6 +19,28 @@ static const char *default_nodes =
     "\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\",\"nvidia.com/gpu.present\":\"true\"},"
     "\"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"8\"},"
     "\"taints\":[{\"key\":\"nvidia.com/gpu\",\"value\":\"present\",\"effect\":\"NoSchedule\"}]}]";
+
+/* status.nodeInfo with every field NodeSystemInfo requires, so typed
+ * clients (the Python client, client-go) can decode a Node. machineID and
+ * systemUUID are stable per node name; bootID is new for each kubesim
+ * that creates the node. kubeProxyVersion is empty, as a 1.32 kubelet
+ * leaves it. */
+static json_t *node_info(const char *name)
+{
+    char mid[48], suuid[40], boot[40];
+    struct utsname u;
+    ks_sha1_hex(name, strlen(name), mid, sizeof(mid));
+    mid[32] = '\0';
+    snprintf(suuid, sizeof(suuid), "%.8s-%.4s-%.4s-%.4s-%.12s", mid, mid + 8, mid + 12, mid + 16,
+             mid + 20);
+    ks_uuid(boot, sizeof(boot));
+    const char *kernel = uname(&u) == 0 ? u.release : "unknown";
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "machineID", mid, "systemUUID",
+                     suuid, "bootID", boot, "kernelVersion", kernel, "osImage",
+                     "kubesim (Kubernetes API simulator)", "containerRuntimeVersion", "kubesim://1",
+                     "kubeletVersion", "v1.32.5-kubesim", "kubeProxyVersion", "", "operatingSystem",
+                     "linux", "architecture", "amd64");
+}
 
 static void make_node(const char *name, json_t *spec)
 {
@@ -39,35 +62,50 @@ static void make_node(const char *name, json_t *spec)
     const char *types[] = {"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"};
     const char *reasons[] = {"KubeletHasSufficientMemory", "KubeletHasNoDiskPressure",
                              "KubeletHasSufficientPID", "KubeletReady"};
-    const char *msgs[] = {"kubelet has sufficient memory available",
-                          "kubelet has no disk pressure", "kubelet has sufficient PID available",
+    const char *msgs[] = {"kubelet has sufficient memory available", "kubelet has no disk pressure",
+                          "kubelet has sufficient PID available",
                           "kubelet is posting ready status"};
     for (int i = 0; i < 4; i++) {
         json_t *now = ks_json_now();
         json_array_append_new(conds, json_pack("{s:s,s:s,s:s,s:s,s:O,s:O}", "type", types[i],
                                                "status", i == 3 ? "True" : "False", "reason",
-                                               reasons[i], "message", msgs[i],
-                                               "lastHeartbeatTime", now, "lastTransitionTime",
-                                               now));
+                                               reasons[i], "message", msgs[i], "lastHeartbeatTime",
+                                               now, "lastTransitionTime", now));
         json_decref(now);
     }
-    json_t *node = json_pack("{s:s,s:s,s:{s:s,s:o},s:{},s:{s:o,s:o,s:o,s:{s:s,s:s,s:s,s:s},"
-                             "s:[{s:s,s:s}]}}",
-                             "kind", "Node", "apiVersion", "v1", "metadata", "name", name,
-                             "labels", labels, "spec", "status", "capacity", cap, "allocatable",
-                             alloc, "conditions", conds, "nodeInfo", "kubeletVersion",
-                             "v1.32.5-kubesim", "operatingSystem", "linux", "architecture",
-                             "amd64", "containerRuntimeVersion", "kubesim://1", "addresses",
-                             "type", "InternalIP", "address", "127.0.0.1");
+    json_t *node =
+        json_pack("{s:s,s:s,s:{s:s,s:o},s:{},s:{s:o,s:o,s:o,s:o,s:[{s:s,s:s}]}}", "kind", "Node",
+                  "apiVersion", "v1", "metadata", "name", name, "labels", labels, "spec", "status",
+                  "capacity", cap, "allocatable", alloc, "conditions", conds, "nodeInfo",
+                  node_info(name), "addresses", "type", "InternalIP", "address", "127.0.0.1");
     json_t *taints = json_object_get(spec, "taints");
     if (json_array_size(taints))
         ks_jset(node, "spec.taints", json_deep_copy(taints));
     if (json_is_true(json_object_get(spec, "unschedulable")))
         ks_jset(node, "spec.unschedulable", json_true());
-    if (ks_store_get(KS_RT_NODES, NULL, name))
+    json_t *stored = ks_store_get(KS_RT_NODES, NULL, name);
+    if (stored)
         json_decref(node); /* restored from the state file */
     else
-        ks_store_create(KS_RT_NODES, node, NULL);
+        ks_store_create(KS_RT_NODES, node, &stored);
+    /* The kubelet's heartbeat Lease (kubectl describe node shows it). It
+     * is not renewed every 10 s as a kubelet does: nothing reads its age,
+     * and renewals would fill the watch window. */
+    if (stored && !ks_store_get(KS_RT_LEASES, "kube-node-lease", name)) {
+        char ts[40], micro[48];
+        ks_fmt_time(ks_now(), ts, sizeof(ts));
+        ts[strlen(ts) - 1] = '\0'; /* renewTime is a MicroTime: 6 fraction digits */
+        snprintf(micro, sizeof(micro), "%s.000000Z", ts);
+        json_t *now = json_string(micro);
+        json_t *lease =
+            json_pack("{s:s,s:s,s:{s:s,s:s,s:[{s:s,s:s,s:s,s:s}]},s:{s:s,s:i,s:O}}", "kind",
+                      "Lease", "apiVersion", "coordination.k8s.io/v1", "metadata", "name", name,
+                      "namespace", "kube-node-lease", "ownerReferences", "apiVersion", "v1", "kind",
+                      "Node", "name", name, "uid", ks_meta_uid(stored), "spec", "holderIdentity",
+                      name, "leaseDurationSeconds", 40, "renewTime", now);
+        json_decref(now);
+        ks_store_create(KS_RT_LEASES, lease, NULL);
+    }
 }
 
 int ks_nodes_load(const char *file)
@@ -116,17 +154,16 @@ int ks_node_set_condition(const char *name, const char *type, const char *status
     if (!strcmp(type, "Ready")) {
         json_t *taints = ks_jget(n, "spec.taints");
         for (size_t i = json_array_size(taints); i-- > 0;)
-            if (ks_streq(ks_jstr(json_array_get(taints, i), "key"),
-                         "node.kubernetes.io/not-ready"))
+            if (ks_streq(ks_jstr(json_array_get(taints, i), "key"), "node.kubernetes.io/not-ready"))
                 json_array_remove(taints, i);
         if (strcmp(status, "True")) {
             if (!json_is_array(taints)) {
                 taints = json_array();
                 ks_jset(n, "spec.taints", taints);
             }
-            json_array_append_new(taints, json_pack("{s:s,s:s}", "key",
-                                                    "node.kubernetes.io/not-ready", "effect",
-                                                    "NoExecute"));
+            json_array_append_new(taints,
+                                  json_pack("{s:s,s:s}", "key", "node.kubernetes.io/not-ready",
+                                            "effect", "NoExecute"));
         }
     }
     ks_store_update(KS_RT_NODES, n, NULL);

@@ -23,6 +23,7 @@ static const struct {
     {"apis/batch/v1", "kubernetes-v1.32/apis__batch__v1_openapi.json"},
     {"apis/policy/v1", NULL},
     {"apis/rbac.authorization.k8s.io/v1", NULL},
+    {"apis/coordination.k8s.io/v1", NULL},
     {"apis/ray.io/v1", NULL},
     {"apis/kueue.x-k8s.io/v1beta1", NULL},
 };
@@ -141,8 +142,8 @@ static json_t *loose_schema(const ks_rtype_t *rt)
 
 static json_t *param(const char *name, const char *desc)
 {
-    return json_pack("{s:s,s:s,s:s,s:{s:s},s:b}", "name", name, "in", "query", "description",
-                     desc, "schema", "type", "string", "uniqueItems", 1);
+    return json_pack("{s:s,s:s,s:s,s:{s:s},s:b}", "name", name, "in", "query", "description", desc,
+                     "schema", "type", "string", "uniqueItems", 1);
 }
 
 static json_t *op(const char *verb, const ks_rtype_t *rt, const char *ref, int patch)
@@ -155,9 +156,9 @@ static json_t *op(const char *verb, const ks_rtype_t *rt, const char *ref, int p
                                                            "request containing unknown or "
                                                            "duplicate fields."));
     if (patch)
-        json_array_append_new(params, json_pack("{s:s,s:s,s:{s:s},s:b}", "name", "force", "in",
-                                                "query", "schema", "type", "boolean",
-                                                "uniqueItems", 1));
+        json_array_append_new(params,
+                              json_pack("{s:s,s:s,s:{s:s},s:b}", "name", "force", "in", "query",
+                                        "schema", "type", "boolean", "uniqueItems", 1));
     json_t *body_schema = json_pack("{s:s}", "$ref", ref);
     json_t *content = json_object();
     /* No strategic-merge-patch+json: CRs do not take it, and for generated
@@ -172,8 +173,7 @@ static json_t *op(const char *verb, const ks_rtype_t *rt, const char *ref, int p
                             json_pack("{s:{s:s}}", "schema", "type", "object"));
         json_decref(body_schema);
     } else {
-        json_object_set_new(content, "application/json", json_pack("{s:o}", "schema",
-                                                                  body_schema));
+        json_object_set_new(content, "application/json", json_pack("{s:o}", "schema", body_schema));
     }
     char opid[160];
     snprintf(opid, sizeof(opid), "%s%s", verb, rt->kind);
@@ -181,8 +181,8 @@ static json_t *op(const char *verb, const ks_rtype_t *rt, const char *ref, int p
                      "operationId", opid, "parameters", params, "requestBody", "content", content,
                      "responses", "200", "description", "OK", "content", "application/json",
                      "schema", "$ref", ref, "x-kubernetes-action", verb,
-                     "x-kubernetes-group-version-kind", "group", rt->group, "version",
-                     rt->version, "kind", rt->kind);
+                     "x-kubernetes-group-version-kind", "group", rt->group, "version", rt->version,
+                     "kind", rt->kind);
 }
 
 /* Build the document for one group/version from the type table (lock held). */

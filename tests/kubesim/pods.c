@@ -52,6 +52,10 @@ typedef struct ks_prun_s {
     char *dir;
     int ncont;
     ks_cont_t *c;
+    /* Init containers (process mode) run one at a time before c[]: init_next
+     * is the one running or due; c[] starts once it reaches ninit. */
+    int ninit, init_next, init_failed;
+    ks_cont_t *init;
     int simulated;
     int terminating;
     double kill_at;
@@ -118,6 +122,11 @@ static void run_free(ks_prun_t *run)
         free(run->c[i].log);
         free(run->c[i].prev_log);
     }
+    for (int i = 0; i < run->ninit; i++) {
+        free(run->init[i].log);
+        free(run->init[i].prev_log);
+    }
+    free(run->init);
     free(run->driver.log);
     free(run->driver.prev_log);
     free(run->c);
@@ -326,6 +335,22 @@ static void start_container(ks_prun_t *run, ks_cont_t *c, json_t *pod, json_t *c
     ks_procspec_clean(&ps);
 }
 
+static void cont_init(ks_prun_t *run, ks_cont_t *c, json_t *cspec)
+{
+    char path[2048];
+    ks_strlcpy(c->name, ks_jstr(cspec, "name"), sizeof(c->name));
+    ks_fmt(path, sizeof(path), "%s/%s.log", run->dir, ks_jstr(cspec, "name"));
+    set_path(&c->log, path);
+    c->reaped = 1;
+}
+
+static void start_main(ks_prun_t *run, json_t *pod)
+{
+    for (int k = 0; k < run->ncont; k++)
+        start_container(run, &run->c[k], pod,
+                        json_array_get(ks_jget(pod, "spec.containers"), (size_t)k));
+}
+
 static ks_prun_t *run_create(json_t *pod)
 {
     ks_prun_t *run = tg_xcalloc(1, sizeof(*run));
@@ -352,20 +377,28 @@ static ks_prun_t *run_create(json_t *pod)
     {
         if (run->ncont == KS_MAX_CONT)
             break;
-        ks_cont_t *c = &run->c[run->ncont++];
-        ks_strlcpy(c->name, ks_jstr(cs, "name"), sizeof(c->name));
-        ks_fmt(path, sizeof(path), "%s/%s.log", run->dir, ks_jstr(cs, "name"));
-        set_path(&c->log, path);
-        c->reaped = 1;
+        cont_init(run, &run->c[run->ncont++], cs);
+    }
+    /* Simulated pods skip their init containers: they stand for no work. */
+    want = run->simulated ? 0 : json_array_size(ks_jget(pod, "spec.initContainers"));
+    run->init =
+        want ? tg_xcalloc(want < KS_MAX_CONT ? want : KS_MAX_CONT, sizeof(*run->init)) : NULL;
+    json_array_foreach(want ? ks_jget(pod, "spec.initContainers") : NULL, i, cs)
+    {
+        if (run->ninit == KS_MAX_CONT)
+            break;
+        cont_init(run, &run->init[run->ninit++], cs);
     }
     run->next = g_runs;
     g_runs = run;
     if (!g_by_uid)
         g_by_uid = ks_map_new();
     ks_map_put(g_by_uid, run->uid, run);
-    for (int k = 0; k < run->ncont; k++)
-        start_container(run, &run->c[k], pod, json_array_get(ks_jget(pod, "spec.containers"),
-                                                             (size_t)k));
+    if (run->ninit)
+        start_container(run, &run->init[0], pod,
+                        json_array_get(ks_jget(pod, "spec.initContainers"), 0));
+    else
+        start_main(run, pod);
     run->changed = 1;
     return run;
 }
@@ -376,13 +409,50 @@ static const char *find_driver_log(const char *head_uid)
     return h && h->has_driver ? h->driver.log : NULL;
 }
 
+/* initContainerStatuses, and the Initialized condition. */
+static void write_init_status(ks_prun_t *run, json_t *st, json_t *pod)
+{
+    json_t *arr = json_array();
+    char ts[48], ts2[48];
+    for (int i = 0; i < run->ninit; i++) {
+        ks_cont_t *c = &run->init[i];
+        const char *image =
+            ks_jstr(json_array_get(ks_jget(pod, "spec.initContainers"), (size_t)i), "image");
+        json_t *state = json_object();
+        if (c->state == CS_RUNNING) {
+            ks_fmt_time(c->started, ts, sizeof(ts));
+            json_object_set_new(state, "running", json_pack("{s:s}", "startedAt", ts));
+        } else if (c->state == CS_DONE) {
+            ks_fmt_time(c->started, ts, sizeof(ts));
+            ks_fmt_time(c->finished, ts2, sizeof(ts2));
+            json_object_set_new(state, "terminated",
+                                json_pack("{s:i,s:s,s:s,s:s}", "exitCode", c->exit_code, "reason",
+                                          c->reason, "startedAt", ts, "finishedAt", ts2));
+        } else {
+            json_object_set_new(state, "waiting", json_pack("{s:s}", "reason", "PodInitializing"));
+        }
+        json_array_append_new(arr,
+                              json_pack("{s:s,s:o,s:b,s:i,s:s,s:s,s:b}", "name", c->name, "state",
+                                        state, "ready", c->state == CS_DONE && !c->exit_code,
+                                        "restartCount", c->restarts, "image", image ? image : "",
+                                        "imageID", "", "started", c->state == CS_RUNNING));
+    }
+    json_object_set_new(st, "initContainerStatuses", arr);
+    int done = run->init_next >= run->ninit;
+    ks_cond_set(st, "Initialized", done ? "True" : "False", done ? "" : "ContainersNotInitialized",
+                done ? "" : "containers with incomplete status: [init]", 0);
+}
+
 /* Container and pod status from the runtime state. */
 static void write_status(ks_prun_t *run, json_t *pod)
 {
     json_t *st = ks_jobj(pod, "status");
     json_t *arr = json_array();
     int all_done = 1, any_fail = 0, ready = 1;
+    int initializing = run->init_next < run->ninit;
     char ts[48];
+    if (run->ninit)
+        write_init_status(run, st, pod);
     for (int i = 0; i < run->ncont; i++) {
         ks_cont_t *c = &run->c[i];
         json_t *spec = json_array_get(ks_jget(pod, "spec.containers"), (size_t)i);
@@ -405,7 +475,9 @@ static void write_status(ks_prun_t *run, json_t *pod)
                 any_fail = 1;
             ready = 0;
         } else {
-            json_object_set_new(state, "waiting", json_pack("{s:s}", "reason", "ContainerCreating"));
+            json_object_set_new(state, "waiting",
+                                json_pack("{s:s}", "reason",
+                                          initializing ? "PodInitializing" : "ContainerCreating"));
             all_done = 0;
             ready = 0;
         }
@@ -421,8 +493,10 @@ static void write_status(ks_prun_t *run, json_t *pod)
         json_array_append_new(arr, cs);
     }
     json_object_set_new(st, "containerStatuses", arr);
-    const char *phase = "Running";
-    if (run->evicted) {
+    const char *phase = initializing ? "Pending" : "Running";
+    if (run->init_failed) {
+        phase = "Failed"; /* restartPolicy Never: a failed init container ends the pod */
+    } else if (run->evicted) {
         phase = "Failed";
         json_object_set_new(st, "reason", json_string(run->evict_reason));
         json_object_set_new(st, "message", json_string(run->evict_msg));
@@ -437,9 +511,47 @@ static void write_status(ks_prun_t *run, json_t *pod)
                 0);
 }
 
+/* The running init container: once it ends, start the next one or the
+ * main containers; a failure ends the pod under restartPolicy Never (or
+ * while it is deleted) and restarts the init container otherwise. Lock
+ * held. */
+static void collect_init(ks_prun_t *run, json_t *pod)
+{
+    ks_cont_t *c = &run->init[run->init_next];
+    json_t *specs = ks_jget(pod, "spec.initContainers");
+    if (c->state == CS_RUNNING && c->pid && c->reaped) {
+        int st = c->wstatus;
+        c->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        c->state = CS_DONE;
+        c->finished = ks_now();
+        c->pid = 0;
+        ks_strlcpy(c->reason, c->exit_code ? "Error" : "Completed", sizeof(c->reason));
+        run->changed = 1;
+    }
+    if (c->state != CS_DONE || !c->reaped)
+        return;
+    if (!c->exit_code && !run->terminating) {
+        if (++run->init_next < run->ninit)
+            start_container(run, &run->init[run->init_next], pod,
+                            json_array_get(specs, (size_t)run->init_next));
+        else
+            start_main(run, pod);
+    } else if (run->terminating || !strcmp(run->restart_policy, "Never")) {
+        run->init_failed = 1; /* the main containers never start */
+    } else {
+        c->restarts++;
+        start_container(run, c, pod, json_array_get(specs, (size_t)run->init_next));
+    }
+    run->changed = 1;
+}
+
 /* Record reaped processes and restarts; lock held. */
 static void collect(ks_prun_t *run, json_t *pod)
 {
+    if (run->init_next < run->ninit && !run->init_failed) {
+        collect_init(run, pod);
+        return;
+    }
     for (int i = 0; i < run->ncont; i++) {
         ks_cont_t *c = &run->c[i];
         if (c->state == CS_RUNNING && run->follow_uid[0]) {
@@ -514,6 +626,9 @@ static int all_reaped(ks_prun_t *run)
     for (int i = 0; i < run->ncont; i++)
         if (!run->c[i].reaped)
             return 0;
+    for (int i = 0; i < run->ninit; i++)
+        if (!run->init[i].reaped)
+            return 0;
     return !run->has_driver || run->driver.reaped;
 }
 
@@ -522,6 +637,9 @@ static void signal_all(ks_prun_t *run, int sig)
     for (int i = 0; i < run->ncont; i++)
         if (run->c[i].pid && !run->c[i].reaped)
             kill(-run->c[i].pid, sig);
+    for (int i = 0; i < run->ninit; i++)
+        if (run->init[i].pid && !run->init[i].reaped)
+            kill(-run->init[i].pid, sig);
     if (run->has_driver && run->driver.pid && !run->driver.reaped)
         kill(-run->driver.pid, sig);
 }
@@ -613,7 +731,7 @@ static void sync_pod(json_t *pod)
         ks_store_update(KS_RT_PODS, c, NULL);
     }
     int done = 1;
-    for (int k = 0; k < run->ncont; k++)
+    for (int k = 0; k < run->ncont && !run->init_failed; k++)
         if (run->c[k].state != CS_DONE)
             done = 0;
     if (deleting && done && all_reaped(run)) {
@@ -665,7 +783,7 @@ int ks_pods_kill(json_t *pod, long grace)
     ks_prun_t *run = run_find(ks_meta_uid(pod));
     if (!run)
         return 0;
-    int running = 0;
+    int running = run->init_next < run->ninit && !run->init_failed;
     for (int i = 0; i < run->ncont; i++)
         if (run->c[i].state == CS_RUNNING)
             running = 1;
@@ -789,8 +907,8 @@ int ks_pods_log_path(const char *uid, const char *container, int previous, char 
     ks_prun_t *run = run_find(uid);
     if (!run)
         return -1;
-    for (int i = 0; i < run->ncont; i++) {
-        ks_cont_t *c = &run->c[i];
+    for (int i = 0; i < run->ncont + run->ninit; i++) {
+        ks_cont_t *c = i < run->ncont ? &run->c[i] : &run->init[i - run->ncont];
         if (strcmp(c->name, container))
             continue;
         if (previous && !c->has_prev)

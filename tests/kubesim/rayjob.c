@@ -18,12 +18,49 @@
 #include "store.h"
 #include "util.h"
 #include "validate.h"
+#include "yamljson.h"
 
 #define RJ_FINALIZER "ray.io/rayjob-finalizer"
 
 static const char *keepalive =
     "echo \"kubesim: ray start ($RAY_NODE_TYPE) for cluster $RAY_CLUSTER_NAME\"; "
     "exec sleep 2147483647";
+
+/* Ray's job manager sets up the runtime environment before it runs the
+ * entrypoint. A working_dir that is a file:// zip is unpacked into a fresh
+ * folder (its one top-level folder stripped, as Ray does), which becomes the
+ * driver's current folder and the head of PYTHONPATH. Other runtime_env
+ * fields (pip, remote URIs) are not simulated. The paths in the program are
+ * the container's: the kubelet maps them to the sandbox. New string. */
+static char *driver_program(json_t *rj, const char *entrypoint)
+{
+    const char *renv = ks_jstr(rj, "spec.runtimeEnvYAML");
+    char err[128];
+    json_t *env = renv ? ks_yaml_to_json(renv, strlen(renv), err, sizeof(err)) : NULL;
+    const char *wd = json_string_value(json_object_get(env, "working_dir"));
+    char *out = NULL;
+    if (wd && !strncmp(wd, "file://", 7) && strlen(wd) > 11 &&
+        !strcmp(wd + strlen(wd) - 4, ".zip") && !strchr(wd, '\'')) {
+        static const char unzip_py[] =
+            "import os, sys, tempfile, zipfile\n"
+            "d = tempfile.mkdtemp(prefix=\"ray-working-dir-\", dir=sys.argv[2])\n"
+            "zipfile.ZipFile(sys.argv[1]).extractall(d)\n"
+            "e = os.listdir(d)\n"
+            "one = len(e) == 1 and os.path.isdir(os.path.join(d, e[0]))\n"
+            "print(os.path.join(d, e[0]) if one else d)\n";
+        tg_buf_t b;
+        tg_buf_init(&b, 0);
+        if (tg_buf_printf(&b,
+                          "wd=$(python3 -c '%s' '%s' /tmp) || exit 1\n"
+                          "cd \"$wd\" || exit 1\n"
+                          "export PYTHONPATH=\"$wd${PYTHONPATH:+:$PYTHONPATH}\"\n%s",
+                          unzip_py, wd + 7, entrypoint) == TG_OK)
+            out = tg_buf_steal(&b, NULL);
+        tg_buf_clean(&b);
+    }
+    json_decref(env);
+    return out ? out : tg_xstrdup(entrypoint);
+}
 
 /* ---- RayCluster ---- */
 
@@ -61,9 +98,9 @@ static json_t *ray_pod(json_t *rc, json_t *tmpl, const char *type, const char *g
     json_object_set_new(meta, "generateName", json_string(gen));
     json_object_set_new(meta, "namespace", json_string(ks_meta_ns(rc)));
     json_object_set_new(meta, "ownerReferences",
-                        json_pack("[{s:s,s:s,s:s,s:s,s:b,s:b}]", "apiVersion", "ray.io/v1",
-                                  "kind", "RayCluster", "name", cn, "uid", ks_meta_uid(rc),
-                                  "controller", 1, "blockOwnerDeletion", 1));
+                        json_pack("[{s:s,s:s,s:s,s:s,s:b,s:b}]", "apiVersion", "ray.io/v1", "kind",
+                                  "RayCluster", "name", cn, "uid", ks_meta_uid(rc), "controller", 1,
+                                  "blockOwnerDeletion", 1));
     json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
     if (!json_is_object(spec)) {
         json_decref(spec);
@@ -104,10 +141,10 @@ static void ensure_service(json_t *rc)
         "apiVersion", "v1", "kind", "Service", "metadata", "name", name, "namespace",
         ks_meta_ns(rc), "labels", "ray.io/cluster", ks_meta_name(rc), "ray.io/node-type", "head",
         "ownerReferences", "apiVersion", "ray.io/v1", "kind", "RayCluster", "name",
-        ks_meta_name(rc), "uid", ks_meta_uid(rc), "controller", 1, "blockOwnerDeletion", 1,
-        "spec", "type", "ClusterIP", "clusterIP", ip, "selector", "ray.io/cluster",
-        ks_meta_name(rc), "ray.io/node-type", "head", "ports", "name", "dashboard", "port", 8265,
-        "name", "client", "port", 10001, "name", "gcs", "port", 6379);
+        ks_meta_name(rc), "uid", ks_meta_uid(rc), "controller", 1, "blockOwnerDeletion", 1, "spec",
+        "type", "ClusterIP", "clusterIP", ip, "selector", "ray.io/cluster", ks_meta_name(rc),
+        "ray.io/node-type", "head", "ports", "name", "dashboard", "port", 8265, "name", "client",
+        "port", 10001, "name", "gcs", "port", 6379);
     ks_store_create(KS_RT_SERVICES, svc, NULL);
 }
 
@@ -142,8 +179,9 @@ static void sync_cluster(json_t *rc, json_t **pods, size_t np)
             head = p;
         } else {
             const char *g = ks_label(p, "ray.io/group");
-            json_object_set_new(counts, g ? g : "",
-                                json_integer(json_integer_value(json_object_get(counts, g ? g : "")) + 1));
+            json_object_set_new(
+                counts, g ? g : "",
+                json_integer(json_integer_value(json_object_get(counts, g ? g : "")) + 1));
             if (pod_running(p))
                 workers_run++;
         }
@@ -195,21 +233,24 @@ static void sync_cluster(json_t *rc, json_t **pods, size_t np)
     json_t *so = ks_store_get(KS_RT_SERVICES, ks_meta_ns(rc), svc);
     int ready = head && pod_running(head) && workers_run >= workers_want;
     if (head) {
-        json_t *h = json_pack("{s:s?,s:s?,s:s?}", "podIP", ks_jstr(head, "status.podIP"),
-                              "serviceIP", ks_jstr(so, "spec.clusterIP"), "podName",
-                              ks_meta_name(head));
+        json_t *h =
+            json_pack("{s:s?,s:s?,s:s?}", "podIP", ks_jstr(head, "status.podIP"), "serviceIP",
+                      ks_jstr(so, "spec.clusterIP"), "podName", ks_meta_name(head));
         json_object_set_new(st, "head", h);
     }
-    json_object_set_new(st, "endpoints", json_pack("{s:s,s:s,s:s}", "client", "10001",
-                                                   "dashboard", "8265", "gcs-server", "6379"));
+    json_object_set_new(
+        st, "endpoints",
+        json_pack("{s:s,s:s,s:s}", "client", "10001", "dashboard", "8265", "gcs-server", "6379"));
     ks_cond_set(st, "HeadPodReady", head && pod_running(head) ? "True" : "False",
                 head && pod_running(head) ? "HeadPodRunningAndReady" : "HeadPodNotFound", "", 0);
     if (ready) {
         ks_cond_set(st, "RayClusterProvisioned", "True", "AllPodRunningAndReadyFirstTime",
                     "All Ray Pods are ready for the first time", 0);
         json_object_set_new(st, "state", json_string("ready"));
-        if (!json_object_get(st, "readyTime"))
-            json_object_set_new(st, "readyTime", ks_json_now());
+        /* KubeRay 1.7 records when each state was entered; its CRD
+         * declares no readyTime (the server would prune it). */
+        if (!ks_jget(st, "stateTransitionTimes.ready"))
+            ks_jset(st, "stateTransitionTimes.ready", ks_json_now());
     }
     ks_store_update(KS_RT_RAYCLUSTERS, c, NULL);
 }
@@ -246,14 +287,12 @@ static void create_cluster(json_t *rj, const char *name)
     const char *mode = ks_jstr(rj, "spec.submissionMode");
     json_object_set_new(labels, "ray.io/job-submission-mode",
                         json_string(mode ? mode : "K8sJobMode"));
-    json_t *rc = json_pack("{s:s,s:s,s:{s:s,s:s,s:o,s:[{s:s,s:s,s:s,s:s,s:b,s:b}]},s:O}",
-                           "apiVersion", "ray.io/v1", "kind", "RayCluster", "metadata", "name",
-                           name, "namespace", ks_meta_ns(rj), "labels", labels,
-                           "ownerReferences", "apiVersion", "ray.io/v1", "kind", "RayJob", "name",
-                           ks_meta_name(rj), "uid", ks_meta_uid(rj), "controller", 1,
-                           "blockOwnerDeletion", 1, "spec",
-                           ks_jget(rj, "spec.rayClusterSpec") ? ks_jget(rj, "spec.rayClusterSpec")
-                                                              : json_object());
+    json_t *rc = json_pack(
+        "{s:s,s:s,s:{s:s,s:s,s:o,s:[{s:s,s:s,s:s,s:s,s:b,s:b}]},s:O}", "apiVersion", "ray.io/v1",
+        "kind", "RayCluster", "metadata", "name", name, "namespace", ks_meta_ns(rj), "labels",
+        labels, "ownerReferences", "apiVersion", "ray.io/v1", "kind", "RayJob", "name",
+        ks_meta_name(rj), "uid", ks_meta_uid(rj), "controller", 1, "blockOwnerDeletion", 1, "spec",
+        ks_jget(rj, "spec.rayClusterSpec") ? ks_jget(rj, "spec.rayClusterSpec") : json_object());
     ks_defaults(KS_RT_RAYCLUSTERS, rc, NULL);
     if (ks_store_create(KS_RT_RAYCLUSTERS, rc, NULL) == KS_OK)
         ks_event_emit(KS_RT_RAYJOBS, rj, "Normal", "Created", "Created RayCluster %s/%s",
@@ -265,12 +304,13 @@ static void create_submitter(json_t *rj, json_t *head)
     json_t *tmpl = json_deep_copy(ks_jget(rj, "spec.submitterPodTemplate"));
     if (!tmpl) {
         const char *img = ks_jstr(json_array_get(ks_jget(rj, "spec.rayClusterSpec.headGroupSpec."
-                                                             "template.spec.containers"), 0),
+                                                             "template.spec.containers"),
+                                                 0),
                                   "image");
         tmpl = json_pack("{s:{s:[{s:s,s:s,s:{s:{s:s,s:s},s:{s:s,s:s}}}],s:s}}", "spec",
                          "containers", "name", "ray-job-submitter", "image", img ? img : "ray",
-                         "resources", "requests", "cpu", "500m", "memory", "200Mi", "limits",
-                         "cpu", "1", "memory", "1Gi", "restartPolicy", "Never");
+                         "resources", "requests", "cpu", "500m", "memory", "200Mi", "limits", "cpu",
+                         "1", "memory", "1Gi", "restartPolicy", "Never");
     }
     if (!ks_jget(tmpl, "spec.restartPolicy"))
         ks_jset(tmpl, "spec.restartPolicy", json_string("Never"));
@@ -301,8 +341,8 @@ static double ann_num(json_t *o, const char *key, double dflt)
 
 static void reset_for_new(json_t *st)
 {
-    const char *drop[] = {"rayClusterName", "dashboardURL", "jobId", "message", "reason",
-                          "rayJobInfo", "rayClusterStatus", "endTime"};
+    const char *drop[] = {"rayClusterName", "dashboardURL",     "jobId",  "message", "reason",
+                          "rayJobInfo",     "rayClusterStatus", "endTime"};
     for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
         json_object_del(st, drop[i]);
     json_object_set_new(st, "jobStatus", json_string(""));
@@ -333,7 +373,8 @@ static void sync_rayjob(json_t *rj)
         json_object_set_new(st, "rayClusterName", json_string(cname));
         json_object_set_new(st, "jobStatus", json_string(""));
         json_object_set_new(st, "startTime", ks_json_now());
-        json_object_set_new(st, "observedGeneration", json_integer(ks_jint(rj, "metadata.generation", 1)));
+        json_object_set_new(st, "observedGeneration",
+                            json_integer(ks_jint(rj, "metadata.generation", 1)));
         set_ds(st, "Initializing");
         ks_store_update(KS_RT_RAYJOBS, c, NULL);
         return;
@@ -345,25 +386,27 @@ static void sync_rayjob(json_t *rj)
         if (!rc) {
             create_cluster(rj, cluster);
         } else {
-            json_object_set(st, "rayClusterStatus", json_object_get(rc, "status")
-                                                        ? json_object_get(rc, "status")
-                                                        : json_object());
+            json_object_set(st, "rayClusterStatus",
+                            json_object_get(rc, "status") ? json_object_get(rc, "status")
+                                                          : json_object());
             json_t *head = head_pod(rj, cluster);
             if (ks_streq(ks_jstr(rc, "status.state"), "ready") && head) {
                 ks_fmt(buf, sizeof(buf), "%s-head-svc.%s.svc.cluster.local:8265", cluster,
                        ks_meta_ns(rj));
                 json_object_set_new(st, "dashboardURL", json_string(buf));
                 const char *ep = ks_jstr(rj, "spec.entrypoint");
+                char *program = driver_program(rj, ep ? ep : "true");
                 json_t *c0 = json_array_get(ks_jget(head, "spec.containers"), 0);
-                ks_pods_start_driver(ks_meta_uid(head), ep ? ep : "true", c0,
+                ks_pods_start_driver(ks_meta_uid(head), program, c0,
                                      ann_num(rj, "kubesim.io/duration-seconds", 1),
                                      (int)ann_num(rj, "kubesim.io/exit-code", 0));
+                free(program);
                 const char *mode = ks_jstr(rj, "spec.submissionMode");
                 if (!mode || !strcmp(mode, "K8sJobMode"))
                     create_submitter(rj, head);
                 json_object_set_new(st, "jobStatus", json_string("RUNNING"));
-                json_object_set_new(st, "rayJobInfo", json_pack("{s:o}", "startTime",
-                                                                ks_json_now()));
+                json_object_set_new(st, "rayJobInfo",
+                                    json_pack("{s:o}", "startTime", ks_json_now()));
                 set_ds(st, "Running");
             }
         }
@@ -374,9 +417,9 @@ static void sync_rayjob(json_t *rj)
         if (!head)
             code = 1;
         if (rc)
-            json_object_set(st, "rayClusterStatus", json_object_get(rc, "status")
-                                                        ? json_object_get(rc, "status")
-                                                        : json_object());
+            json_object_set(st, "rayClusterStatus",
+                            json_object_get(rc, "status") ? json_object_get(rc, "status")
+                                                          : json_object());
         json_t *sub = ks_store_get(KS_RT_JOBS, ks_meta_ns(rj), ks_meta_name(rj));
         const char *mode = ks_jstr(rj, "spec.submissionMode");
         int k8s = !mode || !strcmp(mode, "K8sJobMode");
@@ -385,8 +428,10 @@ static void sync_rayjob(json_t *rj)
         if (drv == 2 && sub_done) {
             int ok = code == 0;
             json_object_set_new(st, "jobStatus", json_string(ok ? "SUCCEEDED" : "FAILED"));
-            ks_fmt(buf, sizeof(buf), ok ? "Job finished successfully."
-                                        : "Job entrypoint command failed with exit code %d", code);
+            ks_fmt(buf, sizeof(buf),
+                   ok ? "Job finished successfully."
+                      : "Job entrypoint command failed with exit code %d",
+                   code);
             json_object_set_new(st, "message", json_string(buf));
             json_object_set_new(ks_jobj(st, "rayJobInfo"), "endTime", ks_json_now());
             json_object_set_new(st, "endTime", ks_json_now());
@@ -398,8 +443,8 @@ static void sync_rayjob(json_t *rj)
                 set_ds(st, "Failed");
                 json_object_set_new(st, "reason", json_string("AppFailed"));
             }
-            ks_event_emit(KS_RT_RAYJOBS, rj, ok ? "Normal" : "Warning",
-                          ok ? "Completed" : "Failed", "%s", buf);
+            ks_event_emit(KS_RT_RAYJOBS, rj, ok ? "Normal" : "Warning", ok ? "Completed" : "Failed",
+                          "%s", buf);
         }
     } else if (ks_streq(ds, "Complete") || ks_streq(ds, "Failed")) {
         double end = ks_parse_time(ks_jstr(st, "endTime"));

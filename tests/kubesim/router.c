@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "authz.h"
 #include "discovery.h"
 #include "faults.h"
 #include "logs.h"
@@ -50,7 +51,15 @@ static void route_gv(ks_req_t *r, const char *group, const char *version, char *
             not_found_resource(r);
         return;
     }
+    if (ks_authz_serve(r, group, rest, n))
+        return;
     if (!strcmp(group, "visibility.kueue.x-k8s.io")) {
+        /* clusterqueues/NAME/pendingworkloads or
+         * namespaces/NS/localqueues/NAME/pendingworkloads */
+        int nsd = n == 5 && !strcmp(rest[0], "namespaces");
+        if ((n == 3 || nsd) && ks_authz_check(r, group, rest[nsd ? 2 : 0], rest[nsd ? 4 : 2],
+                                              nsd ? rest[1] : "", rest[nsd ? 3 : 1]))
+            return;
         ks_visibility_serve(r, rest, n);
         return;
     }
@@ -74,6 +83,8 @@ static void route_gv(ks_req_t *r, const char *group, const char *version, char *
         not_found_resource(r);
         return;
     }
+    if (ks_authz_check(r, group, rt->resource, t.sub, t.ns, t.name))
+        return;
     if (t.rt == KS_RT_PODS && !strcmp(t.sub, "log")) {
         ks_logs_serve(r, &t);
         return;

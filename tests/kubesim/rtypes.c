@@ -6,8 +6,8 @@
 
 #include "util.h"
 
-#define KUEUE_DIR "kueue-v0.14.8/"
-#define RAY_DIR   "kuberay-v1.7.0/"
+#define KUEUE_DIR  "kueue-v0.14.8/"
+#define RAY_DIR    "kuberay-v1.7.0/"
 #define RBAC_GROUP "rbac.authorization.k8s.io"
 
 static const ks_rtype_t ks_rtypes[KS_RT_COUNT] = {
@@ -30,11 +30,11 @@ static const ks_rtype_t ks_rtypes[KS_RT_COUNT] = {
      KUEUE_DIR "kueue.x-k8s.io_clusterqueues.yaml", KS_RT_CLUSTERQUEUES},
     {"kueue.x-k8s.io", "v1beta1", "localqueues", "localqueue", "LocalQueue", 1, 1,
      "queue,queues,lq", "", KUEUE_DIR "kueue.x-k8s.io_localqueues.yaml", KS_RT_LOCALQUEUES},
-    {"kueue.x-k8s.io", "v1beta1", "workloads", "workload", "Workload", 1, 1,
-     "wl,kwl,kueueworkload", "", KUEUE_DIR "kueue.x-k8s.io_workloads.yaml", KS_RT_WORKLOADS},
+    {"kueue.x-k8s.io", "v1beta1", "workloads", "workload", "Workload", 1, 1, "wl,kwl,kueueworkload",
+     "", KUEUE_DIR "kueue.x-k8s.io_workloads.yaml", KS_RT_WORKLOADS},
     {"kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses", "workloadpriorityclass",
-     "WorkloadPriorityClass", 0, 0, "", "",
-     KUEUE_DIR "kueue.x-k8s.io_workloadpriorityclasses.yaml", KS_RT_WPCS},
+     "WorkloadPriorityClass", 0, 0, "", "", KUEUE_DIR "kueue.x-k8s.io_workloadpriorityclasses.yaml",
+     KS_RT_WPCS},
     {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", 1, 0, "sa", "", NULL,
      KS_RT_SERVICEACCOUNTS},
     {"apps", "v1", "deployments", "deployment", "Deployment", 1, 1, "deploy", "all", NULL,
@@ -48,6 +48,9 @@ static const ks_rtype_t ks_rtypes[KS_RT_COUNT] = {
     {RBAC_GROUP, "v1", "roles", "role", "Role", 1, 0, "", "", NULL, KS_RT_ROLES},
     {RBAC_GROUP, "v1", "rolebindings", "rolebinding", "RoleBinding", 1, 0, "", "", NULL,
      KS_RT_ROLEBINDINGS},
+    {"coordination.k8s.io", "v1", "leases", "lease", "Lease", 1, 0, "", "", NULL, KS_RT_LEASES},
+    {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", 1, 1, "rs", "all", NULL,
+     KS_RT_REPLICASETS},
 };
 
 const ks_rtype_t *ks_rtype(int idx)

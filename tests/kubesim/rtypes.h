@@ -6,13 +6,13 @@
 #include <stddef.h>
 
 typedef struct ks_rtype_s {
-    const char *group;      /* "" for core */
+    const char *group; /* "" for core */
     const char *version;
-    const char *resource;   /* plural */
+    const char *resource; /* plural */
     const char *singular;
     const char *kind;
     int namespaced;
-    int has_status;         /* serves <plural>/status */
+    int has_status;          /* serves <plural>/status */
     const char *short_names; /* comma separated, "" for none */
     const char *categories;  /* comma separated */
     const char *crd_file;    /* CRD YAML relative to the schema dir, or NULL */
@@ -43,6 +43,8 @@ enum {
     KS_RT_CLUSTERROLEBINDINGS,
     KS_RT_ROLES,
     KS_RT_ROLEBINDINGS,
+    KS_RT_LEASES,      /* coordination.k8s.io: node heartbeats, leader election */
+    KS_RT_REPLICASETS, /* apps/v1: what the Deployment controller manages */
     KS_RT_COUNT
 };
 

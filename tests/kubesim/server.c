@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "faults.h"
@@ -18,6 +19,15 @@ static int g_port;
 const char *ks_req_query(ks_req_t *r, const char *key)
 {
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+int ks_req_flag(ks_req_t *r, const char *key)
+{
+    const char *v = NULL;
+    if (MHD_lookup_connection_value_n(r->conn, MHD_GET_ARGUMENT_KIND, key, strlen(key), &v, NULL) !=
+        MHD_YES)
+        return 0;
+    return !v || (strcmp(v, "0") && strcasecmp(v, "false"));
 }
 
 const char *ks_req_header(ks_req_t *r, const char *key)
@@ -94,8 +104,8 @@ void ks_reply_badrequest(ks_req_t *r, const char *msg)
 void ks_reply_stream(ks_req_t *r, const char *ctype, MHD_ContentReaderCallback cb, void *cls,
                      MHD_ContentReaderFreeCallback fcb)
 {
-    struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024,
-                                                                  cb, cls, fcb);
+    struct MHD_Response *resp =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, cb, cls, fcb);
     finish(r, 200, resp, ctype);
     MHD_add_response_header(resp, "Transfer-Encoding", "chunked");
 }
@@ -116,8 +126,8 @@ static int authorized(ks_req_t *r)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_size, void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_size, void **con_cls)
 {
     (void)cls;
     (void)version;
@@ -176,17 +186,16 @@ int ks_server_start(const char *tls_cert, const char *tls_key)
     sa.sin_port = htons((uint16_t)ks_cfg.port);
     if (inet_pton(AF_INET, ks_cfg.addr, &sa.sin_addr) != 1)
         return -1;
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_ERROR_LOG;
+    unsigned flags =
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
     if (tls_cert)
         flags |= MHD_USE_TLS;
     if (tls_cert)
-        g_daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
-                                    &sa, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-                                    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-                                    MHD_OPTION_CONNECTION_LIMIT, (unsigned)2000,
-                                    MHD_OPTION_HTTPS_MEM_KEY, tls_key, MHD_OPTION_HTTPS_MEM_CERT,
-                                    tls_cert, MHD_OPTION_END);
+        g_daemon = MHD_start_daemon(
+            flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, &sa,
+            MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+            (unsigned)0, MHD_OPTION_CONNECTION_LIMIT, (unsigned)2000, MHD_OPTION_HTTPS_MEM_KEY,
+            tls_key, MHD_OPTION_HTTPS_MEM_CERT, tls_cert, MHD_OPTION_END);
     else
         g_daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
                                     &sa, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,

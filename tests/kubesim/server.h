@@ -26,6 +26,11 @@ typedef struct ks_req_s {
 /* Query parameter (borrowed, decoded) or NULL. */
 const char *ks_req_query(ks_req_t *r, const char *key);
 const char *ks_req_header(ks_req_t *r, const char *key);
+/* A boolean query parameter as the API server converts it
+ * (runtime.Convert_Slice_string_To_bool): absent is false, "0" and
+ * "false" in any case are false, anything else, even an empty value or
+ * "f", is true. */
+int ks_req_flag(ks_req_t *r, const char *key);
 /* Non-zero when the Accept header asks for a meta.k8s.io Table. */
 int ks_req_wants_table(ks_req_t *r);
 

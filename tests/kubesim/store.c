@@ -24,7 +24,7 @@ static ks_store_observer_fn g_observer;
 static json_t **g_graveyard;
 static size_t g_ngrave, g_capgrave;
 
-void ks_store_init(size_t ring_cap)
+void ks_store_init(size_t ring_cap, size_t ring_bytes)
 {
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -35,7 +35,7 @@ void ks_store_init(size_t ring_cap)
     for (int i = 0; i < KS_RT_COUNT; i++)
         g_objs[i] = ks_map_new();
     g_uids = ks_map_new();
-    ks_ring_init(ring_cap);
+    ks_ring_init(ring_cap, ring_bytes);
 }
 
 void ks_store_set_observer(ks_store_observer_fn fn)
@@ -276,6 +276,41 @@ ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out)
     if (out)
         *out = obj;
     return KS_OK;
+}
+
+ks_rc_e ks_store_restore(int rt, json_t *obj)
+{
+    const ks_rtype_t *t = ks_rtype(rt);
+    const char *ns = t->namespaced ? ks_meta_ns(obj) : NULL;
+    const char *name = ks_meta_name(obj), *uid = ks_meta_uid(obj);
+    const char *rvs = ks_jstr(obj, "metadata.resourceVersion");
+    char key[600], ref[KS_REF_MAX];
+    if (!name || !uid || !rvs) {
+        json_decref(obj);
+        return KS_EINVALID;
+    }
+    obj_key(ns, name, key, sizeof(key));
+    if (ks_map_get(g_objs[rt], key)) {
+        json_decref(obj);
+        return KS_EEXIST;
+    }
+    uint64_t rv = strtoull(rvs, NULL, 10);
+    if (rv > g_rv)
+        g_rv = rv;
+    ks_map_put(g_objs[rt], key, obj);
+    ks_ref_fmt(ref, sizeof(ref), rt, ns, name);
+    free(ks_map_put(g_uids, uid, tg_xstrdup(ref)));
+    g_dirty = 1;
+    if (g_observer)
+        g_observer(rt, NULL, obj);
+    return KS_OK;
+}
+
+void ks_store_restart_at(uint64_t rv)
+{
+    if (rv > g_rv)
+        g_rv = rv;
+    ks_ring_restart(g_rv);
 }
 
 /* Equal apart from metadata.resourceVersion? Then skip the write. Reads

@@ -50,7 +50,8 @@ typedef struct ks_event_s {
  * queue work but must not change the store. */
 typedef void (*ks_store_observer_fn)(int rt, json_t *old, json_t *obj);
 
-void ks_store_init(size_t ring_cap);
+/* ring_cap events and ring_bytes of their text at most in the watch window. */
+void ks_store_init(size_t ring_cap, size_t ring_bytes);
 void ks_store_shutdown(void);
 void ks_store_set_observer(ks_store_observer_fn fn);
 
@@ -96,6 +97,13 @@ ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out);
  * object with deletionTimestamp and no finalizers is removed instead.
  * *out (optional) is borrowed and NULL when the object was removed. */
 ks_rc_e ks_store_update(int rt, json_t *obj, json_t **out);
+/* Insert an object as a state file saved it (steals obj): it keeps its
+ * uid and resourceVersion, and no watch event is published (clients of a
+ * restarted server relist); the observer sees it so controllers index it. */
+ks_rc_e ks_store_restore(int rt, json_t *obj);
+/* After restoring: resourceVersions continue after rv and the watch
+ * window starts there, so a watch from an older one gets 410 Gone. */
+void ks_store_restart_at(uint64_t rv);
 /* Remove at once and publish DELETED. */
 ks_rc_e ks_store_remove(int rt, const char *ns, const char *name);
 /* Sorted (namespace, name) array of borrowed objects; free() the array. */

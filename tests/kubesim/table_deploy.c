@@ -1,5 +1,6 @@
-/* kubectl get columns for Deployments, PodDisruptionBudgets,
- * ServiceAccounts and the RBAC kinds, as the 1.32 kube printers have them. */
+/* kubectl get columns for Deployments, ReplicaSets, PodDisruptionBudgets,
+ * ServiceAccounts, the RBAC kinds and Leases, as the 1.32 kube printers
+ * have them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -34,10 +35,22 @@ static const ks_col_t binding_cols[] = {
     {"Age", "string", "", 0},      {"Users", "string", "", 1},
     {"Groups", "string", "", 1},   {"ServiceAccounts", "string", "", 1},
     {NULL, NULL, NULL, 0}};
+static const ks_col_t rs_cols[] = {
+    {"Name", "string", "name", 0}, {"Desired", "integer", "", 0}, {"Current", "integer", "", 0},
+    {"Ready", "integer", "", 0},   {"Age", "string", "", 0},      {"Containers", "string", "", 1},
+    {"Images", "string", "", 1},   {"Selector", "string", "", 1}, {NULL, NULL, NULL, 0}};
+static const ks_col_t lease_cols[] = {{"Name", "string", "name", 0},
+                                      {"Holder", "string", "", 0},
+                                      {"Age", "string", "", 0},
+                                      {NULL, NULL, NULL, 0}};
 
 const ks_col_t *ks_table_deploy_cols(int rt)
 {
     switch (rt) {
+    case KS_RT_LEASES:
+        return lease_cols;
+    case KS_RT_REPLICASETS:
+        return rs_cols;
     case KS_RT_DEPLOYMENTS:
         return deploy_cols;
     case KS_RT_PDBS:
@@ -139,6 +152,19 @@ void ks_table_deploy_row(int rt, json_t *obj, json_t *cells)
                               json_integer((json_int_t)json_array_size(ks_jget(obj, "secrets"))));
         json_array_append_new(cells, ks_table_age(obj));
         break;
+    case KS_RT_REPLICASETS:
+        json_array_append_new(cells, json_integer(ks_jint(obj, "spec.replicas", 1)));
+        json_array_append_new(cells, json_integer(ks_jint(obj, "status.replicas", 0)));
+        json_array_append_new(cells, json_integer(ks_jint(obj, "status.readyReplicas", 0)));
+        json_array_append_new(cells, ks_table_age(obj));
+        ks_table_template_cells(obj, cells);
+        break;
+    case KS_RT_LEASES: {
+        const char *h = ks_jstr(obj, "spec.holderIdentity");
+        json_array_append_new(cells, json_string(h ? h : ""));
+        json_array_append_new(cells, ks_table_age(obj));
+        break;
+    }
     case KS_RT_CLUSTERROLES:
     case KS_RT_ROLES: {
         /* Created At is the timestamp itself, not an age. */

@@ -1,7 +1,8 @@
 """The kinds a deployment manifest holds (Deployment, PodDisruptionBudget,
 ServiceAccount, ClusterRole/Role and their bindings): discovery, OpenAPI,
-kubectl CRUD, patches, watch, and 404/409/422. kubesim stores them; no
-controller acts on them."""
+kubectl CRUD, patches, watch, and 404/409/422; the Deployment and
+ReplicaSet controllers and the scale subresource. No controller acts on the
+other kinds."""
 import json
 import re
 
@@ -43,7 +44,8 @@ def test_discovery_lists_the_kinds(ks, kubectl_bin):
     groups = {g["name"] for g in ks.get("/apis")["groups"]}
     assert {"apps", "policy", "rbac.authorization.k8s.io"} <= groups
     res = {r["name"] for r in ks.get("/apis/apps/v1")["resources"]}
-    assert res == {"deployments", "deployments/status"}
+    assert res == {"deployments", "deployments/status", "deployments/scale", "replicasets",
+                   "replicasets/status", "replicasets/scale"}
 
 
 @pytest.mark.parametrize("gv,kind,schema", [
@@ -71,11 +73,11 @@ def test_kubectl_deployment_lifecycle(ks, kubectl_bin):
         "maxUnavailable": "25%", "maxSurge": "25%"}}
     assert got["spec"]["revisionHistoryLimit"] == 10
     assert got["spec"]["template"]["spec"]["restartPolicy"] == "Always"
-    assert got["metadata"]["generation"] == 1 and "status" not in got
+    assert got["metadata"]["generation"] == 1
     table = ks.kubectl("get", "deploy", "-o", "wide").stdout.splitlines()
     assert table[0].split()[:5] == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
-    assert re.match(r"web\s+0/2\s+0\s+0\s+\S+\s+web,sidecar\s+nginx:1.27,busybox:1.36\s+app=web",
-                    table[1]), table
+    assert re.match(r"web\s+\d/2\s+\d\s+\d\s+\S+\s+web,sidecar\s+nginx:1.27,busybox:1.36\s+"
+                    r"app=web", table[1]), table
     # kubectl set image sends a strategic merge patch keyed by container name
     ks.kubectl("set", "image", "deployment/web", "web=nginx:1.28")
     got = ks.get_obj("apps/v1", "deployments", "web", "default")
@@ -89,11 +91,53 @@ def test_kubectl_deployment_lifecycle(ks, kubectl_bin):
     got = ks.get_obj("apps/v1", "deployments", "web", "default")
     assert got["spec"]["replicas"] == 2
     assert got["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
-    # no controller: no ReplicaSet, no pods
-    assert ks.list("v1", "pods", "default") == []
     out = ks.kubectl("delete", "deployment", "web").stdout
     assert out.strip() == 'deployment.apps "web" deleted'
     assert ks.get_obj("apps/v1", "deployments", "web", "default") is None
+
+
+def test_deployment_controller_rollout_scale_and_foreground_delete(ks, kubectl_bin):
+    ks.kubectl("create", "deployment", "app", "--image=busybox:1.36", "--replicas=2", "--",
+               "sleep", "60")
+    out = ks.kubectl("rollout", "status", "deployment/app", "--timeout=30s").stdout
+    assert out.strip().endswith('deployment "app" successfully rolled out')
+    rs = ks.list("apps/v1", "replicasets", "default")
+    assert len(rs) == 1 and rs[0]["metadata"]["ownerReferences"][0]["name"] == "app"
+    first = rs[0]["metadata"]["name"]
+    tmpl_hash = rs[0]["metadata"]["labels"]["pod-template-hash"]
+    assert first == "app-" + tmpl_hash
+    assert rs[0]["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "1"
+    pods = ks.list("v1", "pods", "default", labelSelector="pod-template-hash=" + tmpl_hash)
+    assert len(pods) == 2 and all(p["metadata"]["ownerReferences"][0]["name"] == first
+                                  for p in pods)
+    # the scale subresource, through kubectl scale and directly
+    assert ks.kubectl("scale", "deployment/app", "--replicas=3").stdout.strip() == (
+        "deployment.apps/app scaled")
+    ks.kubectl("rollout", "status", "deployment/app", "--timeout=30s")
+    scale = ks.get(api_path("apps/v1", "deployments", "default", "app", "scale"))
+    assert scale["kind"] == "Scale" and scale["apiVersion"] == "autoscaling/v1"
+    assert scale["spec"]["replicas"] == 3 and scale["status"]["replicas"] == 3
+    assert scale["status"]["selector"] == "app=app"
+    # a new template rolls out a new ReplicaSet and scales the old one to 0
+    ks.kubectl("set", "image", "deployment/app", "busybox=busybox:1.37")
+    ks.kubectl("rollout", "status", "deployment/app", "--timeout=30s")
+    by_name = {r["metadata"]["name"]: r for r in ks.list("apps/v1", "replicasets", "default")}
+    assert by_name[first]["spec"]["replicas"] == 0 and len(by_name) == 2
+    d = ks.get_obj("apps/v1", "deployments", "app", "default")
+    assert d["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
+    st = d["status"]
+    assert st["updatedReplicas"] == st["availableReplicas"] == 3
+    assert {c["type"]: c["reason"] for c in st["conditions"]} == {
+        "Available": "MinimumReplicasAvailable", "Progressing": "NewReplicaSetAvailable"}
+    out = ks.kubectl("rollout", "history", "deployment/app").stdout.split()
+    assert out[-4:] == ["1", "<none>", "2", "<none>"]
+    ks.kubectl("rollout", "undo", "deployment/app")
+    ks.kubectl("rollout", "status", "deployment/app", "--timeout=30s")
+    assert ks.get_obj("apps/v1", "replicasets", first, "default")["spec"]["replicas"] == 3
+    # foreground deletion waits for the ReplicaSets and their pods
+    ks.kubectl("delete", "deployment", "app", "--cascade=foreground", "--timeout=60s")
+    assert ks.list("apps/v1", "replicasets", "default") == []
+    assert ks.list("v1", "pods", "default") == []
 
 
 def test_server_side_apply_list_and_label_selector(ks, kubectl_bin):
@@ -119,7 +163,9 @@ def test_watch_sees_deployment_events(ks):
     for ev in ks.watch(api_path("apps/v1", "deployments", "default"), timeout=5,
                        resourceVersion=str(rv), timeoutSeconds="2"):
         seen.append((ev["type"], ev["object"]["spec"]["replicas"]))
-    assert seen == [("ADDED", 2), ("MODIFIED", 4), ("DELETED", 4)]
+    # the controller's status writes are MODIFIED events too
+    assert seen[0] == ("ADDED", 2) and seen[-1] == ("DELETED", 4)
+    assert ("MODIFIED", 4) in seen and set(seen[1:-1]) <= {("MODIFIED", 2), ("MODIFIED", 4)}
 
 
 RBAC_YAML = """
@@ -198,15 +244,17 @@ def test_missing_is_404_and_duplicate_or_stale_is_409(ks, kubectl_bin):
     status, _, out = ks.request("GET", api_path(RBAC, "clusterroles", None, "nope"))
     assert status == 404
     assert out["message"] == 'clusterroles.rbac.authorization.k8s.io "nope" not found'
-    created = ks.create(deployment())
+    ks.create(deployment())
     status, _, out = ks.request("POST", api_path("apps/v1", "deployments", "default"),
                                 body=deployment())
     assert status == 409 and out["reason"] == "AlreadyExists"
     assert out["message"] == 'deployments.apps "web" already exists'
-    stale = dict(created, spec=dict(created["spec"], replicas=3))
-    ks.put(api_path("apps/v1", "deployments", "default", "web"), stale)
-    status, _, out = ks.request("PUT", api_path("apps/v1", "deployments", "default", "web"),
-                                body=stale)
+    # a stale resourceVersion (a Role: no controller writes it meanwhile)
+    role = ks.create({"apiVersion": RBAC, "kind": "Role", "metadata": {"name": "r"},
+                      "rules": []}, namespace="default")
+    stale = dict(role, rules=[{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}])
+    ks.put(api_path(RBAC, "roles", "default", "r"), stale)
+    status, _, out = ks.request("PUT", api_path(RBAC, "roles", "default", "r"), body=stale)
     assert status == 409 and out["reason"] == "Conflict"
 
 
@@ -251,3 +299,21 @@ def test_invalid_objects_are_422(ks):
     created["roleRef"]["name"] = "other"
     causes = invalid(ks, "PUT", api_path(RBAC, "clusterrolebindings", None, "b"), created)
     assert causes == {"roleRef": 'Invalid value: "object": cannot change roleRef'}
+
+
+def test_drain_evicts_and_the_replicaset_replaces(ks, kubectl_bin):
+    """kubectl drain evicts through pods/eviction (policy/v1 in discovery);
+    with --disable-eviction it deletes with protobuf DeleteOptions. Either
+    way the ReplicaSet brings the pods back on other nodes."""
+    ks.kubectl("create", "deployment", "dr", "--image=busybox:1.36", "--replicas=2", "--",
+               "sleep", "60")
+    ks.kubectl("rollout", "status", "deployment/dr", "--timeout=30s")
+    for flags in ([], ["--disable-eviction"]):
+        node = ks.list("v1", "pods", "default", labelSelector="app=dr")[0]["spec"]["nodeName"]
+        out = ks.kubectl("drain", node, "--timeout=30s", *flags).stdout
+        assert "node/%s drained" % node in out
+        assert ("evicted" in out) == (not flags), out
+        ks.wait_for(lambda: [p for p in ks.list("v1", "pods", "default", labelSelector="app=dr")
+                             if p["status"].get("phase") == "Running"],
+                    cond=lambda ps: len(ps) == 2 and all(p["spec"]["nodeName"] != node
+                                                         for p in ps), what="rescheduled")

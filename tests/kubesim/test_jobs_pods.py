@@ -210,3 +210,28 @@ def test_tls_token_and_state_file(tmp_path, kubectl_bin):
         ks.restart()
         again = ks.get(api_path("v1", "configmaps", "default", "kept"))
         assert again["metadata"]["uid"] == uid
+
+
+def test_foreground_deletion_of_running_job_completes(ks):
+    """The Job controller releases the pods of a Job deleted in the foreground
+    (tracking finalizer removed once they terminate), so the Job goes."""
+    ks.create(job_manifest("fg", "sleep 60"))
+    ks.wait_for(lambda: job_status(ks, "fg"), cond=lambda s: s.get("active") == 1,
+                what="job running")
+    cp = ks.kubectl("delete", "job", "fg", "--cascade=foreground", "--timeout=30s")
+    assert cp.stdout.strip() == 'job.batch "fg" deleted'
+    assert ks.get_obj("batch/v1", "jobs", "fg", "default") is None
+    assert ks.list("v1", "pods", "default", labelSelector="job-name=fg") == []
+
+
+def test_orphaned_pod_loses_tracking_finalizer_when_it_ends(ks):
+    """Pods orphaned by deleting their Job with propagationPolicy=Orphan keep
+    running; once one ends, the controller removes its tracking finalizer."""
+    ks.create(job_manifest("orph", "sleep 0.5"))
+    ks.wait_for(lambda: job_status(ks, "orph"), cond=lambda s: s.get("active") == 1,
+                what="job running")
+    ks.delete(api_path("batch/v1", "jobs", "default", "orph"), propagation="Orphan")
+    pod = ks.wait_for(lambda: ks.list("v1", "pods", "default", labelSelector="job-name=orph"),
+                      cond=lambda ps: ps and ps[0]["status"].get("phase") == "Succeeded"
+                      and not ps[0]["metadata"].get("finalizers"), what="released pod")[0]
+    assert "ownerReferences" not in pod["metadata"]

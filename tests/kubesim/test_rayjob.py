@@ -64,6 +64,23 @@ def test_rayjob_cluster_pods_labels_and_failure(ks):
     assert rj["status"]["jobStatus"] == "FAILED" and rj["status"]["reason"] == "AppFailed"
     # ttl 60: the cluster is kept for now
     assert ks.get_obj(RV, "rayclusters", cluster, "default") is not None
+    # kubesim writes only what the KubeRay CRDs declare, so a RayJob that has
+    # run and its cluster apply back server-side under strict validation
+    assert "ready" in rj["status"]["rayClusterStatus"]["stateTransitionTimes"]
+    for kind, name in (("rayjob", "rjf"), ("raycluster", cluster)):
+        text = ks.kubectl("get", kind, name, "-o", "json").stdout
+        ks.kubectl("apply", "--server-side", "--force-conflicts", "--validate=strict", "-f", "-",
+                   input=text)
+    # a /status write of an undeclared field is refused under Strict and
+    # pruned otherwise, as the API server does for custom resources
+    path = "/apis/ray.io/v1/namespaces/default/rayjobs/rjf/status"
+    cur = ks.get_obj(RV, "rayjobs", "rjf", "default")
+    cur["status"]["rayClusterStatus"]["readyTime"] = "2026-01-01T00:00:00Z"
+    status, _, body = ks.request("PUT", path, cur, query={"fieldValidation": "Strict"})
+    assert status == 400, body
+    assert ".status.rayClusterStatus.readyTime: field not declared in schema" in body["message"]
+    status, _, body = ks.request("PUT", path, cur)
+    assert status == 200 and "readyTime" not in body["status"]["rayClusterStatus"]
 
 
 def test_queued_rayjob_is_suspended_then_admitted(ks):

@@ -75,8 +75,7 @@ static void emit(ks_watch_t *w, const char *type, json_t *o)
 {
     json_t *obj;
     if (w->table) {
-        obj = ks_table_build(w->t.rt, &o, 1, ks_jstr(o, "metadata.resourceVersion"),
-                             !w->sent_cols);
+        obj = ks_table_build(w->t.rt, &o, 1, ks_jstr(o, "metadata.resourceVersion"), !w->sent_cols);
         w->sent_cols = 1;
     } else {
         obj = json_incref(o);
@@ -231,8 +230,7 @@ void ks_watch_start(ks_req_t *r, ks_target_t *t, ks_sel_t *ls, ks_sel_t *fs)
     w->table = ks_req_wants_table(r);
     w->gen = atomic_load(&g_close_gen);
     tg_buf_init(&w->out, 0);
-    const char *bm = ks_req_query(r, "allowWatchBookmarks");
-    w->bookmarks = bm && !strcmp(bm, "true");
+    w->bookmarks = ks_req_flag(r, "allowWatchBookmarks");
     const char *to = ks_req_query(r, "timeoutSeconds");
     double timeout = to ? strtod(to, NULL) : 1800;
     if (timeout <= 0)
@@ -254,6 +252,20 @@ void ks_watch_start(ks_req_t *r, ks_target_t *t, ks_sel_t *ls, ks_sel_t *fs)
         w->rv = ks_store_rv();
     } else {
         w->rv = strtoull(rvs, NULL, 10);
+        if (w->rv > ks_store_rv()) {
+            /* From the future (a client of a server that lost changes
+             * since its last save): refused as the watch cache does. */
+            char msg[200];
+            snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %llu, current: %llu",
+                     (unsigned long long)w->rv, (unsigned long long)ks_store_rv());
+            ks_unlock();
+            watch_free(w);
+            ks_reply_status(r, 504, "Timeout", msg,
+                            json_pack("{s:[{s:s,s:s}],s:i}", "causes", "reason",
+                                      "ResourceVersionTooLarge", "message",
+                                      "Too large resource version", "retryAfterSeconds", 1));
+            return;
+        }
     }
     ks_unlock();
     ks_reply_stream(r, "application/json", watch_read, w, watch_free);

@@ -19,6 +19,7 @@ typedef enum {
     KS_WQ_ADMIT,     /* ClusterQueues (and unroutable Workloads) to admit for */
     KS_WQ_QSTATUS,   /* ClusterQueues and LocalQueues whose status to write */
     KS_WQ_JOBS,      /* batch/v1 Jobs */
+    KS_WQ_DEPLOY,    /* Deployments and ReplicaSets */
     KS_WQ_SCHED,     /* pods to bind or to check against NoExecute taints */
     KS_WQ_KUBELET,   /* pods whose containers to start, finish or report */
     KS_WQ_COUNT

@@ -9,9 +9,9 @@
 //   - kueue.x-k8s.io/v1beta1 ResourceFlavor, ClusterQueue, LocalQueue,
 //     WorkloadPriorityClass, Workload: the Kueue v0.14.8 CRDs (version v1beta1)
 //   - ray.io/v1 RayJob, RayCluster: the KubeRay v1.7.0 CRDs (version v1)
-// The folder has no documents for apps/v1, policy/v1 and
-// rbac.authorization.k8s.io/v1. For Deployment, PodDisruptionBudget,
-// ClusterRole, ClusterRoleBinding, Role and RoleBinding the object's own
+// The folder has no documents for apps/v1, policy/v1, networking.k8s.io/v1
+// and rbac.authorization.k8s.io/v1. For Deployment, PodDisruptionBudget,
+// NetworkPolicy, ClusterRole, ClusterRoleBinding, Role and RoleBinding the object's own
 // fields are checked by the closed schemas below (transcribed from the
 // Kubernetes 1.32 API reference) while everything they embed (ObjectMeta,
 // PodTemplateSpec, LabelSelector, IntOrString) is checked against the real
@@ -87,7 +87,26 @@ const policyRule = closed(['verbs'], {
 });
 const roleRef = closed(['apiGroup', 'kind', 'name'], { apiGroup: str, kind: { enum: ['Role', 'ClusterRole'] }, name: str });
 const subject = closed(['kind', 'name'], { apiGroup: str, kind: { enum: ['User', 'Group', 'ServiceAccount'] }, name: str, namespace: str });
+const netPeer = closed([], {
+  podSelector: selector,
+  namespaceSelector: selector,
+  ipBlock: closed(['cidr'], { cidr: str, except: strs }),
+});
+const netPort = closed([], {
+  protocol: { enum: ['TCP', 'UDP', 'SCTP'] },
+  port: intOrString,
+  endPort: int32,
+});
 const SUPPLEMENT = {
+  'networking.k8s.io/v1/NetworkPolicy': closed(['apiVersion', 'kind', 'metadata', 'spec'], {
+    ...typeMeta('networking.k8s.io/v1', 'NetworkPolicy'),
+    spec: closed(['podSelector'], {
+      podSelector: selector,
+      policyTypes: { type: 'array', items: { enum: ['Ingress', 'Egress'] } },
+      ingress: { type: 'array', items: closed([], { from: { type: 'array', items: netPeer }, ports: { type: 'array', items: netPort } }) },
+      egress: { type: 'array', items: closed([], { to: { type: 'array', items: netPeer }, ports: { type: 'array', items: netPort } }) },
+    }),
+  }),
   'apps/v1/Deployment': closed(['apiVersion', 'kind', 'metadata', 'spec'], {
     ...typeMeta('apps/v1', 'Deployment'),
     spec: closed(['selector', 'template'], {
@@ -263,6 +282,23 @@ function checkSemantics(m, errs) {
   if (m.kind === 'Job') {
     const rp = m.spec && m.spec.template && m.spec.template.spec && m.spec.template.spec.restartPolicy;
     if (!['Never', 'OnFailure'].includes(rp)) errs.push('a Job\'s pods need restartPolicy Never or OnFailure');
+  }
+  if (m.kind === 'NetworkPolicy') {
+    const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
+    const SVC_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+    const rules = [...(m.spec.ingress || []).map((r) => [r.from, r.ports]),
+                   ...(m.spec.egress || []).map((r) => [r.to, r.ports])];
+    for (const [peers, ports] of rules) {
+      for (const p of peers || []) {
+        const c = p.ipBlock && CIDR.exec(p.ipBlock.cidr);
+        if (p.ipBlock && (!c || c.slice(1, 5).some((o) => +o > 255) || +c[5] > 32)) errs.push(`ipBlock.cidr "${p.ipBlock.cidr}" is not an IPv4 CIDR`);
+        if (p.ipBlock && (p.podSelector || p.namespaceSelector)) errs.push('a peer has ipBlock and a selector');
+      }
+      for (const p of ports || []) {
+        if (typeof p.port === 'string' && (p.port.length > 15 || !SVC_NAME.test(p.port))) errs.push(`port "${p.port}" is not a valid port name`);
+        if (typeof p.port === 'number' && (p.port < 1 || p.port > 65535)) errs.push(`port ${p.port} is out of range`);
+      }
+    }
   }
   if (m.kind === 'Secret' && m.stringData) {
     for (const k of Object.keys(m.stringData)) if (!/^[-._a-zA-Z0-9]+$/.test(k)) errs.push(`Secret key "${k}" is invalid`);

@@ -1,0 +1,487 @@
+// The console's browser suite: Debian's chromium (playwright-core) against
+// the real gateway + kubesim + PostgreSQL (stack.py). One stack and one
+// browser for the whole file; each test opens its own context. Every page
+// runs with the gateway's CSP enforced and fails on a violation or on a
+// request to another origin. Screenshots land in test-results/screens.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Stack, until, jobSpec } from './lib/stack.mjs';
+import { launch, newSession, axe, screenshot } from './lib/browser.mjs';
+
+let stack;
+let browser;
+const flagDir = mkdtempSync(path.join(tmpdir(), 'console-flags-'));
+
+before(async () => {
+  stack = await Stack.start();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+  rmSync(flagDir, { recursive: true, force: true });
+});
+
+async function submit(name, script, token = stack.admin) {
+  return stack.json('POST', '/v1/workspaces/ray/runs', { token, body: jobSpec(name, script) });
+}
+
+async function runState(id) {
+  return (await stack.json('GET', `/v1/runs/${id}`)).state;
+}
+
+async function waitState(id, states, ms = 60_000) {
+  return until(async () => states.includes(await runState(id)), ms, `run ${id} in ${states}`);
+}
+
+async function waitSealed(id, ms = 90_000) {
+  return until(async () => {
+    const r = await stack.api('GET', `/v1/runs/${id}/evidence`);
+    return r.ok && (await r.json()).sealed;
+  }, ms, `evidence of ${id} sealed`);
+}
+
+/** Press Tab until the focused element matches `selector` (keyboard only). */
+async function tabTo(page, selector, max = 80) {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+// Runs the other tests share: one that finishes and is sealed, one waiting on a flag.
+let doneRun;
+let heldRun;
+
+test('a finished run and a held one exist (kubesim runs them)', async () => {
+  doneRun = await submit('console-done', [
+    'for i in $(seq 1 20); do echo "step $i"; echo "TAU_METRIC {\\"_step\\": $i, \\"loss\\": 0.$((100 - i))}"; done',
+    'echo \'TAU_METRIC {"_step": 21, "loss": "NaN"}\'',
+    'echo \'TAU_CHECKPOINT {"path": "/outputs/ckpt-20", "step": 20}\'',
+  ].join('\n'));
+  heldRun = await submit('console-held', `while [ ! -e ${flagDir}/held ]; do sleep 0.1; done; echo released`);
+  await waitState(doneRun.id, ['Succeeded']);
+  await waitState(heldRun.id, ['Running']);
+});
+
+test('initial load of the runs page is within budget and never loads chart code', async () => {
+  const s = await newSession(browser, stack);
+  const scripts = [];
+  s.page.on('response', async (r) => {
+    const u = new URL(r.url());
+    if (/\.(js|css)$/.test(u.pathname)) scripts.push({ path: u.pathname, body: await r.body().catch(() => Buffer.alloc(0)) });
+  });
+  for (const p of ['/ui/w/ray/runs', '/ui/w/ray', '/ui/w/ray/queue', '/ui/admin/nodes', '/ui/admin/quota-requests']) {
+    await s.page.goto(p);
+    await s.page.waitForLoadState('networkidle');
+  }
+  const initial = scripts.filter((x) => !/\/assets\/(Chart|RunMetrics|Compare)/.test(x.path));
+  assert.deepEqual(scripts.filter((x) => /Chart/.test(x.path)).map((x) => x.path), [], 'chart code loaded on a list page');
+  const html = await (await fetch(stack.url + '/ui/')).text();
+  const entry = [...html.matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+)"/g)].map((m) => m[1]);
+  const gz = (ext) => entry.filter((e) => e.endsWith(ext)).reduce((n, e) => n + gzipSync(initial.find((x) => x.path === e).body, { level: 9 }).length, 0);
+  const js = gz('.js');
+  const css = gz('.css');
+  console.log(`# initial JS ${(js / 1024).toFixed(1)} KB gz, CSS ${(css / 1024).toFixed(1)} KB gz`);
+  assert.ok(js <= 60 * 1024, `initial JS ${js} B gz`);
+  assert.ok(css <= 15 * 1024, `CSS ${css} B gz`);
+  await s.checkGuards();
+  await s.close();
+});
+
+test('10,000 runs: first rows within 1 s of a cold load, at most 150 rows in the DOM, no long task over 100 ms', async () => {
+  await stack.cmd('seed_runs', { workspace: 'bulk', n: 10000 });
+  // Cold loads (a new context: no cache, no session); the median of three,
+  // since the machine is shared.
+  const loads = [];
+  for (let i = 0; i < 3; i++) {
+    const c = await newSession(browser, stack, { token: stack.researcher });
+    await c.page.goto('/ui/w/bulk/runs');
+    await c.page.waitForSelector('[role=row] a.run-link');
+    loads.push(await c.page.evaluate(() => window.__firstRow));
+    await c.close();
+  }
+  const firstRows = [...loads].sort((a, b) => a - b)[1];
+  console.log(`# first rows after ${loads.map((x) => x.toFixed(0)).join(', ')} ms (median ${firstRows.toFixed(0)})`);
+  assert.ok(firstRows <= 1000, `first rows after ${firstRows} ms`);
+  const s = await newSession(browser, stack, { token: stack.researcher });
+  const p = s.page;
+  await p.goto('/ui/w/bulk/runs');
+  await p.waitForSelector('[role=row] a.run-link');
+  await screenshot(p, 'runs-10k');
+  const timing = await p.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const res = performance.getEntriesByType('resource').map((r) => `${new URL(r.name).pathname.replace(/^.*\//, '')} ${r.startTime.toFixed(0)}-${r.responseEnd.toFixed(0)}`);
+    return `html ${nav.responseEnd.toFixed(0)}; ${res.join('; ')}; load tasks ${window.__longTasks.map((d) => d.toFixed(0)).join(',')}`;
+  });
+  console.log(`# ${timing}`);
+  await p.waitForLoadState('networkidle');
+  await p.evaluate(() => (window.__longTasks = []));
+  let maxRows = 0;
+  for (let i = 0; i < 400; i++) {
+    const st = await p.evaluate(() => {
+      const sc = document.querySelector('.scroller');
+      sc.scrollTop = sc.scrollHeight;
+      return { rows: document.querySelectorAll('.vbody [role=row]').length, status: document.querySelector('.runs-page [role=status]').textContent };
+    });
+    maxRows = Math.max(maxRows, st.rows);
+    if (/^10000 runs/.test(st.status) && (await p.locator('[role=row] a.run-link', { hasText: 'seed-10000' }).count())) break;
+    await p.waitForTimeout(40);
+  }
+  assert.match(await p.locator('.runs-page [role=status]').textContent(), /^10000 runs/);
+  await p.locator('[role=row] a.run-link', { hasText: 'seed-10000' }).waitFor();
+  const longTasks = await p.evaluate(() => window.__longTasks);
+  console.log(`# most rows in the DOM ${maxRows}; longest task ${Math.max(0, ...longTasks).toFixed(0)} ms`);
+  assert.ok(maxRows <= 150, `${maxRows} rows in the DOM`);
+  assert.ok(longTasks.every((d) => d <= 100), `long tasks: ${longTasks}`);
+  await s.checkGuards();
+  await s.close();
+});
+
+test('a state change driven through kubesim shows in the list and the run page within 2 s', async () => {
+  const s = await newSession(browser, stack);
+  const list = s.page;
+  const runPage = await s.ctx.newPage();
+  await list.goto('/ui/w/ray/runs');
+  await runPage.goto(`/ui/runs/${heldRun.id}`);
+  const row = list.locator('.vbody [role=row]', { has: list.locator('a.run-link', { hasText: 'console-held' }) }).first();
+  await row.locator('.badge', { hasText: 'Running' }).waitFor();
+  await runPage.locator('.run-state .badge', { hasText: 'Running' }).waitFor();
+  writeFileSync(path.join(flagDir, 'held'), '');
+  const tApi = await until(async () => ((await runState(heldRun.id)) === 'Succeeded' ? Date.now() : 0), 60_000, 'Succeeded in the API');
+  await Promise.all([row.locator('.badge', { hasText: 'Succeeded' }).waitFor({ timeout: 10_000 }), runPage.locator('.run-state .badge', { hasText: 'Succeeded' }).waitFor({ timeout: 10_000 })]);
+  const lag = Date.now() - tApi;
+  console.log(`# list and run page showed Succeeded ${lag} ms after the API did`);
+  assert.ok(lag <= 2000, `${lag} ms`);
+  await s.checkGuards();
+  await s.close();
+});
+
+test('log follow: bounded DOM, three cuts, the text equals the plain-text log byte for byte', async () => {
+  const lines = 30000;
+  const run = await submit('console-logs', `for b in $(seq 0 59); do seq $((b*500+1)) $((b*500+500)) | sed 's/^/line /'; sleep 0.1; done`);
+  const s = await newSession(browser, stack);
+  const p = s.page;
+  const resumes = [];
+  p.on('request', (r) => {
+    if (r.url().includes(`/v1/runs/${run.id}/logs`) && r.headers()['last-event-id']) resumes.push(r.headers()['last-event-id']);
+  });
+  await waitState(run.id, ['Running', 'Succeeded']);
+  await p.goto(`/ui/runs/${run.id}/logs`);
+  let maxLines = 0;
+  const sample = async () => {
+    maxLines = Math.max(maxLines, await p.locator('.log-inner .line').count());
+  };
+  for (let cut = 0; cut < 3; cut++) {
+    const before = await p.evaluate(() => document.querySelectorAll('.log-inner .line').length);
+    await until(async () => (await p.locator('.log-status').textContent()).match(/([\d,]+) lines/)?.[1].replace(/,/g, '') > (cut + 1) * 2000, 30_000, 'lines arriving');
+    await sample();
+    assert.ok(stack.cutAll() > 0, 'nothing to cut');
+    await until(async () => resumes.length > cut, 10_000, `resume ${cut + 1} with Last-Event-ID`);
+    void before;
+  }
+  await p.locator('.log-status', { hasText: 'The log is complete.' }).waitFor({ timeout: 90_000 });
+  await sample();
+  await screenshot(p, 'run-logs');
+  await p.getByRole('button', { name: 'Copy loaded text' }).click();
+  const copied = await p.evaluate(() => navigator.clipboard.readText());
+  const plain = await (await stack.api('GET', `/v1/runs/${run.id}/logs`, { headers: { Accept: 'text/plain' } })).text();
+  console.log(`# ${resumes.length} resumes; at most ${maxLines} line elements; ${copied.length} bytes copied`);
+  assert.equal(plain.split('\n').length - 1, lines);
+  assert.equal(copied, plain);
+  assert.ok(maxLines <= 500, `${maxLines} line elements`);
+  assert.ok(resumes.length >= 3);
+  await s.checkGuards();
+  await s.close();
+});
+
+test('a 1,000,000-line log downloads whole', async () => {
+  const run = await submit('console-million', 'seq 1 1000000');
+  await waitState(run.id, ['Succeeded'], 120_000);
+  await waitSealed(run.id, 180_000);
+  const s = await newSession(browser, stack);
+  const p = s.page;
+  await p.goto(`/ui/runs/${run.id}/logs?tail=5&follow=0`);
+  await p.locator('.log-status', { hasText: 'complete' }).waitFor({ timeout: 30_000 });
+  const [dl] = await Promise.all([p.waitForEvent('download', { timeout: 120_000 }), p.getByRole('button', { name: 'Download full log' }).click()]);
+  const file = await dl.path();
+  const text = readFileSync(file, 'utf8');
+  const n = text.split('\n').length - 1;
+  console.log(`# downloaded ${n} lines, ${text.length} bytes`);
+  assert.equal(n, 1_000_000);
+  assert.ok(text.startsWith('1\n2\n') && text.endsWith('\n999999\n1000000\n'));
+  await s.checkGuards();
+  await s.close();
+});
+
+test('a 422 places every error at its line and column; a double click submits one run', async () => {
+  const s = await newSession(browser, stack, { token: stack.researcher });
+  const p = s.page;
+  const bad = 'name: Bad_Name\nengine: spaceship\nentrypoint: run.sh\ncompute:\n  gpus: -1\n';
+  const want = await stack.api('POST', '/v1/workspaces/ray/runs:validate', { token: stack.researcher, body: { spec: bad, files: {} } });
+  assert.equal(want.status, 422);
+  const errors = (await want.json()).errors.filter((e) => e.line);
+  assert.ok(errors.length >= 2, JSON.stringify(errors));
+  await p.goto('/ui/w/ray/submit');
+  await p.locator('#spec-editor').fill(bad);
+  for (const e of errors) await p.locator('.diags li', { hasText: `line ${e.line}, column ${e.column}` }).filter({ hasText: e.message.slice(0, 30) }).first().waitFor();
+  assert.equal(await p.locator('.gutter .bad').count(), new Set(errors.map((e) => e.line)).size);
+  await screenshot(p, 'submit-422');
+  const good = jobSpec('console-dblclick', 'echo once');
+  await p.locator('#spec-editor').fill(good.spec);
+  await p.locator('#spec-files').setInputFiles({ name: 'run.sh', mimeType: 'text/x-sh', buffer: Buffer.from(good.files['run.sh'], 'base64') });
+  await p.locator('.verdict.good').waitFor();
+  await p.getByRole('button', { name: 'Submit run' }).dblclick();
+  await p.waitForURL(/\/ui\/runs\/[0-9a-f-]+$/);
+  const list = await stack.json('GET', '/v1/workspaces/ray/runs?name=console-dblclick');
+  assert.equal(list.items.length, 1);
+  await s.checkGuards();
+  await s.close();
+});
+
+test('evidence verifies in the browser; one altered byte or a tampered event is caught', async () => {
+  await waitSealed(doneRun.id);
+  const s = await newSession(browser, stack);
+  const p = s.page;
+  await p.goto(`/ui/runs/${doneRun.id}/evidence`);
+  await p.locator('.verdict', { hasText: 'Verified with key' }).waitFor();
+  await screenshot(p, 'run-evidence');
+  await p.route(`**/v1/runs/${doneRun.id}/evidence`, async (route) => {
+    const res = await route.fetch();
+    const ev = await res.json();
+    const i = ev.canonical.indexOf('"name":"console-done"') + 9;
+    ev.canonical = ev.canonical.slice(0, i) + 'C' + ev.canonical.slice(i + 1);
+    await route.fulfill({ response: res, json: ev });
+  });
+  await p.reload();
+  await p.locator('.verdict.bad', { hasText: 'Not verified' }).waitFor();
+  await p.locator('.verdict.bad', { hasText: 'sha256 does not match' }).waitFor();
+  await p.unroute(`**/v1/runs/${doneRun.id}/evidence`);
+  await p.goto(`/ui/runs/${doneRun.id}/events`);
+  await p.locator('.verdict.good', { hasText: 'Chain intact' }).waitFor();
+  await p.route(`**/v1/runs/${doneRun.id}/events?*`, async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    if (body.items[1]) body.items[1].message = (body.items[1].message ?? '') + '!';
+    await route.fulfill({ response: res, json: body });
+  });
+  await p.reload();
+  await p.locator('.verdict.bad', { hasText: 'Chain broken at event 2' }).waitFor();
+  await s.checkGuards();
+  await s.close();
+});
+
+/** Wait until the page shows no "Loading …" status. */
+async function settle(p) {
+  await p.waitForFunction(() => ![...document.querySelectorAll('main [role=status], main p.muted')].some((e) => /^Loading|Verifying|Connecting/.test(e.textContent ?? '')), null, { timeout: 15_000 });
+}
+
+let idleRun;
+
+test('every route passes axe (WCAG 2.2 A/AA) in both themes, dialogs and drawer open; screenshots kept', async () => {
+  idleRun = await submit('console-idle', `while [ ! -e ${flagDir}/never ]; do sleep 0.2; done`);
+  await waitState(idleRun.id, ['Running']);
+  await stack.json('POST', '/v1/workspaces/ray/quota-requests', { token: stack.researcher, body: { resource: 'cpu', amount: '2', reason: 'more experiments' } });
+  const nodes = await until(async () => (await stack.json('GET', '/v1/admin/nodes')).items, 30_000, 'nodes observed');
+  const d = doneRun.id;
+  const click = (name) => async (p) => {
+    await p.getByRole('button', { name, exact: true }).first().click();
+    await p.locator('dialog[open]').waitFor();
+  };
+  const routes = [
+    ['home', '/ui/w/ray'],
+    ['runs', '/ui/w/ray/runs'],
+    ['runs-drawer', `/ui/w/ray/runs?peek=${d}`, async (p) => p.locator('dialog.drawer[open] .facts').waitFor()],
+    ['runs-bulk-cancel', '/ui/w/ray/runs?name=console-idle', async (p) => {
+      await p.getByRole('checkbox', { name: 'Select console-idle' }).check();
+      await click('Cancel 1 selected')(p);
+    }],
+    ['run-overview', `/ui/runs/${d}`],
+    ['run-logs', `/ui/runs/${d}/logs`, async (p) => p.locator('.log-status', { hasText: 'complete' }).waitFor()],
+    ['run-metrics', `/ui/runs/${d}/metrics?m=loss`, async (p) => p.locator('.chart canvas').waitFor()],
+    ['run-checkpoints', `/ui/runs/${d}/checkpoints`],
+    ['run-spec', `/ui/runs/${d}/spec`],
+    ['run-evidence', `/ui/runs/${d}/evidence`, async (p) => p.locator('.verdict', { hasText: 'Verified' }).first().waitFor()],
+    ['run-events', `/ui/runs/${d}/events`],
+    ['run-commands', `/ui/runs/${d}/commands`],
+    ['run-cancel-dialog', `/ui/runs/${idleRun.id}`, click('Cancel run')],
+    ['submit', '/ui/w/ray/submit', async (p) => p.locator('#spec-diags .card h2', { hasText: /Valid|Problems/ }).waitFor()],
+    ['compare', `/ui/w/ray/compare?runs=${d},${heldRun.id}`, async (p) => p.locator('.chart canvas').waitFor({ timeout: 10_000 }).catch(async (e) => {
+      throw new Error(`${e.message}: ${await p.locator('main').innerText()}`);
+    })],
+    ['experiments', '/ui/w/ray/experiments'],
+    ['queue', '/ui/w/ray/queue'],
+    ['quota', '/ui/w/ray/quota'],
+    ['quota-request-dialog', '/ui/w/ray/quota?request=1', async (p) => p.locator('dialog[open]').waitFor()],
+    ['tokens', '/ui/tokens'],
+    ['token-created-dialog', '/ui/tokens', async (p) => {
+      await p.getByLabel('Name').fill(`axe-${Date.now()}`);
+      await p.getByRole('button', { name: 'Create token' }).click();
+      await p.locator('dialog[open] .secret').waitFor();
+    }],
+    ['token-revoke-dialog', '/ui/tokens', async (p) => {
+      await p.locator('td button.danger').first().click();
+      await p.locator('dialog[open]').waitFor();
+    }],
+    ['settings', '/ui/settings'],
+    ['admin', '/ui/admin'],
+    ['admin-quota-requests', '/ui/admin/quota-requests'],
+    ['admin-approve-dialog', '/ui/admin/quota-requests', async (p) => {
+      await p.locator('button.primary', { hasText: 'Approve' }).first().click();
+      await p.locator('dialog[open]').waitFor();
+    }],
+    ['admin-workspaces', '/ui/admin/workspaces'],
+    ['admin-workspace', '/ui/admin/workspaces/ray'],
+    ['admin-edit-dialog', '/ui/admin/workspaces', async (p) => {
+      await p.getByRole('button', { name: 'Edit ray' }).click();
+      await p.locator('dialog[open]').waitFor();
+    }],
+    ['admin-catalog', '/ui/admin/catalog'],
+    ['admin-policies', '/ui/admin/policies'],
+    ['admin-nodes', '/ui/admin/nodes'],
+    ['admin-node', `/ui/admin/nodes/${nodes[0].name}`],
+    ['admin-usage', '/ui/admin/usage'],
+    ['admin-audit', '/ui/admin/audit'],
+    ['not-found', '/ui/no/such/page'],
+  ];
+  const failures = [];
+  for (const theme of ['light', 'dark']) {
+    const s = await newSession(browser, stack, { theme });
+    const p = s.page;
+    for (const [name, url, prepare] of routes) {
+      await p.goto(url);
+      await settle(p);
+      if (prepare) await prepare(p);
+      await settle(p);
+      const v = await axe(p);
+      if (v.length) failures.push({ route: name, theme, v });
+      await screenshot(p, `${name}-${theme}`);
+    }
+    await s.checkGuards();
+    await s.close();
+    // Signed out, and a token the gateway refuses (the re-auth dialog).
+    const out = await newSession(browser, stack, { theme, signedIn: false });
+    await out.page.goto('/ui/w/ray/runs');
+    await out.page.locator('#login-token').waitFor();
+    let v = await axe(out.page);
+    if (v.length) failures.push({ route: 'login', theme, v });
+    await screenshot(out.page, `login-${theme}`);
+    await out.page.locator('#login-token').fill('tgp_not_a_real_token');
+    await out.page.getByRole('button', { name: 'Sign in' }).click();
+    await out.page.locator('.problem').waitFor();
+    v = await axe(out.page);
+    if (v.length) failures.push({ route: 'login-refused', theme, v });
+    await out.checkGuards();
+    await out.close();
+  }
+  assert.deepEqual(failures, [], JSON.stringify(failures, null, 1));
+});
+
+test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submit, approve a quota request, open a node', async () => {
+  const s = await newSession(browser, stack, { signedIn: false });
+  const p = s.page;
+  const key = (k) => p.keyboard.press(k);
+  // Sign in.
+  await p.goto('/ui/w/ray/runs');
+  await tabTo(p, '#login-token');
+  await p.keyboard.type(stack.admin_long);
+  await tabTo(p, 'input[type=checkbox]'); // remember in this tab: the journey reloads pages
+  await key('Space');
+  await key('Enter');
+  await p.locator('.runs-page').waitFor();
+  // Filter runs: "/" jumps to the name filter.
+  await p.locator('.vbody a.run-link').first().waitFor();
+  await p.locator('body').focus();
+  await key('/');
+  assert.equal(await p.evaluate(() => document.activeElement?.id), 'runs-filter-name');
+  await p.keyboard.type('console-done');
+  await key('Enter');
+  await until(async () => (await p.locator('.vbody a.run-link').allTextContents()).join() === 'console-done', 10_000, 'the filtered list');
+  // Open the run.
+  await tabTo(p, 'a.run-link');
+  await key('Enter');
+  await p.waitForURL(`**/ui/runs/${doneRun.id}`);
+  // Follow its logs.
+  await tabTo(p, 'nav.tabs a[href$="/logs"]');
+  await key('Enter');
+  await p.locator('.log-status', { hasText: 'The log is complete.' }).waitFor();
+  // Cancel a running run, with the confirmation; Escape first returns focus.
+  await p.goto(`/ui/runs/${idleRun.id}`);
+  await p.locator('.run-state .badge', { hasText: 'Running' }).waitFor({ timeout: 10_000 }).catch(async (e) => {
+    throw new Error(`${e.message}; the API says ${JSON.stringify(await stack.json('GET', `/v1/runs/${idleRun.id}`))}`);
+  });
+  await tabTo(p, 'button.danger');
+  await key('Enter');
+  await p.locator('dialog[open]').waitFor();
+  await key('Escape');
+  await p.locator('dialog[open]').waitFor({ state: 'detached' });
+  assert.equal(await p.evaluate(() => document.activeElement?.textContent), 'Cancel run');
+  await key('Enter');
+  await p.locator('dialog[open]').waitFor();
+  await tabTo(p, 'dialog[open] button.danger');
+  await key('Enter');
+  await p.locator('.run-state .badge', { hasText: 'Cancelled' }).waitFor({ timeout: 30_000 });
+  // Submit a spec: type it, attach the file through the file chooser the keyboard opens.
+  await p.goto('/ui/w/ray/submit');
+  const spec = jobSpec('console-keyboard', 'echo typed');
+  await tabTo(p, '#spec-editor');
+  await key('Control+A');
+  await p.keyboard.type(spec.spec);
+  await tabTo(p, '#spec-files');
+  const [chooser] = await Promise.all([p.waitForEvent('filechooser'), key('Space')]);
+  await chooser.setFiles({ name: 'run.sh', mimeType: 'text/x-sh', buffer: Buffer.from(spec.files['run.sh'], 'base64') });
+  await p.locator('.verdict.good').waitFor();
+  await tabTo(p, 'button.primary');
+  await key('Enter');
+  await p.waitForURL(/\/ui\/runs\/[0-9a-f-]+$/);
+  // Approve a quota request.
+  const req = await stack.json('POST', '/v1/workspaces/ray/quota-requests', { token: stack.researcher, body: { resource: 'memory', amount: '1Gi', reason: 'keyboard journey' } });
+  await p.goto('/ui/admin/quota-requests');
+  await p.locator('td', { hasText: 'keyboard journey' }).waitFor();
+  await tabTo(p, `button[aria-label="Approve 1Gi memory for ray"]`);
+  await key('Enter');
+  await tabTo(p, '#decision-note');
+  await p.keyboard.type('approved from the keyboard');
+  await tabTo(p, 'dialog[open] button.primary');
+  await key('Enter');
+  await until(async () => (await stack.json('GET', `/v1/admin/quota-requests/${req.id}`)).state === 'approved', 10_000, 'the request approved');
+  // Open a node.
+  await p.goto('/ui/admin');
+  await tabTo(p, 'nav.tabs a[href="/ui/admin/nodes"]');
+  await key('Enter');
+  await tabTo(p, 'a[href^="/ui/admin/nodes/"]');
+  await key('Enter');
+  await p.waitForURL(/\/ui\/admin\/nodes\/.+/);
+  await p.locator('dl.facts').waitFor();
+  await s.checkGuards();
+  await s.close();
+});
+
+test('a token revoked mid-session asks to sign in again over the page, which keeps its state', async () => {
+  const pat = await stack.json('POST', '/v1/tokens', { token: stack.researcher, body: { name: 'console-reauth', workspace: 'ray', role: 'researcher', expires_in_days: 1 } });
+  const s = await newSession(browser, stack, { token: pat.token });
+  const p = s.page;
+  await p.goto('/ui/w/ray/runs?state=Succeeded');
+  await p.locator('.vbody a.run-link').first().waitFor();
+  assert.ok((await stack.api('DELETE', `/v1/tokens/${pat.id}`, { token: stack.researcher })).ok);
+  const dialog = p.locator('dialog[open]', { hasText: 'Your session has ended' });
+  await dialog.waitFor({ timeout: 15_000 });
+  await p.keyboard.press('Escape');
+  assert.equal(await dialog.count(), 1, 'Escape does not dismiss the sign-in');
+  assert.equal(await p.evaluate(() => sessionStorage.getItem('taugate.token')), pat.token);
+  await dialog.locator('#reauth-token').fill(stack.researcher);
+  await dialog.getByRole('button', { name: 'Sign in' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  assert.match(p.url(), /\/ui\/w\/ray\/runs\?state=Succeeded$/);
+  assert.equal(await p.locator('.filters select').first().inputValue(), 'Succeeded');
+  await p.locator('.vbody a.run-link').first().waitFor();
+  assert.equal(await p.evaluate(() => sessionStorage.getItem('taugate.token')), null, 'the new token is kept in memory only');
+  await s.checkGuards();
+  await s.close();
+});
