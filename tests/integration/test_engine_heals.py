@@ -200,6 +200,41 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
         gw.close()
 
 
+def test_runs_waiting_to_be_sealed_show_in_the_sealing_backlog(pg, db_url, ks):
+    # no log collector and an hour of log grace: ended runs wait for logs
+    # that never come, as behind a sealer that cannot work
+    env = engine_env(ks, TAUGATE_LOGS_COLLECTOR="false", TAUGATE_EVIDENCE_LOG_GRACE_S="3600",
+                     TAUGATE_PLATFORM_METRICS_CACHE_MS="0")
+    gw = Gateway(BUILD, db_url, extra_env=env).start()
+    try:
+        kind_cpu_workspace(gw, ok=(201, 409))
+        ids = batch(gw, 3, "backlog")
+        wait_for("the runs to succeed", lambda: count(
+            pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
+                        " AND state = 'Succeeded'") == len(ids), timeout=60)
+        pending = count(pg, db_url, "SELECT count(*) FROM evidence_queue")
+        assert pending >= len(ids)
+        assert metric(gw, "taugate_evidence_pending_runs") == pending
+        wait_for("the backlog to age", lambda: metric(
+            gw, "taugate_evidence_oldest_pending_age_seconds") > 0)
+    finally:
+        assert gw.stop() == 0, gw.logs()[-3000:]
+        gw.close()
+    # a sealer that can work drains it
+    env.update(TAUGATE_EVIDENCE_LOG_GRACE_S="0")
+    gw = Gateway(BUILD, db_url, extra_env=env).start()
+    try:
+        wait_for("the backlog to drain", lambda: count(
+            pg, db_url, f"SELECT count(*) FROM evidence WHERE run_id IN ({in_list(ids)})")
+                 == len(ids), timeout=60)
+        gauge = re.compile(r"^taugate_evidence_pending_runs 0$", re.M)
+        wait_for("the gauge to say so", lambda: gauge.search(
+            gw.req("GET", "/metrics").body.decode()))
+    finally:
+        assert gw.stop() == 0, gw.logs()[-3000:]
+        gw.close()
+
+
 # ---- the cluster --------------------------------------------------------------------------
 
 
