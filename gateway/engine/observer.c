@@ -48,7 +48,7 @@ static const char *const obs_masks[OBS_NKINDS] = {
     "\"status\":{\"jobStatus\":true,\"jobDeploymentStatus\":true,\"message\":true}}",
     /* Pod */
     "{\"metadata\":{" OBS_META ",\"labels\":{\"" TG_LABEL_RUN_ID "\":true,\"" TG_LABEL_ATTEMPT
-    "\":true,\"ray.io/node-type\":true}},"
+    "\":true,\"ray.io/node-type\":true},\"ownerReferences\":[{\"name\":true,\"kind\":true}]},"
     "\"spec\":{\"nodeName\":true,\"containers\":[{\"name\":true}]},"
     "\"status\":{\"phase\":true,\"reason\":true,\"startTime\":true,"
     "\"containerStatuses\":[{\"name\":true,\"state\":{\"terminated\":{\"exitCode\":true,"
@@ -162,7 +162,9 @@ static tg_rc_e obs_apply(tg_observer_t *o, int kind, const char *key)
     tg_db_conn_t *conn = NULL;
     tg_rc_e rc = tg_db_checkout(o->pool, &conn);
     if (rc == TG_OK) {
-        tg_watcher_env_t env = {.kube = o->kube, .pods = obs_cache(o, OBS_POD)};
+        tg_watcher_env_t env = {.kube = o->kube,
+                                .pods = obs_cache(o, OBS_POD),
+                                .workloads = obs_cache(o, OBS_WORKLOAD)};
         rc = tg_watcher_apply(conn, &env, obs_kinds[kind], type, obj);
         tg_db_release(o->pool, conn);
     }

@@ -40,19 +40,60 @@ static int w_true(const json_t *cond)
     return s && strcmp(s, "True") == 0;
 }
 
+static tg_rc_e w_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
+                            const tg_event_t *ev, const json_t *queue_info,
+                            const tg_event_t *admission, const json_t *admission_info)
+{
+    int applied = 0;
+    tg_rc_e rc = tg_store_run_transition(conn, run_id, attempt, ev, queue_info, admission,
+                                         admission_info, &applied);
+    if (rc != TG_OK)
+        tg_log_warn("engine", "run %s: could not record %s (%s); it will be tried again", run_id,
+                    ev->state, tg_rc_slug(rc));
+    else if (applied)
+        tg_log_info("engine", "run %s attempt %d: %s (%s)", run_id, attempt, ev->state,
+                    ev->reason ? ev->reason : "");
+    return rc;
+}
+
 static tg_rc_e w_apply(tg_db_conn_t *conn, const char *run_id, int attempt, const char *state,
                        const char *reason, const char *message, const char *source,
                        const json_t *queue_info)
 {
     tg_event_t ev = {.state = state, .reason = reason, .message = message, .source = source};
-    int applied = 0;
-    tg_rc_e rc = tg_store_run_transition(conn, run_id, attempt, &ev, queue_info, &applied);
-    if (rc != TG_OK)
-        tg_log_warn("engine", "run %s: could not record %s (%s); it will be tried again", run_id,
-                    state, tg_rc_slug(rc));
-    else if (applied)
-        tg_log_info("engine", "run %s attempt %d: %s (%s)", run_id, attempt, state,
-                    reason ? reason : "");
+    return w_transition(conn, run_id, attempt, &ev, queue_info, NULL, NULL);
+}
+
+/* A run seen Running or Succeeded (from its pod or its Job): workers apply
+ * objects in any order, so its Workload's admission may not be applied yet.
+ * What the Workload cache shows of it (owner: the Job or RayJob) is recorded
+ * with it, as Kueue's admission rather than an implied one. */
+static tg_rc_e w_apply_seen(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *run_id,
+                            int attempt, const char *state, const char *reason, const char *message,
+                            const char *source, const char *ns, const char *owner)
+{
+    json_t *wl = NULL;
+    char key[512];
+    if (env->workloads && ns && owner && tg_kube_cache_key(ns, owner, key, sizeof(key)) == 0) {
+        json_t *all = tg_kube_cache_by_index(env->workloads, key);
+        wl = json_incref(json_array_get(all, 0));
+        json_decref(all);
+    }
+    /* a finished Workload keeps its admission */
+    const json_t *cond = w_condition(wl, "Admitted");
+    const char *cq = json_string_value(json_object_get(
+        json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue"));
+    int admitted = w_true(cond) || (cq && *cq);
+    const char *words = json_string_value(json_object_get(cond, "message"));
+    tg_event_t adm = {.state = "Admitted",
+                      .reason = "Admitted",
+                      .message = words ? words : "admitted by Kueue",
+                      .source = "kueue"};
+    json_t *qi = admitted ? tg_watcher_admission(wl) : NULL;
+    tg_event_t ev = {.state = state, .reason = reason, .message = message, .source = source};
+    tg_rc_e rc = w_transition(conn, run_id, attempt, &ev, NULL, admitted ? &adm : NULL, qi);
+    json_decref(qi);
+    json_decref(wl);
     return rc;
 }
 
@@ -218,8 +259,8 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
         const json_t *done = w_condition(obj, "Complete");
         const json_t *failed = w_condition(obj, "Failed");
         if (w_true(done))
-            return w_apply(conn, run_id, attempt, "Succeeded", "Completed",
-                           "every pod finished successfully", src, NULL);
+            return w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Completed",
+                                "every pod finished successfully", src, ns, name);
         if (w_true(failed))
             return w_failed(env, conn, run_id, attempt,
                             json_string_value(json_object_get(failed, "reason")),
@@ -230,15 +271,15 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
     const char *dep = w_str(obj, "status", "jobDeploymentStatus");
     const char *msg = w_str(obj, "status", "message");
     if (job && !strcmp(job, "SUCCEEDED"))
-        return w_apply(conn, run_id, attempt, "Succeeded", "Succeeded",
-                       msg ? msg : "the Ray job succeeded", src, NULL);
+        return w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Succeeded",
+                            msg ? msg : "the Ray job succeeded", src, ns, name);
     if ((job && (!strcmp(job, "FAILED") || !strcmp(job, "STOPPED"))) ||
         (dep && !strcmp(dep, "Failed")))
         return w_failed(env, conn, run_id, attempt, dep && !strcmp(dep, "Failed") ? "Failed" : job,
                         msg ? msg : "the Ray job failed", src);
     if (dep && !strcmp(dep, "Running"))
-        return w_apply(conn, run_id, attempt, "Running", "RayJobRunning", "the Ray cluster is up",
-                       src, NULL);
+        return w_apply_seen(env, conn, run_id, attempt, "Running", "RayJobRunning",
+                            "the Ray cluster is up", src, ns, name);
     return TG_OK;
 }
 
@@ -256,7 +297,8 @@ static const json_t *w_terminated(const json_t *pod)
     return NULL;
 }
 
-static tg_rc_e w_pod(tg_db_conn_t *conn, tg_kube_event_type_e type, const json_t *obj)
+static tg_rc_e w_pod(const tg_watcher_env_t *env, tg_db_conn_t *conn, tg_kube_event_type_e type,
+                     const json_t *obj)
 {
     const json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels");
     const char *run_id = json_string_value(json_object_get(labels, TG_LABEL_RUN_ID));
@@ -300,9 +342,18 @@ static tg_rc_e w_pod(tg_db_conn_t *conn, tg_kube_event_type_e type, const json_t
                     row.ns, row.pod, tg_rc_slug(rc));
         return rc;
     }
-    if (phase && !strcmp(phase, "Running"))
-        rc = w_apply(conn, run_id, row.attempt, "Running", "PodRunning",
-                     row.node ? "a pod of the run is running" : "running", "pod", NULL);
+    if (phase && !strcmp(phase, "Running")) {
+        /* a Job's pods name it as their owner (a RayJob's name its RayCluster) */
+        const json_t *owner =
+            json_array_get(json_object_get(json_object_get(obj, "metadata"), "ownerReferences"), 0);
+        const char *okind = json_string_value(json_object_get(owner, "kind"));
+        const char *oname = okind && !strcmp(okind, "Job")
+                                ? json_string_value(json_object_get(owner, "name"))
+                                : NULL;
+        rc = w_apply_seen(env, conn, run_id, row.attempt, "Running", "PodRunning",
+                          row.node ? "a pod of the run is running" : "running", "pod", row.ns,
+                          oname);
+    }
     return rc;
 }
 
@@ -314,6 +365,6 @@ tg_rc_e tg_watcher_apply(tg_db_conn_t *conn, const tg_watcher_env_t *env, const 
     if (!strcmp(kind, "Workload"))
         return w_workload(env, conn, type, obj);
     if (!strcmp(kind, "Pod"))
-        return w_pod(conn, type, obj);
+        return w_pod(env, conn, type, obj);
     return w_owner(env, conn, kind, type, obj);
 }

@@ -23,12 +23,15 @@
 #include "kube/watch.h"
 #include "store/pool.h"
 
-/* What the watcher may consult besides the database (both borrowed, may
+/* What the watcher may consult besides the database (all borrowed, may
  * be NULL): the cluster, for queue positions; the Pod informer's cache
- * (indexed by run id), for how an attempt's pods ended. */
+ * (indexed by run id), for how an attempt's pods ended; the Workload
+ * informer's cache (indexed by namespace/owner), for the admission of a
+ * run seen running or ended before its Workload's event was applied. */
 typedef struct tg_watcher_env_s {
     tg_kube_client_t *kube;
     tg_kube_cache_t *pods;
+    tg_kube_cache_t *workloads;
 } tg_watcher_env_t;
 
 /* Apply one object of the given kind ("Workload", "Job", "RayJob", "Pod"),

@@ -198,8 +198,12 @@ static int lifecycle_ended(const char *state)
     return !strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled");
 }
 
-tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, int attempt,
-                                       const tg_event_t *ev, const json_t *queue_info, int *applied)
+/* The transition (see lifecycle.h); `admission` (may be NULL) is the
+ * admission the cluster shows, recorded in place of an implied one. */
+static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                    const tg_event_t *ev, const json_t *queue_info,
+                                    const tg_event_t *admission, const json_t *admission_info,
+                                    int *applied)
 {
     *applied = 0;
     const char *id[] = {run_id};
@@ -239,7 +243,8 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
     }
     /* Watches of different kinds race: a pod may be seen running before its
      * Workload is seen admitted. A run that runs or succeeds went through the
-     * queue, so the states it skipped are recorded as implied. */
+     * queue, so the states it skipped are recorded: the admission as the
+     * cluster shows it when the caller has it, the others as implied. */
     static const char *const path[] = {"Queued", "Admitted", "Running"};
     int from = !strcmp(cur, "Recovering") ? 0 : lifecycle_rank(cur);
     int to = lifecycle_rank(ev->state);
@@ -248,6 +253,12 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
         int rank = i + 1;
         if (rank <= from || rank >= (to == 100 ? 4 : to))
             continue;
+        if (admission && !strcmp(path[i], "Admitted")) {
+            rc = tg_store_event_append(conn, run_id, admission);
+            if (!queue_info)
+                queue_info = admission_info;
+            continue;
+        }
         char msg[128];
         snprintf(msg, sizeof(msg), "implied: the run was seen %s", ev->state);
         tg_event_t implied = {
@@ -267,13 +278,22 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
     return rc;
 }
 
+tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                       const tg_event_t *ev, const json_t *queue_info, int *applied)
+{
+    return lifecycle_transition(conn, run_id, attempt, ev, queue_info, NULL, NULL, applied);
+}
+
 tg_rc_e tg_store_run_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
-                                const tg_event_t *ev, const json_t *queue_info, int *applied)
+                                const tg_event_t *ev, const json_t *queue_info,
+                                const tg_event_t *admission, const json_t *admission_info,
+                                int *applied)
 {
     tg_rc_e rc = tg_db_begin(conn);
     if (rc != TG_OK)
         return rc;
-    rc = tg_store_run_transition_locked(conn, run_id, attempt, ev, queue_info, applied);
+    rc = lifecycle_transition(conn, run_id, attempt, ev, queue_info, admission, admission_info,
+                              applied);
     if (rc == TG_OK)
         rc = tg_db_commit(conn);
     if (rc != TG_OK) {

@@ -58,11 +58,17 @@ tg_rc_e tg_store_unfinished_page(tg_db_conn_t *conn, const char *after, int limi
 
 /* Move a run's `attempt` to `ev->state` (see the rules above), in one
  * transaction with its event. *applied tells whether anything changed.
- * `queue_info` (borrowed, may be NULL) replaces the attempt's queue facts. */
+ * `queue_info` (borrowed, may be NULL) replaces the attempt's queue facts.
+ * A run seen Running or Succeeded before it was seen Admitted gets the
+ * states it skipped as implied events, except the admission when the
+ * caller passes what the cluster shows of it: `admission` (may be NULL) is
+ * then recorded, and `admission_info` (borrowed, may be NULL) are its queue
+ * facts. */
 tg_rc_e tg_store_run_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
                                 const tg_event_t *ev, const json_t *queue_info,
+                                const tg_event_t *admission, const json_t *admission_info,
                                 int *applied) TG_MUSTCHECK;
-/* Same, inside the caller's transaction. */
+/* The same without an admission, inside the caller's transaction. */
 tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, int attempt,
                                        const tg_event_t *ev, const json_t *queue_info,
                                        int *applied) TG_MUSTCHECK;

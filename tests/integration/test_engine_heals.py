@@ -200,6 +200,30 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
         gw.close()
 
 
+def test_objects_applied_out_of_order_still_record_kueues_admission(pg, db_url, ks):
+    # one connection for four workers: applies that find none are put back
+    # with a delay, so Jobs and pods are applied before their Workloads
+    gw = Gateway(BUILD, db_url, extra_env=engine_env(
+        ks, TAUGATE_DB_POOL_SIZE="1", TAUGATE_DB_CHECKOUT_TIMEOUT_MS="20",
+        TAUGATE_ENGINE_WORKERS="4")).start()
+    try:
+        kind_cpu_workspace(gw, ok=(201, 409))
+        ids = batch(gw, 20, "out-of-order")
+        wait_for("every run to succeed", lambda: count(
+            pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
+                        " AND state = 'Succeeded'") == len(ids), timeout=90)
+        # each admission is Kueue's, with the ClusterQueue that admitted it
+        assert sql(pg, db_url, "SELECT DISTINCT source || '/' || reason FROM run_events"
+                               f" WHERE run_id IN ({in_list(ids)}) AND state = 'Admitted'") \
+            == "kueue/Admitted"
+        assert count(pg, db_url, "SELECT count(*) FROM run_attempts WHERE run_id IN"
+                                 f" ({in_list(ids)}) AND queue_info->>'cluster_queue' <> ''") \
+            == len(ids)
+    finally:
+        assert gw.stop() == 0, gw.logs()[-3000:]
+        gw.close()
+
+
 def test_runs_waiting_to_be_sealed_show_in_the_sealing_backlog(pg, db_url, ks):
     # no log collector and an hour of log grace: ended runs wait for logs
     # that never come, as behind a sealer that cannot work
