@@ -244,9 +244,9 @@ def test_runs_waiting_to_be_sealed_show_in_the_sealing_backlog(pg, db_url, ks):
     finally:
         assert gw.stop() == 0, gw.logs()[-3000:]
         gw.close()
-    # a sealer that can work drains it
-    env.update(TAUGATE_EVIDENCE_LOG_GRACE_S="0")
-    gw = Gateway(BUILD, db_url, extra_env=env).start()
+    # with the log collector back, the logs are collected and the runs sealed
+    gw = Gateway(BUILD, db_url,
+                 extra_env=engine_env(ks, TAUGATE_PLATFORM_METRICS_CACHE_MS="0")).start()
     try:
         wait_for("the backlog to drain", lambda: count(
             pg, db_url, f"SELECT count(*) FROM evidence WHERE run_id IN ({in_list(ids)})")
