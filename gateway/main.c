@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/app.h"
 #include "api/authn.h"
+#include "api/health.h"
 #include "api/policies.h"
 #include "auth/mint.h"
 #include "api/evidence.h"
@@ -22,14 +24,18 @@
 #include "core/signer.h"
 #include "api/run_logs_stream.h"
 #include "engine/engine.h"
+#include "engine/evidence.h"
 #include "engine/reconcile.h"
 #include "engine/nodes.h"
 #include "engine/platform_metrics.h"
 #include "engine/logs.h"
+#include "store/evidence_keys.h"
 #include "store/evidence_verify.h"
+#include "store/lifecycle.h"
 #include "kube/client.h"
 #include "spec/schema.h"
 #include "core/config.h"
+#include "core/ids.h"
 #include "core/json_alloc.h"
 #include "core/log.h"
 #include "core/version.h"
@@ -50,7 +56,8 @@ static void main_usage(FILE *out)
                  "  migrate     apply pending migrations and exit\n"
                  "  verify RUN_ID [--allow-pruned]\n"
                  "              check a run's sealed evidence against the stored history,\n"
-                 "              logs and signature (key: evidence_signing_key)\n"
+                 "              logs and signature (key: evidence_signing_key, else the\n"
+                 "              key history in the database)\n"
                  "  mint-token  sign a development token with a private key, using\n"
                  "              auth_issuer and auth_audience from the environment\n"
                  "  version     print the version\n\n");
@@ -74,74 +81,34 @@ static tg_db_pool_t *main_single_conn(const tg_config_t *cfg, tg_db_conn_t **con
     return pool;
 }
 
-static int main_migrate(const tg_config_t *cfg)
+/* Apply pending migrations. RET: 1 done, 0 the database was not reached,
+ * -1 a migration failed (err says which and why). */
+static int main_migrate_once(const tg_config_t *cfg, char *err, size_t errlen)
 {
     tg_db_conn_t *conn;
     tg_db_pool_t *pool = main_single_conn(cfg, &conn);
-    int status = 1;
-    if (!conn) {
-        tg_log_error("migrate", "cannot reach the database");
-        goto out;
-    }
-    char err[1024];
-    int applied = 0;
-    if (tg_migrate(tg_db_pgconn(conn), cfg->migrations_dir, &applied, err, sizeof(err)) != TG_OK) {
-        tg_log_error("migrate", "%s", err);
-        goto out;
-    }
-    tg_log_info("migrate", "database is current (%d migration%s applied now)", applied,
-                applied == 1 ? "" : "s");
-    status = 0;
-out:
+    int done = 0, applied = 0;
+    if (!conn)
+        snprintf(err, errlen, "the database cannot be reached");
+    else if (tg_migrate(tg_db_pgconn(conn), cfg->migrations_dir, &applied, err, errlen) != TG_OK)
+        done = -1;
+    else
+        done = 1;
+    if (done == 1)
+        tg_log_info("migrate", "database is current (%d migration%s applied now)", applied,
+                    applied == 1 ? "" : "s");
     tg_db_release(pool, conn);
     tg_db_pool_free(pool);
-    return status;
+    return done;
 }
 
-/* Housekeeping that must not run on the request path: JWKS freshness. */
-static struct {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int stop, started;
-    tg_db_pool_t *pool; /* for the policy poll */
-} ticker = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
-
-static void *main_ticker(void *arg)
+static int main_migrate(const tg_config_t *cfg)
 {
-    tg_authn_t *authn = arg;
-    pthread_mutex_lock(&ticker.lock);
-    while (!ticker.stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 10;
-        pthread_cond_timedwait(&ticker.cond, &ticker.lock, &until);
-        if (ticker.stop)
-            break;
-        pthread_mutex_unlock(&ticker.lock);
-        tg_authn_tick(authn);
-        /* Rules changed through another replica. */
-        tg_api_policies_poll(ticker.pool, tg_api_policies_registry());
-        pthread_mutex_lock(&ticker.lock);
-    }
-    pthread_mutex_unlock(&ticker.lock);
-    return NULL;
-}
-
-static void main_ticker_start(tg_authn_t *authn)
-{
-    ticker.started = pthread_create(&ticker.thread, NULL, main_ticker, authn) == 0;
-}
-
-static void main_ticker_stop(void)
-{
-    if (!ticker.started)
-        return;
-    pthread_mutex_lock(&ticker.lock);
-    ticker.stop = 1;
-    pthread_cond_signal(&ticker.cond);
-    pthread_mutex_unlock(&ticker.lock);
-    pthread_join(ticker.thread, NULL);
+    char err[1024];
+    if (main_migrate_once(cfg, err, sizeof(err)) == 1)
+        return 0;
+    tg_log_error("migrate", "%s", err);
+    return 1;
 }
 
 static const char *main_opt(const char *s)
@@ -149,12 +116,32 @@ static const char *main_opt(const char *s)
     return s && *s ? s : NULL;
 }
 
-/* The Kubernetes client, when a cluster is configured. */
-static int main_kube_start(const tg_config_t *cfg, tg_app_t *app, char *err, size_t errlen)
+/* Everything `serve` runs, started in order and stopped in reverse by
+ * main_daemon_stop, whatever got started. */
+typedef struct {
+    const tg_config_t *cfg;
+    tg_app_t app;
+    tg_policy_registry_t *policies;
+    tg_server_t *srv;
+    tg_sealer_t *sealer;
+    int hub, changes, platform_metrics, reconcile, nodes;
+    int booted;           /* migrated, policy loaded, loops started (keeper thread only) */
+    char not_ready[1100]; /* the last reason logged, and when (keeper thread only) */
+    long not_ready_at;
+    /* the keeper: start-up work that needs the database, then housekeeping */
+    pthread_t keeper;
+    int keeper_started, keeper_stop;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+} main_daemon_t;
+
+/* The Kubernetes client, when a cluster is configured. RET: 0 or -1 (err). */
+static int main_kube_start(main_daemon_t *d, char *err, size_t errlen)
 {
+    const tg_config_t *cfg = d->cfg;
     if (!*cfg->kube_api_url && !*cfg->kubeconfig && !cfg->kube_in_cluster) {
         tg_log_warn("main", "no cluster configured (kube_api_url, kubeconfig or "
-                            "kube_in_cluster): runs are accepted but not submitted");
+                            "kube_in_cluster): runs are accepted and wait for one");
         return 0;
     }
     tg_kube_config_t kc = {.api_url = main_opt(cfg->kube_api_url),
@@ -165,27 +152,229 @@ static int main_kube_start(const tg_config_t *cfg, tg_app_t *app, char *err, siz
                            .ca_file = main_opt(cfg->kube_ca_file),
                            .timeout_ms = cfg->kube_timeout_ms,
                            .max_retries = (int)cfg->kube_max_retries};
-    return tg_kube_client_new(&kc, &app->kube, err, errlen) == TG_OK ? 0 : -1;
+    return tg_kube_client_new(&kc, &d->app.kube, err, errlen) == TG_OK ? 0 : -1;
 }
 
-static void main_app_free(tg_app_t *app)
+/* The loops that need the database and (most) a cluster; started once the
+ * database is migrated. A loop that cannot start is logged and left off. */
+static void main_loops_start(main_daemon_t *d)
 {
-    tg_reconcile_loop_stop(); /* before the engine and the kube client go */
-    tg_logs_collector_stop_and_free(app->logs);
-    tg_nodes_stop();
-    tg_platform_metrics_stop();
-    tg_engine_stop(app->engine);
-    tg_kube_client_free(app->kube);
-    tg_tenancy_cache_stop(app->tenancy);
-    tg_audit_writer_stop(app->audit);
-    tg_db_pool_free(app->pool);
-    tg_spec_schema_free(app->schema);
-    tg_signer_free(app->signer);
+    const tg_config_t *cfg = d->cfg;
+    tg_app_t *app = &d->app;
+    char err[512];
+    if (app->kube && cfg->engine) {
+        app->engine = tg_engine_start(cfg, app->pool, app->kube, err, sizeof(err));
+        if (!app->engine)
+            tg_log_error("main", "engine: %s", err);
+    }
+    if (app->kube && cfg->engine && cfg->reconcile) {
+        tg_reconcile_opts_t ro = {.conninfo = cfg->database_url,
+                                  .connect_timeout_s = cfg->db_connect_timeout_s,
+                                  .interval_s = cfg->reconcile_interval_s,
+                                  .correct_drift = strcmp(cfg->reconcile_drift, "report") != 0,
+                                  .adopt = cfg->reconcile_adopt};
+        d->reconcile = tg_reconcile_loop_start(app->kube, &ro, err, sizeof(err)) == 0;
+        if (!d->reconcile)
+            tg_log_error("main", "Kueue reconciler: %s", err);
+    }
+    tg_platform_metrics_start(app->pool, cfg->platform_metrics_cache_ms);
+    d->platform_metrics = 1;
+    if (app->kube && cfg->engine) {
+        tg_nodes_config_t nc = {.conninfo = cfg->database_url,
+                                .connect_timeout_s = cfg->db_connect_timeout_s,
+                                .conditions = cfg->node_health_conditions,
+                                .class_labels = cfg->node_gpu_class_labels,
+                                .auto_cordon = cfg->node_auto_cordon,
+                                .evict_on_fault = cfg->node_evict_on_fault,
+                                .uncordon_on_recovery = cfg->node_uncordon_on_recovery,
+                                .resync_s = cfg->node_resync_s};
+        d->nodes = tg_nodes_start(&nc, app->pool, app->kube, err, sizeof(err)) == 0;
+        if (!d->nodes)
+            tg_log_error("main", "nodes: %s", err);
+    }
+    if (app->engine && cfg->logs_collector) {
+        tg_logs_config_t lc = {.max_followers = (int)cfg->logs_max_followers,
+                               .flush_interval_ms = cfg->logs_flush_interval_ms,
+                               .chunk_max_bytes = (size_t)cfg->logs_chunk_bytes,
+                               .lease_s = cfg->logs_lease_s,
+                               .prune_interval_s = cfg->logs_prune_interval_s,
+                               .replica_id = main_opt(cfg->logs_replica_id)};
+        app->logs = tg_logs_collector_new(app->pool, app->kube, &lc);
+        if (tg_logs_collector_start(app->logs) != 0)
+            tg_log_warn("main", "the log collector did not start");
+    }
+    /* sealing needs no cluster: a run cancelled before it reached one is
+     * sealed like any other */
+    d->sealer = tg_evidence_sealer_start(app->pool, tg_engine_observer(app->engine), app->signer,
+                                         cfg->evidence_log_grace_s);
+    if (!d->sealer)
+        tg_log_error("main", "the evidence sealer did not start");
+}
+
+/* Start-up work that needs the database. RET: 1 done; 0 not yet (readiness
+ * says why; *retry_ms when to try again). */
+/* Start-up waits for `component`: readiness says why, and the log does
+ * when the reason changes (or once a minute), not on every retry. */
+static void main_not_ready(main_daemon_t *d, const char *component, const char *why)
+{
+    char line[1100];
+    snprintf(line, sizeof(line), "%s: %s", component, why);
+    tg_health_starting(component, why);
+    long now = (long)(tg_now_mono_us() / 1000000u);
+    if (strcmp(line, d->not_ready) != 0 || now - d->not_ready_at >= 60) {
+        tg_log_warn("main", "not ready: %s; trying again", line);
+        snprintf(d->not_ready, sizeof(d->not_ready), "%s", line);
+        d->not_ready_at = now;
+    }
+}
+
+static int main_bootstrap(main_daemon_t *d, long *retry_ms)
+{
+    const tg_config_t *cfg = d->cfg;
+    char err[1024];
+    if (cfg->migrate_on_start) {
+        int m = main_migrate_once(cfg, err, sizeof(err));
+        if (m != 1) {
+            main_not_ready(d, "migrations", err);
+            *retry_ms = m == 0 ? 1000 : 30000; /* a broken migration will not mend in a second */
+            return 0;
+        }
+    }
+    tg_db_conn_t *conn = NULL;
+    if (tg_db_checkout(d->app.pool, &conn) != TG_OK) {
+        main_not_ready(d, "policy", "the database cannot be reached for its rules");
+        *retry_ms = 1000;
+        return 0;
+    }
+    if (tg_evidence_key_register(conn, d->app.signer) != TG_OK)
+        tg_log_warn("main", "the evidence key could not be recorded in the key history yet");
+    tg_db_release(d->app.pool, conn);
+    json_t *perrors = NULL;
+    if (tg_api_policies_reload(d->app.pool, d->policies, &perrors) != TG_OK) {
+        char text[900];
+        tg_policy_errors_format(perrors, text, sizeof(text));
+        json_decref(perrors);
+        main_not_ready(d, "policy", text);
+        *retry_ms = 2000;
+        return 0;
+    }
+    main_loops_start(d);
+    tg_health_started();
+    tg_log_info("main", "ready: database migrated, platform policy loaded, engine %s",
+                d->app.engine ? "running"
+                : d->app.kube ? "off"
+                              : "waiting for a cluster");
+    return 1;
+}
+
+/* Without a cluster: the runs accepted since the last look say that they
+ * wait for one. */
+static void main_no_cluster_words(main_daemon_t *d)
+{
+    tg_db_conn_t *conn = NULL;
+    if (tg_db_checkout(d->app.pool, &conn) != TG_OK)
+        return;
+    if (tg_store_runs_without_cluster(conn,
+                                      "waiting for a cluster: none is configured "
+                                      "(kube_api_url, kubeconfig or kube_in_cluster)") != TG_OK)
+        tg_log_warn("main", "could not mark the runs waiting for a cluster");
+    tg_db_release(d->app.pool, conn);
+}
+
+#define MAIN_TICK_MS      10000L
+#define MAIN_NOCLUSTER_MS 2000L
+
+/* The keeper thread: start-up as soon as the database answers, then JWKS
+ * freshness and rules changed through another replica every 10 s, and,
+ * without a cluster, the words of waiting runs every 2 s. */
+static void *main_keeper(void *arg)
+{
+    pthread_setname_np(pthread_self(), "tg-keeper");
+    main_daemon_t *d = arg;
+    long wait_ms = 0, since_tick_ms = 0;
+    pthread_mutex_lock(&d->lock);
+    while (!d->keeper_stop) {
+        if (wait_ms > 0) {
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_sec += wait_ms / 1000;
+            until.tv_nsec += (wait_ms % 1000) * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&d->cond, &d->lock, &until);
+            if (d->keeper_stop)
+                break;
+        }
+        pthread_mutex_unlock(&d->lock);
+        since_tick_ms += wait_ms;
+        if (since_tick_ms >= MAIN_TICK_MS) {
+            since_tick_ms = 0;
+            tg_authn_tick(d->app.authn);
+            if (d->booted)
+                tg_api_policies_poll(d->app.pool, tg_api_policies_registry());
+        }
+        long retry_ms = 1000;
+        if (!d->booted)
+            d->booted = main_bootstrap(d, &retry_ms);
+        if (d->booted && !d->app.kube)
+            main_no_cluster_words(d);
+        wait_ms = !d->booted ? retry_ms : d->app.kube ? MAIN_TICK_MS : MAIN_NOCLUSTER_MS;
+        pthread_mutex_lock(&d->lock);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return NULL;
+}
+
+/* Stop whatever started, in reverse order. */
+static void main_daemon_stop(main_daemon_t *d)
+{
+    if (d->keeper_started) {
+        pthread_mutex_lock(&d->lock);
+        d->keeper_stop = 1;
+        pthread_cond_signal(&d->cond);
+        pthread_mutex_unlock(&d->lock);
+        pthread_join(d->keeper, NULL);
+    }
+    if (d->hub)
+        tg_run_logs_hub_stop(); /* suspended log followers first: see run_logs_stream.h */
+    if (d->changes)
+        tg_run_changes_stop(); /* and suspended change streams */
+    if (d->srv) {
+        tg_server_drain_and_stop(d->srv, d->cfg->shutdown_grace_s);
+        tg_server_free(d->srv);
+    }
+    if (d->hub)
+        tg_run_logs_hub_free();
+    if (d->changes)
+        tg_run_changes_free();
+    tg_evidence_sealer_stop(d->sealer);
+    if (d->reconcile)
+        tg_reconcile_loop_stop(); /* before the engine and the kube client go */
+    tg_logs_collector_stop_and_free(d->app.logs);
+    if (d->nodes)
+        tg_nodes_stop();
+    if (d->platform_metrics)
+        tg_platform_metrics_stop();
+    tg_engine_stop(d->app.engine);
+    tg_kube_client_free(d->app.kube);
+    tg_tenancy_cache_stop(d->app.tenancy);
+    tg_audit_writer_stop(d->app.audit);
+    tg_db_pool_free(d->app.pool);
+    tg_spec_schema_free(d->app.schema);
+    tg_api_policies_set_registry(NULL);
+    tg_policy_registry_free(d->policies);
+    tg_signer_free(d->app.signer);
     tg_api_openapi_unload();
     tg_console_unload();
-    tg_authn_free(app->authn);
+    tg_authn_free(d->app.authn);
+    pthread_cond_destroy(&d->cond);
+    pthread_mutex_destroy(&d->lock);
 }
 
+/* `taugate serve`. Exit 2 only for configuration errors; the database may
+ * be away at start (start-up then waits for it, serving /healthz and 503s). */
 static int main_serve(const tg_config_t *cfg)
 {
     sigset_t set;
@@ -197,134 +386,102 @@ static int main_serve(const tg_config_t *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    if (cfg->migrate_on_start && main_migrate(cfg) != 0)
-        return 1;
+    main_daemon_t d = {.cfg = cfg, .app = {.cfg = cfg}};
+    pthread_mutex_init(&d.lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&d.cond, &ca);
+    pthread_condattr_destroy(&ca);
+    tg_app_t *app = &d.app;
+    int status = EXIT_CONFIG;
+    char err[512], perr[8192];
 
+    /* configuration: anything wrong here is the operator's to fix (exit 2) */
+    app->authn = tg_authn_new(cfg, err, sizeof(err));
+    if (!app->authn) {
+        tg_log_error("main", "%s", err);
+        goto out;
+    }
+    tg_spec_limits_default(&app->limits);
+    app->schema = tg_spec_schema_load_file(cfg->schema_file, err, sizeof(err));
+    if (!app->schema) {
+        tg_log_error("main", "schema_file %s: %s", cfg->schema_file, err);
+        goto out;
+    }
+    if (tg_api_openapi_load(cfg->openapi_file, err, sizeof(err)) != TG_OK)
+        tg_log_warn("main", "openapi_file: %s; GET /v1/openapi.yaml answers 503", err);
+    if (tg_console_load(cfg->console_dir, err, sizeof(err)) != TG_OK)
+        tg_log_warn("main", "console_dir: %s; /ui/ answers 503 (`make console` builds it)", err);
+    if (main_kube_start(&d, err, sizeof(err)) != 0) {
+        tg_log_error("main", "%s", err);
+        goto out;
+    }
+    app->signer = tg_signer_from_config(main_opt(cfg->evidence_signing_key), err, sizeof(err));
+    if (!app->signer) {
+        tg_log_error("main", "evidence_signing_key: %s", err);
+        goto out;
+    }
+    tg_api_evidence_init(app->signer);
+    /* the policy files now (their errors are configuration errors); the
+     * database's rules join them once it is reachable */
+    d.policies =
+        tg_api_policies_start(NULL, cfg->policy_schema_file, cfg->policy_dir, perr, sizeof(perr));
+    if (!d.policies) {
+        tg_log_error("main", "policy_dir %s: %s", cfg->policy_dir, perr);
+        goto out;
+    }
+    tg_api_policies_set_registry(d.policies);
+
+    /* what needs the database connects lazily and keeps trying */
+    status = 1;
     tg_db_pool_config_t pc = {cfg->database_url,
                               (int)cfg->db_pool_size,
                               (int)cfg->db_checkout_timeout_ms,
                               (int)cfg->db_connect_timeout_s,
                               (int)cfg->db_statement_timeout_ms,
                               1};
-    char err[512];
-    tg_authn_t *authn = tg_authn_new(cfg, err, sizeof(err));
-    if (!authn) {
-        tg_log_error("main", "%s", err);
-        return EXIT_CONFIG;
-    }
-    tg_app_t app = {.cfg = cfg, .authn = authn};
-    tg_spec_limits_default(&app.limits);
-    app.schema = tg_spec_schema_load_file(cfg->schema_file, err, sizeof(err));
-    if (!app.schema) {
-        tg_log_error("main", "schema_file %s: %s", cfg->schema_file, err);
-        tg_authn_free(authn);
-        return EXIT_CONFIG;
-    }
-    if (tg_api_openapi_load(cfg->openapi_file, err, sizeof(err)) != TG_OK)
-        tg_log_warn("main", "openapi_file: %s; GET /v1/openapi.yaml answers 503", err);
-    if (tg_console_load(cfg->console_dir, err, sizeof(err)) != TG_OK)
-        tg_log_warn("main", "console_dir: %s; /ui/ answers 503 (`make console` builds it)", err);
-    if (main_kube_start(cfg, &app, err, sizeof(err)) != 0) {
-        tg_log_error("main", "%s", err);
-        tg_spec_schema_free(app.schema);
-        tg_authn_free(authn);
-        return EXIT_CONFIG;
-    }
-    app.signer = tg_signer_from_config(main_opt(cfg->evidence_signing_key), err, sizeof(err));
-    if (!app.signer) {
-        tg_log_error("main", "evidence_signing_key: %s", err);
-        main_app_free(&app);
-        return EXIT_CONFIG;
-    }
-    tg_api_evidence_init(app.signer);
-    app.pool = tg_db_pool_new(&pc);
-    app.audit = tg_audit_writer_start(&pc);
-    if (!app.audit) {
+    app->pool = tg_db_pool_new(&pc);
+    app->audit = tg_audit_writer_start(&pc);
+    if (!app->audit) {
         tg_log_error("main", "cannot start the audit writer");
-        main_app_free(&app);
-        return 1;
+        goto out;
     }
-    app.tenancy = tg_tenancy_cache_start(cfg->database_url, (int)cfg->db_connect_timeout_s,
-                                         (int)cfg->tenancy_cache_ms);
-    /* The platform policy must load before the first request. */
-    char perr[8192];
-    tg_policy_registry_t *policies = tg_api_policies_start(app.pool, cfg->policy_schema_file,
-                                                           cfg->policy_dir, perr, sizeof(perr));
-    if (!policies) {
-        tg_log_error("main", "policy_dir %s: %s", cfg->policy_dir, perr);
-        main_app_free(&app);
-        return EXIT_CONFIG;
-    }
-    tg_api_policies_set_registry(policies);
-    if (app.kube && cfg->engine)
-        app.engine = tg_engine_start(cfg, app.pool, app.kube, app.signer, err, sizeof(err));
-    if (app.kube && cfg->engine && cfg->reconcile) {
-        tg_reconcile_opts_t ro = {.conninfo = cfg->database_url,
-                                  .connect_timeout_s = cfg->db_connect_timeout_s,
-                                  .interval_s = cfg->reconcile_interval_s,
-                                  .correct_drift = strcmp(cfg->reconcile_drift, "report") != 0,
-                                  .adopt = cfg->reconcile_adopt};
-        if (tg_reconcile_loop_start(app.kube, &ro, err, sizeof(err)) != 0)
-            tg_log_error("main", "Kueue reconciler: %s", err);
-    }
-    tg_platform_metrics_start(app.pool, cfg->platform_metrics_cache_ms);
-    if (app.kube && cfg->engine) {
-        tg_nodes_config_t nc = {.conninfo = cfg->database_url,
-                                .connect_timeout_s = cfg->db_connect_timeout_s,
-                                .conditions = cfg->node_health_conditions,
-                                .class_labels = cfg->node_gpu_class_labels,
-                                .auto_cordon = cfg->node_auto_cordon,
-                                .evict_on_fault = cfg->node_evict_on_fault,
-                                .uncordon_on_recovery = cfg->node_uncordon_on_recovery,
-                                .resync_s = cfg->node_resync_s};
-        if (tg_nodes_start(&nc, app.pool, app.kube, err, sizeof(err)) != 0) {
-            tg_log_error("main", "nodes: %s", err);
-            main_app_free(&app);
-            return EXIT_CONFIG;
-        }
-    }
-    if (app.engine && cfg->logs_collector) {
-        tg_logs_config_t lc = {.max_followers = (int)cfg->logs_max_followers,
-                               .flush_interval_ms = cfg->logs_flush_interval_ms,
-                               .chunk_max_bytes = (size_t)cfg->logs_chunk_bytes,
-                               .lease_s = cfg->logs_lease_s,
-                               .prune_interval_s = cfg->logs_prune_interval_s,
-                               .replica_id = main_opt(cfg->logs_replica_id)};
-        app.logs = tg_logs_collector_new(app.pool, app.kube, &lc);
-        if (tg_logs_collector_start(app.logs) != 0)
-            tg_log_warn("main", "the log collector did not start");
-    }
+    app->tenancy = tg_tenancy_cache_start(cfg->database_url, (int)cfg->db_connect_timeout_s,
+                                          (int)cfg->tenancy_cache_ms);
     tg_logs_hub_config_t hc = {.max_followers = (int)cfg->logs_http_max_followers,
                                .idle_timeout_s = cfg->logs_http_idle_timeout_s,
                                .poll_ms = cfg->logs_http_poll_ms,
                                .keepalive_s = cfg->logs_http_keepalive_s};
-    if (tg_run_logs_hub_start(app.pool, &hc) != 0)
+    d.hub = tg_run_logs_hub_start(app->pool, &hc) == 0;
+    if (!d.hub)
         tg_log_warn("main", "log following is unavailable (its notifier did not start)");
-    if (tg_run_changes_start(app.pool, app.tenancy) != 0)
+    d.changes = tg_run_changes_start(app->pool, app->tenancy) == 0;
+    if (!d.changes)
         tg_log_warn("main", "run change streams are unavailable (their notifier did not start)");
-    tg_server_t *srv =
-        tg_server_new(cfg, tg_api_routes, tg_api_nroutes, &app, &tg_app_hooks, err, sizeof(err));
-    if (!srv) {
+    d.srv = tg_server_new(cfg, tg_api_routes, tg_api_nroutes, app, &tg_app_hooks, err, sizeof(err));
+    if (!d.srv) {
         tg_log_error("main", "%s", err);
-        tg_run_logs_hub_stop();
-        tg_run_logs_hub_free();
-        tg_run_changes_free();
-        main_app_free(&app);
-        return 1;
+        goto out;
     }
-    ticker.pool = app.pool;
-    main_ticker_start(authn);
+    d.keeper_started = pthread_create(&d.keeper, NULL, main_keeper, &d) == 0;
+    if (!d.keeper_started) {
+        tg_log_error("main", "cannot start the start-up thread");
+        goto out;
+    }
     tg_log_info("main", "taugate %s listening on http://%s:%u (%ld threads)", tg_version(),
-                cfg->listen_address, tg_server_port(srv), cfg->threads);
+                cfg->listen_address, tg_server_port(d.srv), cfg->threads);
 
     for (;;) {
         int sig = 0;
         if (sigwait(&set, &sig) != 0)
             continue;
         if (sig == SIGHUP) {
-            tg_authn_reload(authn);
+            tg_authn_reload(app->authn);
+            char why[64];
             json_t *perrors = NULL;
-            if (tg_api_policies_reload(app.pool, policies, &perrors) != TG_OK)
+            if (tg_health_is_started(why, sizeof(why)) &&
+                tg_api_policies_reload(app->pool, d.policies, &perrors) != TG_OK)
                 json_decref(perrors); /* logged; the previous policy stays in force */
             continue;
         }
@@ -332,19 +489,40 @@ static int main_serve(const tg_config_t *cfg)
                     cfg->shutdown_grace_s);
         break;
     }
-    /* suspended log followers first: MHD must not stop with one suspended */
-    tg_run_logs_hub_stop();
-    tg_run_changes_stop();
-    tg_server_drain_and_stop(srv, cfg->shutdown_grace_s);
-    main_ticker_stop();
-    tg_server_free(srv);
-    tg_run_logs_hub_free();
-    tg_run_changes_free();
-    main_app_free(&app);
-    tg_api_policies_set_registry(NULL);
-    tg_policy_registry_free(policies);
-    tg_log_info("main", "stopped");
-    return 0;
+    status = 0;
+out:
+    main_daemon_stop(&d);
+    tg_log_info("main", status == 0 ? "stopped" : "stopped after an error");
+    return status;
+}
+
+/* The key that checks a record sealed with key_id: the configured one when
+ * it is that key, else that key's public half from the key history (a note
+ * says so: the history is as trustworthy as the database). NULL when
+ * neither has it. Caller frees. */
+static tg_signer_t *main_verify_key(tg_db_conn_t *conn, tg_signer_t *configured, const char *key_id)
+{
+    if (configured && !strcmp(tg_signer_key_id(configured), key_id))
+        return configured;
+    json_t *k = NULL;
+    char err[256];
+    tg_signer_t *hist = NULL;
+    if (tg_evidence_key_get(conn, key_id, &k) == TG_OK)
+        hist = tg_signer_from_public_b64(json_string_value(json_object_get(k, "public_key_b64")),
+                                         err, sizeof(err));
+    if (hist && strcmp(tg_signer_key_id(hist), key_id) != 0) {
+        tg_signer_free(hist); /* a history row that is not the key it names */
+        hist = NULL;
+    }
+    if (hist)
+        printf("note key: key %s (%s%s) is %s; its public half comes from the gateway's key "
+               "history, first seen %s\n",
+               key_id, json_is_true(json_object_get(k, "ephemeral")) ? "ephemeral, " : "",
+               TG_SIGNER_ALGORITHM,
+               configured ? "not the configured evidence_signing_key" : "what the record names",
+               json_string_value(json_object_get(k, "first_seen_at")));
+    json_decref(k);
+    return hist;
 }
 
 /* `taugate verify RUN_ID`: recompute a sealed evidence record against the
@@ -352,32 +530,44 @@ static int main_serve(const tg_config_t *cfg)
 static int main_verify(const tg_config_t *cfg, const char *run_id, int allow_pruned)
 {
     char err[512], why[1024] = "";
-    if (!*cfg->evidence_signing_key) {
-        fprintf(stderr, "taugate verify: set evidence_signing_key (a public or private PEM)\n");
-        return 3;
-    }
-    tg_signer_t *key = tg_signer_load_public(cfg->evidence_signing_key, err, sizeof(err));
-    if (!key) {
-        fprintf(stderr, "taugate verify: evidence_signing_key: %s\n", err);
-        return 3;
+    tg_signer_t *configured = NULL, *key = NULL;
+    if (*cfg->evidence_signing_key) {
+        configured = tg_signer_load_public(cfg->evidence_signing_key, err, sizeof(err));
+        if (!configured) {
+            fprintf(stderr, "taugate verify: evidence_signing_key: %s\n", err);
+            return 3;
+        }
     }
     tg_db_conn_t *conn;
     tg_db_pool_t *pool = main_single_conn(cfg, &conn);
     int status = 3;
+    tg_evidence_row_t row;
+    memset(&row, 0, sizeof(row));
     if (!conn) {
         fprintf(stderr, "taugate verify: cannot reach the database\n");
         goto out;
     }
-    tg_rc_e rc =
-        tg_evidence_verify(conn, run_id, key, allow_pruned ? TG_EVIDENCE_VERIFY_ALLOW_PRUNED : 0,
-                           stdout, why, sizeof(why));
+    tg_rc_e rc = tg_evidence_get(conn, run_id, &row);
+    if (rc == TG_OK) {
+        key = main_verify_key(conn, configured, row.key_id);
+        rc = tg_evidence_verify(conn, run_id, key,
+                                allow_pruned ? TG_EVIDENCE_VERIFY_ALLOW_PRUNED : 0, stdout, why,
+                                sizeof(why));
+    } else if (rc == TG_ENOTFOUND) {
+        snprintf(why, sizeof(why), "run %s has no sealed evidence", run_id);
+    } else {
+        snprintf(why, sizeof(why), "the database could not be read (%s)", tg_rc_slug(rc));
+    }
     status = rc == TG_OK ? 0 : rc == TG_ECONFLICT ? 1 : rc == TG_ENOTFOUND ? 2 : 3;
     if (status == 3 || status == 2)
         fprintf(stderr, "taugate verify: %s\n", why[0] ? why : "verification failed");
 out:
+    tg_evidence_row_clean(&row);
     tg_db_release(pool, conn);
     tg_db_pool_free(pool);
-    tg_signer_free(key);
+    if (key != configured)
+        tg_signer_free(key);
+    tg_signer_free(configured);
     return status;
 }
 

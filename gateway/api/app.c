@@ -3,6 +3,7 @@
 
 #include "api/audit.h"
 #include "api/authn.h"
+#include "api/health.h"
 #include "http/problem.h"
 #include "http/server.h"
 #include "store/tenancy_cache.h"
@@ -24,6 +25,12 @@ tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
         return ((app_lease_t *)req->db)->conn;
     tg_app_t *app = tg_req_app(req);
     tg_db_conn_t *conn = NULL;
+    char why[600];
+    if (!tg_health_is_started(why, sizeof(why))) { /* not migrated, or no policy yet */
+        tg_problem(req, TG_EUNAVAILABLE, NULL, "the gateway is starting (%s); retry shortly", why);
+        tg_resp_header(req, "Retry-After", "1");
+        return NULL;
+    }
     if (tg_db_checkout(app->pool, &conn) != TG_OK) {
         tg_problem(req, TG_EUNAVAILABLE, NULL, "the database is unavailable; retry shortly");
         tg_resp_header(req, "Retry-After", "1");

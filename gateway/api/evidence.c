@@ -6,9 +6,11 @@
 #include "api/app.h"
 #include "api/authz.h"
 #include "api/etag.h"
+#include "api/health.h"
 #include "api/runs_read.h"
 #include "http/problem.h"
 #include "store/evidence.h"
+#include "store/evidence_keys.h"
 
 static const tg_signer_t *evidence_signer;
 
@@ -85,6 +87,30 @@ out_run:
     json_decref(run);
 }
 
+/* The key history from the database (new reference), or NULL when it
+ * cannot be read (still starting, or the database is away). */
+static json_t *evidence_key_history(tg_req_t *req)
+{
+    char why[600];
+    tg_app_t *app = tg_req_app(req);
+    tg_db_conn_t *conn = NULL;
+    json_t *keys = NULL;
+    if (!tg_health_is_started(why, sizeof(why)) || tg_db_checkout(app->pool, &conn) != TG_OK)
+        return NULL;
+    if (tg_evidence_keys_list(conn, &keys) != TG_OK)
+        keys = NULL;
+    tg_db_release(app->pool, conn);
+    return keys;
+}
+
+static json_t *evidence_key_json(const tg_signer_t *s)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:b}", "key_id", tg_signer_key_id(s), "algorithm",
+                     TG_SIGNER_ALGORITHM, "public_key_pem", tg_signer_public_pem(s),
+                     "public_key_b64", tg_signer_public_b64(s), "ephemeral",
+                     tg_signer_is_ephemeral(s));
+}
+
 void tg_api_evidence_public_key(tg_req_t *req)
 {
     const tg_signer_t *s = evidence_signer;
@@ -92,10 +118,38 @@ void tg_api_evidence_public_key(tg_req_t *req)
         tg_problem(req, TG_EUNAVAILABLE, NULL, "no evidence signing key is configured");
         return;
     }
-    tg_resp_json_conditional(
-        req,
-        json_pack("{s:s, s:s, s:s, s:s, s:b}", "key_id", tg_signer_key_id(s), "algorithm",
-                  TG_SIGNER_ALGORITHM, "public_key_pem", tg_signer_public_pem(s), "public_key_b64",
-                  tg_signer_public_b64(s), "ephemeral", tg_signer_is_ephemeral(s)),
-        "no-cache");
+    const char *want = tg_req_query(req, "key_id");
+    json_t *history = evidence_key_history(req);
+    if (want && *want) {
+        json_t *found = NULL;
+        size_t i;
+        json_t *k;
+        json_array_foreach(history, i, k) {
+            const char *id = json_string_value(json_object_get(k, "key_id"));
+            if (id && !strcmp(id, want))
+                found = json_incref(k);
+        }
+        if (!found && !strcmp(want, tg_signer_key_id(s)))
+            found = evidence_key_json(s);
+        int unreadable = !history;
+        json_decref(history);
+        if (found)
+            tg_resp_json(req, 200, found);
+        else if (unreadable)
+            tg_problem(req, TG_EUNAVAILABLE, NULL,
+                       "the key history cannot be read now (key_id %s is not this gateway's "
+                       "key); retry shortly",
+                       want);
+        else
+            tg_problem(req, TG_ENOTFOUND, NULL, "no key with key_id %s ever sealed evidence here",
+                       want);
+        return;
+    }
+    json_t *out = evidence_key_json(s);
+    if (!history) { /* at least the key in use */
+        history = json_array();
+        json_array_append_new(history, evidence_key_json(s));
+    }
+    json_object_set_new(out, "keys", history);
+    tg_resp_json_conditional(req, out, "no-cache");
 }

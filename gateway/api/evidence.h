@@ -11,7 +11,13 @@
  *     409 problem (type .../evidence-not-sealed) while the run has not ended;
  *     404 for a missing run or another tenant's.
  *   GET /v1/evidence/public-key     (public)
- *     200 {"key_id", "algorithm": "Ed25519", "public_key_pem", "public_key_b64"}
+ *     200 {"key_id", "algorithm": "Ed25519", "public_key_pem", "public_key_b64",
+ *          "ephemeral", "keys": [...]}: the key this gateway signs with, and
+ *         in `keys` every key that ever sealed a record here (the key
+ *         history, store/evidence_keys.h; each with first_seen_at and
+ *         last_seen_at), so records sealed before a rotation still verify;
+ *         while the database cannot be read, `keys` holds the current key;
+ *     ?key_id=ID: 200 that one key, 404 when no such key ever sealed here;
  *     503 when no key was configured (tg_api_evidence_init not called). */
 #ifndef TG_API_EVIDENCE_H
 #define TG_API_EVIDENCE_H

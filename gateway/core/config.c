@@ -148,6 +148,13 @@ static const cfg_key_t cfg_keys[] = {
      "run the background engine (submit, watch, recover) when a cluster is configured"},
     {"engine_poll_ms", CFG_INT, OFF(engine_poll_ms), "500", 10, 60000, NULL, 0,
      "how often the engine looks for work (submissions, retries)"},
+    {"engine_resync_s", CFG_INT, OFF(engine_resync_s), "30", 1, 3600, NULL, 0,
+     "seconds between passes that compare every unfinished run with the cluster (as the "
+     "informers' caches hold it) and apply what was missed"},
+    {"engine_workers", CFG_INT, OFF(engine_workers), "2", 1, 64, NULL, 0,
+     "threads applying what the cluster's objects say to the runs"},
+    {"engine_submitters", CFG_INT, OFF(engine_submitters), "2", 1, 64, NULL, 0,
+     "threads creating and deleting runs' objects in the cluster"},
     {"reconcile", CFG_BOOL, OFF(reconcile), "true", 0, 1, NULL, 0,
      "write the database's flavors, queues and priority classes into the cluster (leader only)"},
     {"reconcile_interval_s", CFG_INT, OFF(reconcile_interval_s), "30", 1, 3600, NULL, 0,

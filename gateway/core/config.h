@@ -73,6 +73,9 @@ typedef struct tg_config_s {
     long kube_max_retries;
     int engine;
     long engine_poll_ms;
+    long engine_resync_s;
+    long engine_workers;
+    long engine_submitters;
     int reconcile;
     long reconcile_interval_s;
     char *reconcile_drift;

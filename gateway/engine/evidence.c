@@ -1,20 +1,25 @@
 /* The evidence sealer (see evidence.h). */
 #include "engine/evidence.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/digest.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "engine/watcher.h"
-#include "kube/verbs.h"
 #include "store/evidence.h"
+#include "store/evidence_keys.h"
 
 #define EVIDENCE_RETRY_S         60
-#define EVIDENCE_CLUSTER_RETRY_S 5    /* the cluster did not answer: ask again soon */
-#define EVIDENCE_CLUSTER_MS      5000 /* the most one Workload lookup may take */
+#define EVIDENCE_CLUSTER_RETRY_S 5 /* the Workload cache is not listed yet: ask again soon */
+
+/* The signer whose key a committed seal recorded in the key history. */
+static _Atomic(const tg_signer_t *) evidence_key_recorded;
 
 static int evidence_ended(const char *state)
 {
@@ -22,36 +27,17 @@ static int evidence_ended(const char *state)
            (!strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled"));
 }
 
-typedef struct {
-    const char *owner; /* the attempt's Job or RayJob */
-    json_t *found;     /* its Workload (new reference) */
-} evidence_wl_t;
-
-static int evidence_wl_match(json_t *wl, void *arg)
-{
-    evidence_wl_t *m = arg;
-    size_t i;
-    json_t *ref;
-    json_array_foreach(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), i, ref)
-    {
-        const char *name = json_string_value(json_object_get(ref, "name"));
-        if (name && !strcmp(name, m->owner)) {
-            m->found = json_incref(wl);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The Workload and Job watches run on separate threads, so a run can end
- * (its Job Complete) before its Workload's admission is seen, and the watcher
+/* The Workload and Job watches are separate, so a run can end (its Job
+ * Complete) before its Workload's admission is applied, and the watcher
  * drops a Workload seen after the end: the record would then say nothing of
- * the flavors the cluster assigned. Before sealing, read the Workload of each
- * attempt that ran without queue facts from the cluster and record them; a
- * Workload that is gone gets a note saying so, and the run is sealed with what
- * is known. *retry: 1 when the cluster did not answer and the run ended less
- * than log_grace_s ago (seal it a little later rather than without facts). */
-static tg_rc_e evidence_queue_facts(tg_db_conn_t *conn, tg_kube_client_t *kube, const char *run_id,
+ * the flavors the cluster assigned. Before sealing, find the Workload of
+ * each attempt that ran without queue facts (tg_observer_find_workload: the
+ * cache, else the cluster by label) and record its admission; a Workload
+ * that does not exist gets a note saying so, and the run is sealed with
+ * what is known. *retry: 1 when the cluster cannot tell now and the run
+ * ended less than log_grace_s ago (seal it a little later rather than
+ * without facts). */
+static tg_rc_e evidence_queue_facts(tg_db_conn_t *conn, tg_observer_t *obs, const char *run_id,
                                     long log_grace_s, int *retry)
 {
     json_t *lacking = NULL;
@@ -63,19 +49,19 @@ static tg_rc_e evidence_queue_facts(tg_db_conn_t *conn, tg_kube_client_t *kube, 
     {
         if (rc != TG_OK || *retry)
             break;
-        const char *ns = json_string_value(json_object_get(a, "namespace"));
         int attempt = (int)json_integer_value(json_object_get(a, "attempt"));
-        evidence_wl_t m = {.owner = json_string_value(json_object_get(a, "object_name"))};
-        tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_workloads, .ns = ns};
-        tg_kube_list_opts_t o = {.limit = 100, .timeout_ms = EVIDENCE_CLUSTER_MS};
-        tg_kube_result_t res;
-        tg_kube_result_init(&res);
-        tg_rc_e krc = tg_kube_list_all(kube, &ref, &o, evidence_wl_match, &m, NULL, 0, &res);
-        tg_kube_result_clean(&res);
+        json_t *wl = NULL;
+        int found =
+            tg_observer_find_workload(obs, json_string_value(json_object_get(a, "namespace")),
+                                      json_string_value(json_object_get(a, "object_name")), &wl);
         json_t *facts = NULL;
-        if (m.found)
-            facts = tg_watcher_admission(m.found);
-        else if (krc == TG_OK || krc == TG_ENOTFOUND)
+        if (found == 1)
+            facts = tg_watcher_admission(wl);
+        else if (!obs)
+            facts = json_pack("{s:s}", "note",
+                              "no cluster was configured when the evidence was sealed and the "
+                              "Workload's admission had not been seen: flavors unknown");
+        else if (found == 0)
             facts = json_pack("{s:s}", "note",
                               "the Workload was gone when the evidence was sealed and its "
                               "admission had not been seen: flavors unknown");
@@ -88,11 +74,11 @@ static tg_rc_e evidence_queue_facts(tg_db_conn_t *conn, tg_kube_client_t *kube, 
         if (facts) {
             rc = tg_evidence_merge_queue(conn, run_id, attempt, facts);
             tg_log_info("evidence", "run %s attempt %d: %s", run_id, attempt,
-                        m.found ? "admission read from its Workload"
-                                : json_string_value(json_object_get(facts, "note")));
+                        wl ? "admission read from its Workload"
+                           : json_string_value(json_object_get(facts, "note")));
         }
         json_decref(facts);
-        json_decref(m.found);
+        json_decref(wl);
     }
     json_decref(lacking);
     return rc;
@@ -121,9 +107,11 @@ static tg_rc_e evidence_seal_locked(tg_db_conn_t *conn, const tg_signer_t *signe
     snprintf(row.key_id, sizeof(row.key_id), "%s", tg_signer_key_id(signer));
     snprintf(row.algorithm, sizeof(row.algorithm), "%s", TG_SIGNER_ALGORITHM);
     tg_time_rfc3339(tg_now_wall_us(), row.sealed_at, sizeof(row.sealed_at));
-    json_object_set_new(rec, "seal",
-                        json_pack("{s:s, s:s, s:s}", "algorithm", row.algorithm, "key_id",
-                                  row.key_id, "sealed_at", row.sealed_at));
+    json_t *seal = json_pack("{s:s, s:s, s:s}", "algorithm", row.algorithm, "key_id", row.key_id,
+                             "sealed_at", row.sealed_at);
+    if (tg_signer_is_ephemeral(signer)) /* say so: its private half died with its process */
+        json_object_set_new(seal, "ephemeral", json_true());
+    json_object_set_new(rec, "seal", seal);
     row.canonical = tg_evidence_canonical(rec, &row.canonical_len);
     if (!row.canonical) {
         snprintf(err, errlen, "the record cannot be encoded as JSON");
@@ -136,7 +124,13 @@ static tg_rc_e evidence_seal_locked(tg_db_conn_t *conn, const tg_signer_t *signe
         snprintf(err, errlen, "the record cannot be signed");
         goto out;
     }
-    rc = tg_evidence_insert(conn, &row, inserted);
+    /* the key history holds every key that sealed: recorded with this
+     * process's first record (then never again, so replicas sealing at
+     * once do not queue on the key's row) */
+    if (atomic_load(&evidence_key_recorded) != signer)
+        rc = tg_evidence_key_register(conn, signer);
+    if (rc == TG_OK)
+        rc = tg_evidence_insert(conn, &row, inserted);
     if (rc == TG_OK)
         rc = tg_evidence_dequeue(conn, run_id);
     if (rc != TG_OK)
@@ -162,24 +156,41 @@ tg_rc_e tg_evidence_seal_run(tg_db_conn_t *conn, const tg_signer_t *signer, cons
         rc = tg_db_commit(conn);
     if (rc != TG_OK)
         tg_db_rollback(conn);
+    else
+        atomic_store(&evidence_key_recorded, signer);
     return rc;
 }
 
-/* Claim and seal one due run. RET: 1 sealed, 0 none due, -1 database gone. */
-static int evidence_step(tg_db_conn_t *conn, tg_kube_client_t *kube, const tg_signer_t *signer,
+/* Claim and seal one due run. RET: 1 sealed (or put back to wait for its
+ * logs), 0 none due, -1 database gone. */
+static int evidence_step(tg_db_conn_t *conn, tg_observer_t *obs, const tg_signer_t *signer,
                          long log_grace_s)
 {
     char run_id[37] = "", err[256] = "";
-    int inserted = 0, retry = 0;
+    int inserted = 0, retry = 0, logs_pending = 0;
+    long grace_s = 0, wait_s = 0;
     tg_rc_e rc = tg_db_begin(conn);
     if (rc == TG_OK)
-        rc = tg_evidence_claim(conn, log_grace_s, run_id);
+        rc = tg_evidence_claim(conn, log_grace_s, run_id, &grace_s, &logs_pending);
     if (rc == TG_ENOTFOUND) {
         tg_db_rollback(conn);
         return 0;
     }
-    if (rc == TG_OK && kube)
-        rc = evidence_queue_facts(conn, kube, run_id, log_grace_s, &retry);
+    if (logs_pending)
+        wait_s = grace_s;
+    /* pods whose last events are still being applied: their rows (and so
+     * the logs to wait for) may not all be in the store yet */
+    else if (grace_s > 0 && tg_observer_pods_unsettled(obs, run_id))
+        wait_s = 1;
+    if (rc == TG_OK && wait_s > 0) {
+        rc = tg_evidence_wait(conn, run_id, wait_s, logs_pending);
+        if (rc == TG_OK)
+            rc = tg_db_commit(conn);
+        if (rc == TG_OK)
+            return 1;
+    }
+    if (rc == TG_OK)
+        rc = evidence_queue_facts(conn, obs, run_id, log_grace_s, &retry);
     if (rc == TG_OK && retry) {
         tg_db_rollback(conn);
         if (tg_evidence_defer(conn, run_id, EVIDENCE_CLUSTER_RETRY_S,
@@ -192,6 +203,8 @@ static int evidence_step(tg_db_conn_t *conn, tg_kube_client_t *kube, const tg_si
         rc = evidence_seal_locked(conn, signer, run_id, &inserted, err, sizeof(err));
         if (rc == TG_OK)
             rc = tg_db_commit(conn);
+        if (rc == TG_OK)
+            atomic_store(&evidence_key_recorded, signer);
     }
     if (rc == TG_OK)
         return 1;
@@ -211,7 +224,7 @@ static int evidence_step(tg_db_conn_t *conn, tg_kube_client_t *kube, const tg_si
     return 0;
 }
 
-int tg_evidence_seal_pending(tg_db_pool_t *pool, tg_kube_client_t *kube, const tg_signer_t *signer,
+int tg_evidence_seal_pending(tg_db_pool_t *pool, tg_observer_t *obs, const tg_signer_t *signer,
                              long log_grace_s)
 {
     if (!tg_signer_can_sign(signer))
@@ -221,7 +234,7 @@ int tg_evidence_seal_pending(tg_db_pool_t *pool, tg_kube_client_t *kube, const t
         return -1;
     int sealed = 0;
     for (int i = 0; i < TG_EVIDENCE_BATCH; i++) {
-        int did = evidence_step(conn, kube, signer, log_grace_s);
+        int did = evidence_step(conn, obs, signer, log_grace_s);
         if (did < 0) {
             sealed = sealed ? sealed : -1;
             break;
@@ -232,4 +245,74 @@ int tg_evidence_seal_pending(tg_db_pool_t *pool, tg_kube_client_t *kube, const t
     }
     tg_db_release(pool, conn);
     return sealed;
+}
+
+/* ---- the sealer thread ------------------------------------------------------ */
+
+struct tg_sealer_s {
+    tg_db_pool_t *pool;
+    tg_observer_t *obs;
+    const tg_signer_t *signer;
+    long log_grace_s;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int stop;
+};
+
+static void *evidence_sealer_main(void *arg)
+{
+    pthread_setname_np(pthread_self(), "tg-seal");
+    tg_sealer_t *s = arg;
+    pthread_mutex_lock(&s->lock);
+    while (!s->stop) {
+        pthread_mutex_unlock(&s->lock);
+        int sealed = tg_evidence_seal_pending(s->pool, s->obs, s->signer, s->log_grace_s);
+        pthread_mutex_lock(&s->lock);
+        if (sealed > 0 || s->stop)
+            continue; /* more may be due */
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&s->wake, &s->lock, &until);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+tg_sealer_t *tg_evidence_sealer_start(tg_db_pool_t *pool, tg_observer_t *obs,
+                                      const tg_signer_t *signer, long log_grace_s)
+{
+    tg_sealer_t *s = tg_xcalloc(1, sizeof(*s));
+    s->pool = pool;
+    s->obs = obs;
+    s->signer = signer;
+    s->log_grace_s = log_grace_s;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&s->thread, NULL, evidence_sealer_main, s) != 0) {
+        pthread_cond_destroy(&s->wake);
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void tg_evidence_sealer_stop(tg_sealer_t *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->stop = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
 }

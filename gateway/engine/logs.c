@@ -20,6 +20,7 @@
 #define LOGS_TAIL_CHUNKS 8 /* chunks read back for the resume rule */
 #define LOGS_TRUNCATED   " [line truncated by taugate]"
 #define LOGS_RETRY_MAX_S 60
+#define LOGS_SCAN_GAP_MS 200u /* wakes within this of a scan wait for the next one */
 
 typedef struct logs_follower_s logs_follower_t;
 
@@ -223,6 +224,7 @@ static int follower_pod_finished(logs_follower_t *f)
 
 static void *follower_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-logfollow");
     logs_follower_t *f = arg;
     tg_logs_collector_t *col = f->col;
     tg_kube_result_t res;
@@ -422,7 +424,9 @@ static void collector_prune(tg_logs_collector_t *col, tg_db_conn_t *conn, uint64
 
 static void *collector_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-logs");
     tg_logs_collector_t *col = arg;
+    int scan_due = 0; /* woken (a follower ended, a pod started) since the last scan */
     pthread_mutex_lock(&col->lock);
     while (!col->stopping) {
         if (!col->woken) {
@@ -448,12 +452,19 @@ static void *collector_main(void *arg)
 
         collector_reap(col);
         uint64_t now = tg_now_mono_us();
-        int scan = woken || now - col->last_scan_us >= (uint64_t)col->cfg.scan_interval_ms * 1000;
+        /* A wake asks for a scan, but at most one per LOGS_SCAN_GAP_MS: when
+         * hundreds of followers end each second, one scan serves them all
+         * (the scan's cost is per pending container, each wake would pay it). */
+        scan_due |= woken;
+        uint64_t gap = now - col->last_scan_us;
+        int scan = (scan_due && gap >= LOGS_SCAN_GAP_MS * 1000u) ||
+                   gap >= (uint64_t)col->cfg.scan_interval_ms * 1000;
         tg_db_conn_t *conn = NULL;
         if (tg_db_checkout(col->pool, &conn) == TG_OK) {
             collector_tick_followers(col, conn, now);
             if (scan) {
                 col->last_scan_us = now;
+                scan_due = 0;
                 collector_start_followers(col, conn);
                 collector_prune(col, conn, now);
             }

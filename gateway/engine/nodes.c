@@ -467,6 +467,7 @@ static void nodes_resync_mark(void)
 
 static void *nodes_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-nodes");
     (void)arg;
     long last_check = 0, last_resync = 0;
     pthread_mutex_lock(&nl.lock);
@@ -584,7 +585,7 @@ int tg_nodes_start(const tg_nodes_config_t *cfg, tg_db_pool_t *pool, tg_kube_cli
                                    .uncordon_on_recovery = cfg->uncordon_on_recovery,
                                    .identity = nl.identity};
     nl.resync_s = cfg->resync_s > 0 ? cfg->resync_s : 30;
-    nl.lock_retry_s = cfg->lock_retry_s > 0 ? cfg->lock_retry_s : 5;
+    nl.lock_retry_s = cfg->lock_retry_s > 0 ? cfg->lock_retry_s : 1;
     nl.conninfo = tg_xstrdup(cfg->conninfo ? cfg->conninfo : "");
     nl.connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 3;
     nl.pool = pool;

@@ -49,7 +49,7 @@ typedef struct tg_nodes_config_s {
     int evict_on_fault;       /* evict taugate's pods there and recover their runs */
     int uncordon_on_recovery; /* uncordon when healthy again, if taugate cordoned it */
     long resync_s;            /* look at faulty and cordoned nodes again (0 → 30) */
-    long lock_retry_s;        /* how often a follower tries for the lock (0 → 5) */
+    long lock_retry_s;        /* how often a follower tries for the lock (0 → 1) */
     const char *identity;     /* this replica in annotations and history; NULL: host:pid */
 } tg_nodes_config_t;
 

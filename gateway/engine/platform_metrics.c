@@ -500,6 +500,25 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
     return rc;
 }
 
+/* The sealing backlog: runs that ended and are not sealed yet. A run waits
+ * up to evidence_log_grace_s for its logs, so a short backlog is normal; one
+ * whose oldest run keeps ageing is a sealer that cannot work. */
+static tg_rc_e pm_evidence(const json_t *stats, tg_buf_t *out)
+{
+    const json_t *e = json_object_get(stats, "evidence");
+    return tg_buf_printf(out,
+                         "# HELP taugate_evidence_pending_runs Runs that ended and are not "
+                         "sealed yet.\n"
+                         "# TYPE taugate_evidence_pending_runs gauge\n"
+                         "taugate_evidence_pending_runs %.17g\n"
+                         "# HELP taugate_evidence_oldest_pending_age_seconds How long the run "
+                         "longest waiting to be sealed has waited since it ended (0 when none "
+                         "waits).\n"
+                         "# TYPE taugate_evidence_oldest_pending_age_seconds gauge\n"
+                         "taugate_evidence_oldest_pending_age_seconds %.3f\n",
+                         pm_n(e, 0), pm_n(e, 1));
+}
+
 tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, tg_buf_t *out)
 {
     tg_rc_e rc = pm_runs(stats, out);
@@ -507,6 +526,7 @@ tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, tg_buf_t *out)
     rc |= pm_retries(stats, out);
     rc |= pm_outbox(stats, out);
     rc |= pm_nodes(stats, out);
+    rc |= pm_evidence(stats, out);
     return rc == TG_OK ? TG_OK : TG_ETOOLARGE;
 }
 

@@ -31,8 +31,9 @@
  * of its own (a private pool of one); only the holder runs steps, and the
  * step's SQL runs on that same connection, so it never takes a request's
  * pool slot. The lock goes with the session: if the process dies or the
- * connection breaks, another replica takes over within one interval. The
- * holder checks each cycle (pg_locks) that it still holds it.
+ * connection breaks, another replica takes over within about a second (a
+ * follower asks for the lock every second; a clean stop closes the session
+ * at once). The holder checks each cycle (pg_locks) that it still holds it.
  *
  * Thread-safety: tg_reconcile_step may run on any thread; the loop functions
  * manage one process-wide loop and may be called from any thread (start and

@@ -17,6 +17,8 @@
 #define RL_KEY1 "1952544103"
 #define RL_KEY2 "1265984885"
 
+#define RL_FOLLOWER_RETRY_S 1
+
 static tg_stmt_t stmt_try_lock = TG_STMT("SELECT pg_try_advisory_lock($1::int, $2::int)");
 static tg_stmt_t stmt_holds_lock =
     TG_STMT("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
@@ -109,6 +111,7 @@ static void rl_step(void)
 
 static void *rl_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tg-reconcile");
     (void)arg;
     for (;;) {
         pthread_mutex_lock(&rl.lock);
@@ -117,13 +120,19 @@ static void *rl_main(void *arg)
         pthread_mutex_unlock(&rl.lock);
         if (stop)
             break;
-        if (rl_lead())
+        int leading = rl_lead();
+        if (leading)
             rl_step();
         pthread_mutex_lock(&rl.lock);
         if (!rl.stop && !rl.kicked) {
+            /* a follower asks for the lock every second, so a leader that
+             * died is replaced within about a second of PostgreSQL letting
+             * its session (and lock) go */
             struct timespec until;
             clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_sec += rl.opts.interval_s > 0 ? rl.opts.interval_s : 30;
+            until.tv_sec += !leading                 ? RL_FOLLOWER_RETRY_S
+                            : rl.opts.interval_s > 0 ? rl.opts.interval_s
+                                                     : 30;
             pthread_cond_timedwait(&rl.wake, &rl.lock, &until);
         }
         pthread_mutex_unlock(&rl.lock);

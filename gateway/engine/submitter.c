@@ -14,6 +14,7 @@
 
 #define SUBMIT_BACKOFF_BASE_MS 500
 #define SUBMIT_BACKOFF_MAX_MS  60000
+#define SUBMIT_NOTFOUND_TRIES  12 /* about 5 minutes of back-off */
 
 static const tg_kube_gvr_t gvr_services = {"", "v1", "services", 1};
 
@@ -33,10 +34,19 @@ static const tg_kube_gvr_t *submit_gvr(const json_t *obj)
     return NULL;
 }
 
-static int submit_transient(const tg_kube_result_t *res)
+/* Will asking again help? Network trouble, timeouts, 429 and 5xx, and a
+ * 409 Conflict (a write raced another), always; a 404 on create (the
+ * namespace is being created by the Kueue reconciler, or the cluster is
+ * still coming up) for the first SUBMIT_NOTFOUND_TRIES tries, after which
+ * it is taken as the definitive answer it then is. */
+static int submit_transient(const tg_kube_result_t *res, json_int_t tries)
 {
-    return res->rc == TG_EUNAVAILABLE || res->rc == TG_ETIMEOUT || res->http_code == 0 ||
-           res->http_code == 429 || res->http_code >= 500;
+    if (res->rc == TG_EUNAVAILABLE || res->rc == TG_ETIMEOUT || res->http_code == 0 ||
+        res->http_code == 429 || res->http_code >= 500)
+        return 1;
+    if (res->reason == TG_KUBE_R_CONFLICT)
+        return 1;
+    return res->reason == TG_KUBE_R_NOT_FOUND && tries < SUBMIT_NOTFOUND_TRIES;
 }
 
 /* An object with our name exists: ours (same run id) or a stranger's? */
@@ -58,6 +68,7 @@ static submit_outcome_e submit_create(tg_kube_client_t *kube, const json_t *row,
                                       size_t whylen)
 {
     const char *run_id = json_string_value(json_object_get(row, "run_id"));
+    json_int_t tries = json_integer_value(json_object_get(row, "tries"));
     size_t i;
     json_t *obj;
     json_array_foreach(json_object_get(row, "manifests"), i, obj)
@@ -83,7 +94,7 @@ static submit_outcome_e submit_create(tg_kube_client_t *kube, const json_t *row,
             } else {
                 snprintf(why, whylen, "%s %s/%s: %s", kind, ref.ns ? ref.ns : "", name ? name : "",
                          res.message ? res.message : "refused");
-                out = submit_transient(&res) ? SUBMIT_RETRY : SUBMIT_REJECTED;
+                out = submit_transient(&res, tries) ? SUBMIT_RETRY : SUBMIT_REJECTED;
             }
         }
         tg_kube_result_clean(&res);
@@ -118,7 +129,7 @@ static submit_outcome_e submit_delete(tg_kube_client_t *kube, const json_t *row,
         tg_kube_result_init(&res);
         tg_kube_delete(kube, &ref, TG_KUBE_PROPAGATION_BACKGROUND, -1, NULL, &res);
         int transient =
-            res.rc != TG_OK && res.reason != TG_KUBE_R_NOT_FOUND && submit_transient(&res);
+            res.rc != TG_OK && res.reason != TG_KUBE_R_NOT_FOUND && submit_transient(&res, 0);
         if (transient)
             snprintf(why, whylen, "deleting %s: %s", ref.name, res.message ? res.message : "");
         tg_kube_result_clean(&res);
@@ -179,7 +190,9 @@ static long submit_backoff_ms(json_int_t tries)
     return d < SUBMIT_BACKOFF_MAX_MS ? d : SUBMIT_BACKOFF_MAX_MS;
 }
 
-/* Record the outcome in the same transaction that claimed the row. */
+/* Record the outcome in the same transaction that claimed the row. A run
+ * whose objects cannot be created yet says why in its reason while it
+ * waits (no event: the words change, not the state). */
 static tg_rc_e submit_settle(tg_db_conn_t *conn, const json_t *row, submit_outcome_e out,
                              const char *why)
 {
@@ -188,15 +201,23 @@ static tg_rc_e submit_settle(tg_db_conn_t *conn, const json_t *row, submit_outco
     int attempt = (int)json_integer_value(json_object_get(row, "attempt"));
     int create = strcmp(json_string_value(json_object_get(row, "action")), "delete") != 0;
     if (out == SUBMIT_RETRY) {
-        tg_log_warn("engine", "run %s: %s; retrying", run_id, why);
-        return tg_store_outbox_retry(
-            conn, id, submit_backoff_ms(json_integer_value(json_object_get(row, "tries"))), why);
+        json_int_t tries = json_integer_value(json_object_get(row, "tries"));
+        long delay = submit_backoff_ms(tries);
+        tg_log_warn("engine", "run %s: %s; trying again in %ld ms", run_id, why, delay);
+        tg_rc_e rc = tg_store_outbox_retry(conn, id, delay, why);
+        if (rc == TG_OK && create) {
+            char words[768];
+            snprintf(words, sizeof(words), "waiting for the cluster: %s; trying again", why);
+            rc = tg_store_run_words(conn, run_id, "Accepted", "WaitingForCluster", words);
+        }
+        return rc;
     }
     tg_rc_e rc = tg_store_outbox_done(conn, id);
     if (rc != TG_OK || !create)
         return rc;
     int applied = 0;
     if (out == SUBMIT_REJECTED) {
+        tg_log_error("engine", "run %s: the cluster refused its objects: %s", run_id, why);
         tg_event_t ev = {
             .state = "Failed", .reason = "SubmissionRejected", .message = why, .source = "engine"};
         return tg_store_run_transition_locked(conn, run_id, attempt, &ev, NULL, &applied);
@@ -204,7 +225,11 @@ static tg_rc_e submit_settle(tg_db_conn_t *conn, const json_t *row, submit_outco
     tg_event_t ev = {.reason = "Created",
                      .message = "the run's objects were created in the cluster",
                      .source = "engine"};
-    return tg_store_event_append(conn, run_id, &ev);
+    rc = tg_store_event_append(conn, run_id, &ev);
+    if (rc == TG_OK) /* it no longer waits for the cluster */
+        rc = tg_store_run_waited(conn, run_id, "Created",
+                                 "the run's objects are in the cluster; waiting for Kueue");
+    return rc;
 }
 
 int tg_submitter_step(tg_db_pool_t *pool, tg_kube_client_t *kube)

@@ -8,8 +8,8 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "engine/nodes.h"
+#include "engine/positions.h"
 #include "engine/recovery.h"
-#include "kube/verbs.h"
 #include "render/metadata.h"
 #include "store/lifecycle.h"
 #include "store/recovery.h"
@@ -40,107 +40,118 @@ static int w_true(const json_t *cond)
     return s && strcmp(s, "True") == 0;
 }
 
-static void w_apply(tg_db_conn_t *conn, const char *run_id, int attempt, const char *state,
-                    const char *reason, const char *message, const char *source,
-                    const json_t *queue_info)
+static tg_rc_e w_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
+                            const tg_event_t *ev, const json_t *queue_info,
+                            const tg_event_t *admission, const json_t *admission_info)
+{
+    int applied = 0;
+    tg_rc_e rc = tg_store_run_transition(conn, run_id, attempt, ev, queue_info, admission,
+                                         admission_info, &applied);
+    if (rc != TG_OK)
+        tg_log_warn("engine", "run %s: could not record %s (%s); it will be tried again", run_id,
+                    ev->state, tg_rc_slug(rc));
+    else if (applied)
+        tg_log_info("engine", "run %s attempt %d: %s (%s)", run_id, attempt, ev->state,
+                    ev->reason ? ev->reason : "");
+    return rc;
+}
+
+static tg_rc_e w_apply(tg_db_conn_t *conn, const char *run_id, int attempt, const char *state,
+                       const char *reason, const char *message, const char *source,
+                       const json_t *queue_info)
 {
     tg_event_t ev = {.state = state, .reason = reason, .message = message, .source = source};
-    int applied = 0;
-    if (tg_store_run_transition(conn, run_id, attempt, &ev, queue_info, &applied) != TG_OK)
-        tg_log_warn("engine", "run %s: could not record %s", run_id, state);
-    else if (applied)
-        tg_log_info("engine", "run %s attempt %d: %s (%s)", run_id, attempt, state,
-                    reason ? reason : "");
+    return w_transition(conn, run_id, attempt, &ev, queue_info, NULL, NULL);
+}
+
+/* A run seen Running or Succeeded (from its pod or its Job): workers apply
+ * objects in any order, so its Workload's admission may not be applied yet.
+ * What the Workload cache shows of it (owner: the Job or RayJob) is recorded
+ * with it, as Kueue's admission rather than an implied one. */
+static tg_rc_e w_apply_seen(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *run_id,
+                            int attempt, const char *state, const char *reason, const char *message,
+                            const char *source, const char *ns, const char *owner)
+{
+    json_t *wl = NULL;
+    char key[512];
+    if (env->workloads && ns && owner && tg_kube_cache_key(ns, owner, key, sizeof(key)) == 0) {
+        json_t *all = tg_kube_cache_by_index(env->workloads, key);
+        wl = json_incref(json_array_get(all, 0));
+        json_decref(all);
+    }
+    /* a finished Workload keeps its admission */
+    const json_t *cond = w_condition(wl, "Admitted");
+    const char *cq = json_string_value(json_object_get(
+        json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue"));
+    int admitted = w_true(cond) || (cq && *cq);
+    const char *words = json_string_value(json_object_get(cond, "message"));
+    tg_event_t adm = {.state = "Admitted",
+                      .reason = "Admitted",
+                      .message = words ? words : "admitted by Kueue",
+                      .source = "kueue"};
+    json_t *qi = admitted ? tg_watcher_admission(wl) : NULL;
+    tg_event_t ev = {.state = state, .reason = reason, .message = message, .source = source};
+    tg_rc_e rc = w_transition(conn, run_id, attempt, &ev, NULL, admitted ? &adm : NULL, qi);
+    json_decref(qi);
+    json_decref(wl);
+    return rc;
 }
 
 static const json_t *w_terminated(const json_t *pod);
 
-/* Ask the cluster how the attempt's pods ended: "OOMKilled", "Evicted" or
- * NULL. Used when the Job's failure arrives before its pods' last events. */
-static const char *w_pods_reason(tg_kube_client_t *kube, const char *run_id, int attempt)
+/* How the attempt's pods ended, from the informer's cache: "OOMKilled",
+ * "Evicted" or NULL. Used when the Job's failure is applied before its
+ * pods' last events. */
+static const char *w_pods_reason(const tg_watcher_env_t *env, const char *run_id, int attempt)
 {
-    if (!kube)
+    if (!env->pods)
         return NULL;
-    char selector[160];
-    snprintf(selector, sizeof(selector), "%s=%s,%s=%d", TG_LABEL_RUN_ID, run_id, TG_LABEL_ATTEMPT,
-             attempt);
-    tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods};
-    tg_kube_list_opts_t o = {.label_selector = selector};
-    tg_kube_result_t res;
-    tg_kube_result_init(&res);
+    json_t *pods = tg_kube_cache_by_index(env->pods, run_id);
     const char *why = NULL;
-    if (tg_kube_list(kube, &ref, &o, &res) == TG_OK) {
-        size_t i;
-        json_t *pod;
-        json_array_foreach(json_object_get(res.body, "items"), i, pod)
-        {
-            const char *pr = w_str(pod, "status", "reason");
-            const char *tr = json_string_value(json_object_get(w_terminated(pod), "reason"));
-            if (tr && !strcmp(tr, "OOMKilled"))
-                why = "OOMKilled";
-            else if (!why && pr && !strcmp(pr, "Evicted"))
-                why = "Evicted";
-        }
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod)
+    {
+        const char *att = json_string_value(json_object_get(
+            json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
+        if (!att || atoi(att) != attempt)
+            continue;
+        const char *pr = w_str(pod, "status", "reason");
+        const char *tr = json_string_value(json_object_get(w_terminated(pod), "reason"));
+        if (tr && !strcmp(tr, "OOMKilled"))
+            why = "OOMKilled";
+        else if (!why && pr && !strcmp(pr, "Evicted"))
+            why = "Evicted";
     }
-    tg_kube_result_clean(&res);
+    json_decref(pods);
     return why;
 }
 
 /* An attempt failed: when its pods say why (OOMKilled, Evicted), recovery
  * decides; otherwise the run fails with the object's own reason. */
-static void w_failed(tg_kube_client_t *kube, tg_db_conn_t *conn, const char *run_id, int attempt,
-                     const char *reason, const char *message, const char *source)
+static tg_rc_e w_failed(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *run_id,
+                        int attempt, const char *reason, const char *message, const char *source)
 {
     const char *pod_reason = NULL;
-    if (tg_store_recovery_pod_reason(conn, run_id, attempt, &pod_reason) == TG_OK && !pod_reason)
-        pod_reason = w_pods_reason(kube, run_id, attempt); /* the Pod event may lag */
+    tg_rc_e rc = tg_store_recovery_pod_reason(conn, run_id, attempt, &pod_reason);
+    if (rc != TG_OK)
+        return rc;
+    if (!pod_reason)
+        pod_reason = w_pods_reason(env, run_id, attempt); /* the Pod event may lag */
     /* a pod that failed or was evicted on a faulty node: NodeFault, which does
      * not spend the retry budget (an OOMKill stays the run's own doing) */
     char node_fault[512];
-    if ((!pod_reason || !strcmp(pod_reason, "Evicted")) &&
-        tg_nodes_attempt_fault(conn, run_id, attempt, node_fault, sizeof(node_fault)) == 1) {
-        tg_recovery_on_failure(conn, run_id, attempt, "NodeFault", node_fault, "node");
-        return;
+    if (!pod_reason || !strcmp(pod_reason, "Evicted")) {
+        int fault = tg_nodes_attempt_fault(conn, run_id, attempt, node_fault, sizeof(node_fault));
+        if (fault < 0)
+            return TG_EUNAVAILABLE;
+        if (fault == 1)
+            return tg_recovery_on_failure(conn, run_id, attempt, "NodeFault", node_fault, "node");
     }
     if (pod_reason)
-        tg_recovery_on_failure(conn, run_id, attempt, pod_reason, message, "pod");
-    else
-        w_apply(conn, run_id, attempt, "Failed", reason ? reason : "Failed", message, source, NULL);
-}
-
-/* The workload's place in its LocalQueue, from Kueue's visibility API:
- * sets qi.position (1-based) and qi.pending when known. */
-static void w_position(tg_kube_client_t *kube, const json_t *wl, json_t *qi)
-{
-    const char *ns = w_str(wl, "metadata", "namespace");
-    const char *lq = w_str(wl, "spec", "queueName");
-    const char *name = w_str(wl, "metadata", "name");
-    if (!kube || !ns || !lq || !name)
-        return;
-    tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_visibility_localqueues,
-                         .ns = ns,
-                         .name = lq,
-                         .sub = "pendingworkloads"};
-    tg_kube_result_t res;
-    tg_kube_result_init(&res);
-    if (tg_kube_get(kube, &ref, &res) == TG_OK) {
-        const json_t *items = json_object_get(res.body, "items");
-        size_t i;
-        json_t *it;
-        json_array_foreach(items, i, it)
-        {
-            const char *n = w_str(it, "metadata", "name");
-            if (n && !strcmp(n, name)) {
-                json_object_set_new(
-                    qi, "position",
-                    json_integer(json_integer_value(json_object_get(it, "positionInLocalQueue")) +
-                                 1));
-                json_object_set_new(qi, "pending",
-                                    json_integer((json_int_t)json_array_size(items)));
-            }
-        }
-    }
-    tg_kube_result_clean(&res);
+        return tg_recovery_on_failure(conn, run_id, attempt, pod_reason, message, "pod");
+    return w_apply(conn, run_id, attempt, "Failed", reason ? reason : "Failed", message, source,
+                   NULL);
 }
 
 json_t *tg_watcher_admission(const json_t *wl)
@@ -160,26 +171,27 @@ json_t *tg_watcher_admission(const json_t *wl)
 }
 
 /* Workload → Queued / Admitted / Recovering. */
-static void w_workload(tg_kube_client_t *kube, tg_db_conn_t *conn, tg_kube_event_type_e type,
-                       const json_t *obj)
+static tg_rc_e w_workload(const tg_watcher_env_t *env, tg_db_conn_t *conn,
+                          tg_kube_event_type_e type, const json_t *obj)
 {
     if (type == TG_KUBE_EV_DELETED)
-        return;
+        return TG_OK;
     const json_t *owner =
         json_array_get(json_object_get(json_object_get(obj, "metadata"), "ownerReferences"), 0);
     const char *ns = w_str(obj, "metadata", "namespace");
     const char *oname = json_string_value(json_object_get(owner, "name"));
     char run_id[37];
     int attempt;
-    if (!ns || !oname || tg_store_attempt_by_object(conn, ns, oname, run_id, &attempt) != TG_OK)
-        return;
+    if (!ns || !oname)
+        return TG_OK;
+    tg_rc_e rc = tg_store_attempt_by_object(conn, ns, oname, run_id, &attempt);
+    if (rc != TG_OK)
+        return rc == TG_ENOTFOUND ? TG_OK : rc; /* not one of ours */
     if (w_true(w_condition(obj, "Finished")))
-        return; /* the Job or RayJob says how it ended */
+        return TG_OK; /* the Job or RayJob says how it ended */
     const json_t *evicted = w_condition(obj, "Evicted");
     const json_t *admitted = w_condition(obj, "Admitted");
     const json_t *reserved = w_condition(obj, "QuotaReserved");
-    json_t *qi = json_pack("{s:s?, s:s?}", "local_queue", w_str(obj, "spec", "queueName"),
-                           "workload", w_str(obj, "metadata", "name"));
     if (w_true(evicted) && !w_true(admitted)) {
         /* Kueue would requeue the same Job; taugate starts a new attempt
          * instead, when the run's resilience allows it */
@@ -188,77 +200,87 @@ static void w_workload(tg_kube_client_t *kube, tg_db_conn_t *conn, tg_kube_event
             w_true(w_condition(obj, "Preempted")) || (ereason && !strcmp(ereason, "Preempted"))
                 ? "Preempted"
                 : "Evicted";
-        tg_recovery_on_failure(conn, run_id, attempt, why,
-                               json_string_value(json_object_get(evicted, "message")), "kueue");
-        json_decref(qi);
-        return;
+        return tg_recovery_on_failure(conn, run_id, attempt, why,
+                                      json_string_value(json_object_get(evicted, "message")),
+                                      "kueue");
     }
     if (w_true(admitted)) {
+        json_t *qi = tg_watcher_admission(obj);
+        rc = w_apply(conn, run_id, attempt, "Admitted", "Admitted",
+                     json_string_value(json_object_get(admitted, "message")), "kueue", qi);
         json_decref(qi);
-        qi = tg_watcher_admission(obj);
-        w_apply(conn, run_id, attempt, "Admitted", "Admitted",
-                json_string_value(json_object_get(admitted, "message")), "kueue", qi);
-    } else if (!w_true(reserved)) {
-        const json_t *why = reserved ? reserved : w_condition(obj, "Pending");
-        const char *msg = json_string_value(json_object_get(why, "message"));
-        char words[1024];
-        w_position(kube, obj, qi);
-        json_int_t pos = json_integer_value(json_object_get(qi, "position"));
-        json_int_t of = json_integer_value(json_object_get(qi, "pending"));
-        if (pos > 0)
-            snprintf(words, sizeof(words), "%s; queue position %lld of %lld",
-                     msg ? msg : "waiting for quota", (long long)pos, (long long)of);
-        else
-            snprintf(words, sizeof(words), "%s", msg ? msg : "waiting in the queue for quota");
-        json_object_set_new(qi, "message", json_string(words));
-        w_apply(conn, run_id, attempt, "Queued",
-                why ? json_string_value(json_object_get(why, "reason")) : "Pending", words, "kueue",
-                qi);
+        return rc;
     }
+    if (w_true(reserved))
+        return TG_OK;
+    const json_t *why = reserved ? reserved : w_condition(obj, "Pending");
+    const char *msg = json_string_value(json_object_get(why, "message"));
+    const char *lq = w_str(obj, "spec", "queueName");
+    const char *wl = w_str(obj, "metadata", "name");
+    long pos = 0, of = 0;
+    char words[1024];
+    tg_positions_lookup(env->kube, ns, lq, wl, &pos, &of);
+    if (pos > 0)
+        snprintf(words, sizeof(words), "%s; queue position %ld of %ld",
+                 msg ? msg : "waiting for quota", pos, of);
+    else
+        snprintf(words, sizeof(words), "%s", msg ? msg : "waiting in the queue for quota");
+    json_t *qi =
+        json_pack("{s:s?, s:s?, s:s}", "local_queue", lq, "workload", wl, "message", words);
+    if (pos > 0) {
+        json_object_set_new(qi, "position", json_integer(pos));
+        json_object_set_new(qi, "pending", json_integer(of));
+    }
+    rc = w_apply(conn, run_id, attempt, "Queued",
+                 why ? json_string_value(json_object_get(why, "reason")) : "Pending", words,
+                 "kueue", qi);
     json_decref(qi);
+    return rc;
 }
 
 /* Job or RayJob → terminal states (and deletion by someone else). */
-static void w_owner(tg_kube_client_t *kube, tg_db_conn_t *conn, const char *kind,
-                    tg_kube_event_type_e type, const json_t *obj)
+static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *kind,
+                       tg_kube_event_type_e type, const json_t *obj)
 {
     const char *ns = w_str(obj, "metadata", "namespace");
     const char *name = w_str(obj, "metadata", "name");
     char run_id[37];
     int attempt;
-    if (!ns || !name || tg_store_attempt_by_object(conn, ns, name, run_id, &attempt) != TG_OK)
-        return;
+    if (!ns || !name)
+        return TG_OK;
+    tg_rc_e rc = tg_store_attempt_by_object(conn, ns, name, run_id, &attempt);
+    if (rc != TG_OK)
+        return rc == TG_ENOTFOUND ? TG_OK : rc;
     const char *src = !strcmp(kind, "Job") ? "job" : "rayjob";
-    if (type == TG_KUBE_EV_DELETED) {
-        w_apply(conn, run_id, attempt, "Failed", "ObjectDeleted",
-                "the run's objects were deleted outside taugate", src, NULL);
-        return;
-    }
+    if (type == TG_KUBE_EV_DELETED)
+        return w_apply(conn, run_id, attempt, "Failed", "ObjectDeleted",
+                       "the run's objects were deleted outside taugate", src, NULL);
     if (!strcmp(kind, "Job")) {
         const json_t *done = w_condition(obj, "Complete");
         const json_t *failed = w_condition(obj, "Failed");
         if (w_true(done))
-            w_apply(conn, run_id, attempt, "Succeeded", "Completed",
-                    "every pod finished successfully", src, NULL);
-        else if (w_true(failed))
-            w_failed(kube, conn, run_id, attempt,
-                     json_string_value(json_object_get(failed, "reason")),
-                     json_string_value(json_object_get(failed, "message")), src);
-        return;
+            return w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Completed",
+                                "every pod finished successfully", src, ns, name);
+        if (w_true(failed))
+            return w_failed(env, conn, run_id, attempt,
+                            json_string_value(json_object_get(failed, "reason")),
+                            json_string_value(json_object_get(failed, "message")), src);
+        return TG_OK;
     }
     const char *job = w_str(obj, "status", "jobStatus");
     const char *dep = w_str(obj, "status", "jobDeploymentStatus");
     const char *msg = w_str(obj, "status", "message");
     if (job && !strcmp(job, "SUCCEEDED"))
-        w_apply(conn, run_id, attempt, "Succeeded", "Succeeded",
-                msg ? msg : "the Ray job succeeded", src, NULL);
-    else if ((job && (!strcmp(job, "FAILED") || !strcmp(job, "STOPPED"))) ||
-             (dep && !strcmp(dep, "Failed")))
-        w_failed(kube, conn, run_id, attempt, dep && !strcmp(dep, "Failed") ? "Failed" : job,
-                 msg ? msg : "the Ray job failed", src);
-    else if (dep && !strcmp(dep, "Running"))
-        w_apply(conn, run_id, attempt, "Running", "RayJobRunning", "the Ray cluster is up", src,
-                NULL);
+        return w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Succeeded",
+                            msg ? msg : "the Ray job succeeded", src, ns, name);
+    if ((job && (!strcmp(job, "FAILED") || !strcmp(job, "STOPPED"))) ||
+        (dep && !strcmp(dep, "Failed")))
+        return w_failed(env, conn, run_id, attempt, dep && !strcmp(dep, "Failed") ? "Failed" : job,
+                        msg ? msg : "the Ray job failed", src);
+    if (dep && !strcmp(dep, "Running"))
+        return w_apply_seen(env, conn, run_id, attempt, "Running", "RayJobRunning",
+                            "the Ray cluster is up", src, ns, name);
+    return TG_OK;
 }
 
 /* The first terminated container state of a pod, for exit code and reason. */
@@ -275,13 +297,14 @@ static const json_t *w_terminated(const json_t *pod)
     return NULL;
 }
 
-static void w_pod(tg_db_conn_t *conn, tg_kube_event_type_e type, const json_t *obj)
+static tg_rc_e w_pod(const tg_watcher_env_t *env, tg_db_conn_t *conn, tg_kube_event_type_e type,
+                     const json_t *obj)
 {
     const json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels");
     const char *run_id = json_string_value(json_object_get(labels, TG_LABEL_RUN_ID));
     const char *att = json_string_value(json_object_get(labels, TG_LABEL_ATTEMPT));
     if (!run_id || !att || type == TG_KUBE_EV_DELETED)
-        return;
+        return TG_OK;
     const char *node_type = json_string_value(json_object_get(labels, "ray.io/node-type"));
     tg_buf_t names;
     tg_buf_init(&names, 64 * 1024);
@@ -310,32 +333,38 @@ static void w_pod(tg_db_conn_t *conn, tg_kube_event_type_e type, const json_t *o
                         .reason = json_string_value(json_object_get(term, "reason")),
                         .started_at = w_str(obj, "status", "startTime"),
                         .finished_at = json_string_value(json_object_get(term, "finishedAt"))};
-    if (row.ns && row.pod && row.uid && tg_store_pod_upsert(conn, &row) != TG_OK)
-        tg_log_warn("engine", "pod %s/%s: could not be recorded", row.ns, row.pod);
+    tg_rc_e rc = TG_OK;
+    if (row.ns && row.pod && row.uid)
+        rc = tg_store_pod_upsert(conn, &row);
     tg_buf_clean(&names);
-    if (phase && !strcmp(phase, "Running"))
-        w_apply(conn, run_id, row.attempt, "Running", "PodRunning",
-                row.node ? "a pod of the run is running" : "running", "pod", NULL);
+    if (rc != TG_OK) {
+        tg_log_warn("engine", "pod %s/%s: could not be recorded (%s); it will be tried again",
+                    row.ns, row.pod, tg_rc_slug(rc));
+        return rc;
+    }
+    if (phase && !strcmp(phase, "Running")) {
+        /* a Job's pods name it as their owner (a RayJob's name its RayCluster) */
+        const json_t *owner =
+            json_array_get(json_object_get(json_object_get(obj, "metadata"), "ownerReferences"), 0);
+        const char *okind = json_string_value(json_object_get(owner, "kind"));
+        const char *oname = okind && !strcmp(okind, "Job")
+                                ? json_string_value(json_object_get(owner, "name"))
+                                : NULL;
+        rc = w_apply_seen(env, conn, run_id, row.attempt, "Running", "PodRunning",
+                          row.node ? "a pod of the run is running" : "running", "pod", row.ns,
+                          oname);
+    }
+    return rc;
 }
 
-void tg_watcher_observe(tg_db_pool_t *pool, tg_kube_client_t *kube, const char *kind,
-                        tg_kube_event_type_e type, const json_t *obj)
+tg_rc_e tg_watcher_apply(tg_db_conn_t *conn, const tg_watcher_env_t *env, const char *kind,
+                         tg_kube_event_type_e type, const json_t *obj)
 {
     if (type == TG_KUBE_EV_SYNC || type == TG_KUBE_EV_BOOKMARK || !obj)
-        return;
-    tg_db_conn_t *conn = NULL;
-    if (tg_db_checkout(pool, &conn) != TG_OK) {
-        tg_log_warn("engine",
-                    "watcher: database unavailable; a %s event is deferred to the "
-                    "next relist",
-                    kind);
-        return;
-    }
+        return TG_OK;
     if (!strcmp(kind, "Workload"))
-        w_workload(kube, conn, type, obj);
-    else if (!strcmp(kind, "Pod"))
-        w_pod(conn, type, obj);
-    else
-        w_owner(kube, conn, kind, type, obj);
-    tg_db_release(pool, conn);
+        return w_workload(env, conn, type, obj);
+    if (!strcmp(kind, "Pod"))
+        return w_pod(env, conn, type, obj);
+    return w_owner(env, conn, kind, type, obj);
 }

@@ -11,20 +11,38 @@
  *   our object deleted by someone else         → Failed (ObjectDeleted)
  *
  * Pods are also recorded in run_pods (node, phase, exit code) for logs and
- * evidence. */
+ * evidence. The engine (engine/follow.h) calls it for each changed object
+ * of its informers' caches, and again for any it could not commit. */
 #ifndef TG_ENGINE_WATCHER_H
 #define TG_ENGINE_WATCHER_H
 
 #include <jansson.h>
 
+#include "kube/cache.h"
 #include "kube/client.h"
 #include "kube/watch.h"
 #include "store/pool.h"
 
-/* One observed object of the given kind ("Workload", "Job", "RayJob", "Pod")
- * applied to the store. Exposed for tests; the informers call it. */
-void tg_watcher_observe(tg_db_pool_t *pool, tg_kube_client_t *kube, const char *kind,
-                        tg_kube_event_type_e type, const json_t *obj);
+/* What the watcher may consult besides the database (all borrowed, may
+ * be NULL): the cluster, for queue positions; the Pod informer's cache
+ * (indexed by run id), for how an attempt's pods ended; the Workload
+ * informer's cache (indexed by namespace/owner), for the admission of a
+ * run seen running or ended before its Workload's event was applied. */
+typedef struct tg_watcher_env_s {
+    tg_kube_client_t *kube;
+    tg_kube_cache_t *pods;
+    tg_kube_cache_t *workloads;
+} tg_watcher_env_t;
+
+/* Apply one object of the given kind ("Workload", "Job", "RayJob", "Pod"),
+ * as its cache holds it now (type DELETED: it is gone; obj is then a stub
+ * with metadata.namespace and name), to the store. Idempotent: applying the
+ * same object twice records nothing new. obj is borrowed.
+ * RET: TG_OK once what it says is committed (or it is not one of taugate's
+ * objects); otherwise the store's error, and the caller must apply it again
+ * later (TG_EUNAVAILABLE: the database could not be reached). */
+tg_rc_e tg_watcher_apply(tg_db_conn_t *conn, const tg_watcher_env_t *env, const char *kind,
+                         tg_kube_event_type_e type, const json_t *obj);
 
 /* The admission facts of a Workload, as run_attempts.queue_info keeps them:
  * {local_queue, workload, cluster_queue, flavors: {resource: flavor}}

@@ -50,6 +50,10 @@ struct tg_kube_client_s {
     struct timespec token_mtim;
     long token_read_at; /* monotonic seconds */
     int token_warned;
+
+    pthread_mutex_t reach_lock; /* guards reach_* */
+    int reach;                  /* -1 unknown, 0 the last attempt got no answer, 1 it did */
+    char reach_why[256];
 };
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -265,6 +269,8 @@ tg_rc_e tg_kube_client_new_conn(const tg_kube_conn_t *conn, const tg_kube_config
     }
     pthread_mutex_init(&c->pool_lock, NULL);
     pthread_mutex_init(&c->token_lock, NULL);
+    pthread_mutex_init(&c->reach_lock, NULL);
+    c->reach = -1;
     if (c->conn.token) {
         c->token = tg_xstrdup(c->conn.token);
     } else if (c->conn.token_file && tg_kube_client_reload_token(c) < 0) {
@@ -273,6 +279,7 @@ tg_rc_e tg_kube_client_new_conn(const tg_kube_conn_t *conn, const tg_kube_config
         c->magic = ~CLIENT_MAGIC;
         pthread_mutex_destroy(&c->pool_lock);
         pthread_mutex_destroy(&c->token_lock);
+        pthread_mutex_destroy(&c->reach_lock);
         free(c->user_agent);
         tg_kube_conn_clean(&c->conn);
         free(c);
@@ -314,6 +321,7 @@ void tg_kube_client_free(tg_kube_client_t *c)
     client_token_set(c, NULL);
     pthread_mutex_destroy(&c->pool_lock);
     pthread_mutex_destroy(&c->token_lock);
+    pthread_mutex_destroy(&c->reach_lock);
     free(c->user_agent);
     tg_kube_conn_clean(&c->conn);
     c->magic = ~CLIENT_MAGIC;
@@ -600,6 +608,30 @@ static int client_classify(client_xfer_t *x, CURLcode cc, long code, const char 
     return tg_kube_reason_transient(res->reason);
 }
 
+/* Whether the API server answered this attempt (any HTTP status will do). */
+static void client_note_reach(tg_kube_client_t *c, const tg_kube_result_t *res)
+{
+    int reached = res->http_code > 0;
+    if (!reached && res->reason != TG_KUBE_R_NETWORK && res->reason != TG_KUBE_R_CLIENT_TIMEOUT)
+        return; /* cancelled, or stopped by its consumer: says nothing */
+    pthread_mutex_lock(&c->reach_lock);
+    c->reach = reached;
+    if (!reached)
+        snprintf(c->reach_why, sizeof(c->reach_why), "%s",
+                 res->message ? res->message : tg_kube_reason_name(res->reason));
+    pthread_mutex_unlock(&c->reach_lock);
+}
+
+int tg_kube_client_reachable(tg_kube_client_t *c, char *why, size_t whylen)
+{
+    pthread_mutex_lock(&c->reach_lock);
+    int r = c->reach;
+    if (why && whylen)
+        snprintf(why, whylen, "%s", r == 0 ? c->reach_why : "");
+    pthread_mutex_unlock(&c->reach_lock);
+    return r;
+}
+
 tg_rc_e tg_kube_request(tg_kube_client_t *c, const tg_kube_req_t *req, tg_kube_result_t *res)
 {
     tg_buf_t url;
@@ -641,6 +673,7 @@ tg_rc_e tg_kube_request(tg_kube_client_t *c, const tg_kube_req_t *req, tg_kube_r
 
         tg_kube_result_clean(res);
         int transient = client_classify(&x, cc, code, errbuf, res);
+        client_note_reach(c, res);
         res->retry_after_s = ra > 0 ? (long)ra : -1;
         int unsent = client_unsent(x.h, cc);
         int delivered = x.delivered;

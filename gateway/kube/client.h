@@ -100,6 +100,11 @@ typedef struct tg_kube_req_s {
  * RET: res->rc. */
 tg_rc_e tg_kube_request(tg_kube_client_t *c, const tg_kube_req_t *req, tg_kube_result_t *res);
 
+/* Did the API server answer the client's last request (any HTTP status)?
+ * RET: 1 yes, 0 no (why, optional, says what failed: connection refused,
+ * timeout...), -1 no request has finished yet. Any thread. */
+int tg_kube_client_reachable(tg_kube_client_t *c, char *why, size_t whylen);
+
 /* Re-read the token file now (normally automatic). RET: 1 if the token
  * changed, 0 if not (or no token file), -1 if the file could not be read
  * (the previous token stays in use). */

@@ -2,85 +2,12 @@
 #include "kube/informer.h"
 
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
 #include "kube/verbs.h"
-
-/* ---- the key set: namespace/name → uid, to infer deletes after a gap ------ */
-
-typedef struct inf_key_s {
-    char *key; /* "ns/name" or "/name" */
-    char *uid;
-    unsigned gen; /* the list that last saw it */
-    struct inf_key_s *next;
-} inf_key_t;
-
-typedef struct inf_set_s {
-    inf_key_t **buckets;
-    size_t nbuckets; /* power of two */
-    size_t count;
-} inf_set_t;
-
-static uint64_t inf_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static void inf_set_init(inf_set_t *s)
-{
-    s->nbuckets = 64;
-    s->buckets = tg_xcalloc(s->nbuckets, sizeof(*s->buckets));
-    s->count = 0;
-}
-
-static void inf_key_free(inf_key_t *k)
-{
-    free(k->key);
-    free(k->uid);
-    free(k);
-}
-
-static void inf_set_clean(inf_set_t *s)
-{
-    for (size_t i = 0; i < s->nbuckets; i++)
-        for (inf_key_t *k = s->buckets[i], *next; k; k = next) {
-            next = k->next;
-            inf_key_free(k);
-        }
-    TG_FREE_NULL(s->buckets);
-    s->count = 0;
-}
-
-static inf_key_t **inf_set_slot(inf_set_t *s, const char *key)
-{
-    inf_key_t **p = &s->buckets[inf_hash(key) & (s->nbuckets - 1)];
-    while (*p && strcmp((*p)->key, key) != 0)
-        p = &(*p)->next;
-    return p;
-}
-
-static void inf_set_grow(inf_set_t *s)
-{
-    size_t n = s->nbuckets * 2;
-    inf_key_t **b = tg_xcalloc(n, sizeof(*b));
-    for (size_t i = 0; i < s->nbuckets; i++)
-        for (inf_key_t *k = s->buckets[i], *next; k; k = next) {
-            next = k->next;
-            inf_key_t **slot = &b[inf_hash(k->key) & (n - 1)];
-            k->next = *slot;
-            *slot = k;
-        }
-    free(s->buckets);
-    s->buckets = b;
-    s->nbuckets = n;
-}
 
 /* ---- the informer ------------------------------------------------------------ */
 
@@ -98,7 +25,7 @@ struct tg_kube_informer_s {
 
     atomic_int stop;
     int cb_stopped; /* the callback asked to stop */
-    inf_set_t keys;
+    tg_kube_cache_t *cache;
     unsigned gen;
     char rv[TG_KUBE_RV_MAX];
 
@@ -129,7 +56,7 @@ tg_kube_informer_t *tg_kube_informer_new(tg_kube_client_t *c, const tg_kube_info
     inf->cb = o->cb;
     inf->arg = o->arg;
     atomic_init(&inf->stop, 0);
-    inf_set_init(&inf->keys);
+    inf->cache = tg_kube_cache_new(o->cache_mask, o->cache_index);
     pthread_mutex_init(&inf->stats_lock, NULL);
     return inf;
 }
@@ -141,7 +68,7 @@ void tg_kube_informer_free(tg_kube_informer_t *inf)
     free(inf->ns);
     free(inf->label_selector);
     free(inf->field_selector);
-    inf_set_clean(&inf->keys);
+    tg_kube_cache_free(inf->cache);
     pthread_mutex_destroy(&inf->stats_lock);
     free(inf);
 }
@@ -149,6 +76,11 @@ void tg_kube_informer_free(tg_kube_informer_t *inf)
 void tg_kube_informer_stop(tg_kube_informer_t *inf)
 {
     atomic_store(&inf->stop, 1);
+}
+
+tg_kube_cache_t *tg_kube_informer_cache(tg_kube_informer_t *inf)
+{
+    return inf->cache;
 }
 
 void tg_kube_informer_stats(tg_kube_informer_t *inf, tg_kube_informer_stats_t *st)
@@ -184,116 +116,69 @@ static int inf_deliver(tg_kube_informer_t *inf, const tg_kube_event_t *ev)
     return 0;
 }
 
-/* "ns/name" for an object; NULL when it has no name. Caller frees. */
-static char *inf_key_of(json_t *obj, const char **uid)
+/* A synthetic DELETED for an object gone unseen; stub is borrowed. */
+static int inf_synthetic_delete(tg_kube_informer_t *inf, json_t *stub)
 {
-    json_t *meta = json_object_get(obj, "metadata");
-    const char *name = json_string_value(json_object_get(meta, "name"));
-    const char *ns = json_string_value(json_object_get(meta, "namespace"));
-    *uid = json_string_value(json_object_get(meta, "uid"));
-    if (!name)
-        return NULL;
-    size_t n = (ns ? strlen(ns) : 0) + strlen(name) + 2;
-    char *k = tg_xmalloc(n);
-    snprintf(k, n, "%s/%s", ns ? ns : "", name);
-    return k;
-}
-
-/* The stub a synthetic DELETED carries: enough to identify the object. */
-static json_t *inf_stub(tg_kube_informer_t *inf, const inf_key_t *k)
-{
-    const char *slash = strchr(k->key, '/');
-    json_t *meta = json_object();
-    json_object_set_new(meta, "name", json_string(slash + 1));
-    if (slash != k->key)
-        json_object_set_new(meta, "namespace", json_stringn(k->key, (size_t)(slash - k->key)));
-    if (k->uid)
-        json_object_set_new(meta, "uid", json_string(k->uid));
-    json_t *o = json_object();
-    json_object_set_new(o, "metadata", meta);
-    (void)inf;
-    return o;
-}
-
-static int inf_synthetic_delete(tg_kube_informer_t *inf, const inf_key_t *k)
-{
-    json_t *stub = inf_stub(inf, k);
     tg_kube_event_t ev = {.type = TG_KUBE_EV_DELETED, .object = stub, .synthetic = 1};
-    int r = inf_deliver(inf, &ev);
-    json_decref(stub);
-    return r;
+    return inf_deliver(inf, &ev);
 }
 
-/* Record what an event says about an object's existence; with `listing`,
- * an object whose uid changed gets a synthetic DELETED for the old one. */
-static int inf_track(tg_kube_informer_t *inf, tg_kube_event_type_e type, json_t *obj, int listing)
+/* Record what an event says about an object in the cache; with `listing`,
+ * an object whose uid changed gets a synthetic DELETED for the old one.
+ * OUT: *unchanged when that version was cached already. */
+static int inf_track(tg_kube_informer_t *inf, tg_kube_event_type_e type, json_t *obj, int listing,
+                     int *unchanged)
 {
-    const char *uid = NULL;
-    char *key = inf_key_of(obj, &uid);
-    int r = 0;
-    if (!key)
-        return 0;
-    inf_key_t **slot = inf_set_slot(&inf->keys, key);
+    *unchanged = 0;
     if (type == TG_KUBE_EV_DELETED) {
-        if (*slot) {
-            inf_key_t *k = *slot;
-            *slot = k->next;
-            inf_key_free(k);
-            inf->keys.count--;
-        }
-        free(key);
+        tg_kube_cache_remove(inf->cache, obj);
         return 0;
     }
-    if (*slot) {
-        inf_key_t *k = *slot;
-        if (listing && k->uid && uid && strcmp(k->uid, uid) != 0)
-            r = inf_synthetic_delete(inf, k);
-        free(k->uid);
-        k->uid = inf_dup(uid);
-        k->gen = inf->gen;
-        free(key);
-        return r;
+    char *old_uid = NULL;
+    int changed = tg_kube_cache_put(inf->cache, obj, listing ? inf->gen : 0, &old_uid);
+    *unchanged = changed == 0;
+    int r = 0;
+    if (old_uid && listing) {
+        const json_t *meta = json_object_get(obj, "metadata");
+        json_t *stub =
+            json_pack("{s:{s:O?, s:O?, s:s}}", "metadata", "name", json_object_get(meta, "name"),
+                      "namespace", json_object_get(meta, "namespace"), "uid", old_uid);
+        r = inf_synthetic_delete(inf, stub);
+        json_decref(stub);
     }
-    inf_key_t *k = tg_xcalloc(1, sizeof(*k));
-    k->key = key;
-    k->uid = inf_dup(uid);
-    k->gen = inf->gen;
-    *slot = k;
-    if (++inf->keys.count > inf->keys.nbuckets)
-        inf_set_grow(&inf->keys);
-    return 0;
+    free(old_uid);
+    return r;
 }
 
 static int inf_list_item(json_t *item, void *arg)
 {
     tg_kube_informer_t *inf = arg;
-    if (inf_track(inf, TG_KUBE_EV_ADDED, item, 1))
+    int unchanged = 0;
+    if (inf_track(inf, TG_KUBE_EV_ADDED, item, 1, &unchanged))
         return 1;
     const char *rv =
         json_string_value(json_object_get(json_object_get(item, "metadata"), "resourceVersion"));
-    tg_kube_event_t ev = {.type = TG_KUBE_EV_ADDED, .object = item, .resource_version = rv};
+    tg_kube_event_t ev = {
+        .type = TG_KUBE_EV_ADDED, .object = item, .resource_version = rv, .unchanged = unchanged};
     return inf_deliver(inf, &ev);
 }
 
 /* After a complete list: everything not seen in it is gone. */
 static int inf_sweep(tg_kube_informer_t *inf)
 {
-    for (size_t i = 0; i < inf->keys.nbuckets; i++) {
-        inf_key_t **p = &inf->keys.buckets[i];
-        while (*p) {
-            inf_key_t *k = *p;
-            if (k->gen == inf->gen) {
-                p = &k->next;
-                continue;
-            }
-            *p = k->next;
-            inf->keys.count--;
-            int r = inf_synthetic_delete(inf, k);
-            inf_key_free(k);
-            if (r)
-                return 1;
-        }
+    json_t *gone = tg_kube_cache_sweep(inf->cache, inf->gen);
+    tg_kube_cache_mark_current(inf->cache, 1);
+    size_t i;
+    json_t *stub;
+    int r = 0;
+    json_array_foreach(gone, i, stub)
+    {
+        if ((r = inf_synthetic_delete(inf, stub)) != 0)
+            break;
     }
+    json_decref(gone);
+    if (r)
+        return 1;
     tg_kube_event_t sync = {.type = TG_KUBE_EV_SYNC};
     return inf_deliver(inf, &sync);
 }
@@ -303,8 +188,11 @@ static int inf_watch_event(const tg_kube_event_t *ev, void *arg)
     tg_kube_informer_t *inf = arg;
     if (ev->type == TG_KUBE_EV_BOOKMARK)
         return 0; /* the decoder already moved the resume point */
-    inf_track(inf, ev->type, ev->object, 0);
-    return inf_deliver(inf, ev);
+    int unchanged = 0;
+    inf_track(inf, ev->type, ev->object, 0, &unchanged);
+    tg_kube_event_t copy = *ev;
+    copy.unchanged = unchanged;
+    return inf_deliver(inf, &copy);
 }
 
 static tg_rc_e inf_list(tg_kube_informer_t *inf, tg_kube_result_t *res)
@@ -336,6 +224,9 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
     int need_list = 1, failures = 0;
     tg_rc_e ret = TG_OK;
     tg_kube_result_init(&res);
+    char tname[16]; /* "inf-<resource>", as top and perf show it */
+    snprintf(tname, sizeof(tname), "inf-%s", inf->gvr->resource);
+    pthread_setname_np(pthread_self(), tname);
     char *what = tg_kube_path(&(tg_kube_ref_t){.gvr = inf->gvr, .ns = inf->ns});
     if (!what) {
         tg_log_error("kube", "informer: invalid resource");
@@ -353,6 +244,7 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
                     break;
                 }
                 INF_STAT_ADD(inf, errors);
+                tg_kube_cache_mark_current(inf->cache, 0);
                 failures++;
                 long d =
                     tg_kube_backoff_ms(inf->backoff_base_ms, inf->backoff_max_ms, failures - 1);
@@ -386,6 +278,7 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
             failures = 0;
             break;
         case TG_KUBE_WATCH_EXPIRED:
+            tg_kube_cache_mark_current(inf->cache, 0);
             tg_log_info("kube", "informer %s: resourceVersion %s expired; listing again", what,
                         inf->rv);
             need_list = 1;
@@ -393,15 +286,18 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
             break;
         case TG_KUBE_WATCH_ERROR: {
             INF_STAT_ADD(inf, errors);
+            tg_kube_cache_mark_current(inf->cache, 0);
             if (wo.events)
                 failures = 0; /* it was working: start the backoff over */
             failures++;
-            if (!tg_kube_reason_transient(res.reason) || res.reason == TG_KUBE_R_CANCELLED)
-                need_list = 1;
+            /* What happened while the stream was broken is unknown (a
+             * restarted API server may even have changed objects without
+             * events): list again once it answers, as client-go's reflector
+             * does after anything but a refused connection. */
+            need_list = 1;
             long d = tg_kube_backoff_ms(inf->backoff_base_ms, inf->backoff_max_ms, failures - 1);
-            tg_log_warn("kube", "informer %s: watch failed: %s: %s; %s in %ld ms", what,
-                        tg_kube_reason_name(res.reason), res.message ? res.message : "",
-                        need_list ? "listing again" : "watching again", d);
+            tg_log_warn("kube", "informer %s: watch failed: %s: %s; listing again in %ld ms", what,
+                        tg_kube_reason_name(res.reason), res.message ? res.message : "", d);
             tg_kube_sleep_ms(d, &inf->stop);
             break;
         }

@@ -56,6 +56,7 @@ typedef struct tg_kube_event_s {
     const char *resource_version; /* BORROWED: object's metadata.resourceVersion or NULL */
     int synthetic;                /* informer: a DELETED inferred from a relist (object is a stub
                                      with only apiVersion/kind/metadata name, namespace, uid) */
+    int unchanged;                /* informer: its cache held this resourceVersion already */
 } tg_kube_event_t;
 
 /* Return 0 to go on, non-zero to stop (outcome STOPPED). */

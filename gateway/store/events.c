@@ -9,9 +9,12 @@
 #include "core/ids.h"
 #include "store/json_rows.h"
 
-static tg_stmt_t stmt_lock_run = TG_STMT("SELECT 1 FROM runs WHERE id = $1::uuid FOR UPDATE");
-static tg_stmt_t stmt_last =
-    TG_STMT("SELECT seq, hash FROM run_events WHERE run_id = $1::uuid ORDER BY seq DESC LIMIT 1");
+/* The run locked and its last event read in one round trip (no row: no
+ * run; NULL seq: no event yet). */
+static tg_stmt_t stmt_lock_last =
+    TG_STMT("SELECT e.seq, e.hash FROM runs r LEFT JOIN LATERAL (SELECT seq, hash FROM run_events"
+            " WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true"
+            " WHERE r.id = $1::uuid FOR UPDATE OF r");
 static tg_stmt_t stmt_insert = TG_STMT(
     "INSERT INTO run_events (run_id, seq, at, state, reason, message, source, data, prev_hash,"
     " hash) VALUES ($1::uuid, $2::int, $3::timestamptz, $4, $5, $6, $7, $8::jsonb, $9, $10)");
@@ -51,20 +54,16 @@ tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_e
 {
     tg_rc_e rc;
     const char *id[] = {run_id};
-    PGresult *r = tg_db_exec(conn, &stmt_lock_run, 1, id, &rc);
+    PGresult *r = tg_db_exec(conn, &stmt_lock_last, 1, id, &rc);
     if (!r)
         return rc;
-    int found = PQntuples(r) > 0;
-    PQclear(r);
-    if (!found)
+    if (PQntuples(r) == 0) {
+        PQclear(r);
         return TG_ENOTFOUND;
-
-    r = tg_db_exec(conn, &stmt_last, 1, id, &rc);
-    if (!r)
-        return rc;
+    }
     long seq = 1;
     char prev[65] = "";
-    if (PQntuples(r) > 0) {
+    if (!PQgetisnull(r, 0, 0)) {
         seq = atol(PQgetvalue(r, 0, 0)) + 1;
         snprintf(prev, sizeof(prev), "%s", PQgetvalue(r, 0, 1));
     }

@@ -79,11 +79,13 @@ static tg_stmt_t stmt_build = TG_STMT(
     "   ORDER BY f.name COLLATE \"C\"), '[]'::jsonb)"
     "   FROM run_files f WHERE f.run_id = r.id)),"
     " 'config', jsonb_build_object('resolved', r.resolved, 'config_hash', r.config_hash,"
-    "  'provenance', coalesce(to_jsonb(r) -> 'provenance',"
-    "   (SELECT (m #>> '{metadata,annotations,taugate.io/provenance}')::jsonb"
+    /* the provenance travels in the Job's or RayJob's annotation (runs has
+     * no column of its own for it: to_jsonb(r) -> 'provenance' serialised
+     * the whole row, manifests and all, to find nothing) */
+    "  'provenance', (SELECT (m #>> '{metadata,annotations,taugate.io/provenance}')::jsonb"
     "    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(r.manifests) = 'array'"
     "     THEN r.manifests ELSE '[]'::jsonb END) m"
-    "    WHERE m ->> 'kind' IN ('Job', 'RayJob') LIMIT 1))),"
+    "    WHERE m ->> 'kind' IN ('Job', 'RayJob') LIMIT 1)),"
     " 'manifests', r.manifests,"
     " 'queue', (SELECT jsonb_build_object("
     "  'local_queue', coalesce(q.queue_info ->> 'local_queue', r.resolved #>> '{policy,queue}'),"
@@ -163,8 +165,7 @@ static tg_stmt_t stmt_build = TG_STMT(
     "  'path', k.path, 'step', k.step, 'at', " EV_TS("k.at") ")"
     "  ORDER BY k.at, k.attempt, k.path COLLATE \"C\"), '[]'::jsonb)"
     "  FROM run_checkpoints k WHERE k.run_id = $1::uuid),"
-    " 'policy', jsonb_build_object('decisions',"
-    "  coalesce(to_jsonb(r) -> 'policy_decisions', '[]'::jsonb)),"
+    " 'policy', jsonb_build_object('decisions', r.policy_decisions),"
     " 'totals', (SELECT jsonb_build_object('attempts', count(*),"
     "  'gpu_hours', coalesce(sum(a.x_gpu_hours), 0)::float8,"
     "  'runtime_ms', coalesce(sum(" EV_MS("a.x_end", "a.x_start") "), 0)::bigint)"
@@ -183,13 +184,29 @@ static tg_stmt_t stmt_insert = TG_STMT(
     " canonical) VALUES ($1::uuid, $2::timestamptz, $3::text::jsonb, $4, $5, $6, $7, $3::text)"
     " ON CONFLICT (run_id) DO NOTHING RETURNING 1");
 
-static tg_stmt_t stmt_claim = TG_STMT(
-    "SELECT q.run_id FROM evidence_queue q JOIN runs r ON r.id = q.run_id"
-    " WHERE q.not_before <= now()"
-    "  AND (r.finished_at IS NULL OR r.finished_at <= now() - make_interval(secs => $1::int)"
-    "   OR NOT EXISTS (SELECT 1 FROM run_pods p WHERE p.run_id = q.run_id"
-    "    AND NOT p.log_done AND p.phase <> 'Pending'))"
-    " ORDER BY q.not_before, q.run_id LIMIT 1 FOR UPDATE OF q SKIP LOCKED");
+/* The next due run, the seconds left of its log grace (0 once over) and
+ * whether a pod that ran has its log uncollected. The queue is read in
+ * not_before order over its index; a run put back to wait for its logs
+ * (tg_evidence_wait) is not looked at again before it is due, or before a
+ * pod's log_done brings it forward (migration 0013's trigger). */
+static tg_stmt_t stmt_claim =
+    TG_STMT("SELECT q.run_id,"
+            " greatest(0, ceil(extract(epoch FROM"
+            "  coalesce(r.finished_at, now()) + make_interval(secs => $1::int) - now())))::bigint,"
+            /* a per-run probe (LIMIT 1: never a hash of every pod) */
+            " (SELECT true FROM run_pods p WHERE p.run_id = q.run_id"
+            "  AND NOT p.log_done AND p.phase <> 'Pending' LIMIT 1) IS NOT NULL"
+            " FROM evidence_queue q JOIN runs r ON r.id = q.run_id"
+            " WHERE q.not_before <= now()"
+            " ORDER BY q.not_before, q.run_id LIMIT 1 FOR UPDATE OF q SKIP LOCKED");
+
+/* With $3 (waiting for logs) the pending logs are looked for again in this
+ * statement's own snapshot: a log completed since the claim's snapshot
+ * leaves the run due (its trigger found nothing to bring forward). */
+static tg_stmt_t stmt_wait =
+    TG_STMT("UPDATE evidence_queue SET not_before = now() + make_interval(secs => $2::int)"
+            " WHERE run_id = $1::uuid AND (NOT $3::boolean OR EXISTS (SELECT 1 FROM run_pods p"
+            "  WHERE p.run_id = $1::uuid AND NOT p.log_done AND p.phase <> 'Pending'))");
 
 /* Attempts that got past the queue (they ran, or succeeded) yet whose queue
  * facts hold no flavors nor a note saying why: the Workload watch lagged
@@ -344,20 +361,34 @@ tg_rc_e tg_evidence_insert(tg_db_conn_t *conn, const tg_evidence_row_t *row, int
     return TG_OK;
 }
 
-tg_rc_e tg_evidence_claim(tg_db_conn_t *conn, long log_grace_s, char run_id[37])
+tg_rc_e tg_evidence_claim(tg_db_conn_t *conn, long log_grace_s, char run_id[37], long *grace_s,
+                          int *logs_pending)
 {
     tg_rc_e rc;
     char grace[24];
     snprintf(grace, sizeof(grace), "%ld", log_grace_s < 0 ? 0 : log_grace_s);
     const char *vals[] = {grace};
+    *grace_s = 0;
+    *logs_pending = 0;
     PGresult *r = tg_db_exec(conn, &stmt_claim, 1, vals, &rc);
     if (!r)
         return rc;
     rc = PQntuples(r) > 0 ? TG_OK : TG_ENOTFOUND;
-    if (rc == TG_OK)
+    if (rc == TG_OK) {
         snprintf(run_id, 37, "%s", PQgetvalue(r, 0, 0));
+        *grace_s = atol(PQgetvalue(r, 0, 1));
+        *logs_pending = PQgetvalue(r, 0, 2)[0] == 't';
+    }
     PQclear(r);
     return rc;
+}
+
+tg_rc_e tg_evidence_wait(tg_db_conn_t *conn, const char *run_id, long wait_s, int for_logs)
+{
+    char w[24];
+    snprintf(w, sizeof(w), "%ld", wait_s);
+    const char *vals[] = {run_id, w, for_logs ? "true" : "false"};
+    return tg_db_run(conn, &stmt_wait, 3, vals);
 }
 
 tg_rc_e tg_evidence_dequeue(tg_db_conn_t *conn, const char *run_id)

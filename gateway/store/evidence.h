@@ -73,11 +73,19 @@ tg_rc_e tg_evidence_record_matches(tg_db_conn_t *conn, const char *run_id,
 tg_rc_e tg_evidence_insert(tg_db_conn_t *conn, const tg_evidence_row_t *row,
                            int *inserted) TG_MUSTCHECK;
 
-/* Claim the next run due for sealing, inside the caller's transaction (other
- * replicas skip it until it commits). A run is due once every pod that ran
- * has its log collected (run_pods.log_done), or `log_grace_s` after it
- * finished. TG_ENOTFOUND when none is due. */
-tg_rc_e tg_evidence_claim(tg_db_conn_t *conn, long log_grace_s, char run_id[37]) TG_MUSTCHECK;
+/* Claim the next queued run, inside the caller's transaction (other
+ * replicas skip it until it commits). It may be sealed once every pod that
+ * ran has its log collected (run_pods.log_done), or `log_grace_s` after it
+ * finished: *grace_s gets the seconds left of that grace (0 once over),
+ * *logs_pending whether a pod that ran has its log uncollected; to wait,
+ * put it back with tg_evidence_wait. TG_ENOTFOUND when none is due. */
+tg_rc_e tg_evidence_claim(tg_db_conn_t *conn, long log_grace_s, char run_id[37], long *grace_s,
+                          int *logs_pending) TG_MUSTCHECK;
+/* Put a claimed run back until wait_s from now, without counting a
+ * failure. With for_logs, only while a pod's log is still uncollected
+ * (checked afresh; a pod's log_done brings it forward: migration 0013). */
+tg_rc_e tg_evidence_wait(tg_db_conn_t *conn, const char *run_id, long wait_s,
+                         int for_logs) TG_MUSTCHECK;
 /* The run's attempts that ran but whose queue facts (run_attempts.queue_info)
  * have no flavors and no note: *out (new reference) an array of
  * {attempt, namespace, object_name, within_grace}, within_grace true while

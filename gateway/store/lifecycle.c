@@ -14,9 +14,12 @@ static tg_stmt_t stmt_claim =
             " 'object_kind', a.object_kind)"
             " FROM outbox o JOIN runs r ON r.id = o.run_id"
             " LEFT JOIN run_attempts a ON a.run_id = o.run_id AND a.attempt = o.attempt"
-            " WHERE o.id IN (SELECT id FROM outbox WHERE not_before <= now() ORDER BY id"
-            "                LIMIT $1::int FOR UPDATE SKIP LOCKED)"
-            " ORDER BY o.id");
+            /* in the order of the outbox_ready index (not_before, id), so
+             * the first due rows end the scan: ordering by id alone sorted
+             * every due row on each claim */
+            " WHERE o.id IN (SELECT id FROM outbox WHERE not_before <= now()"
+            "                ORDER BY not_before, id LIMIT $1::int FOR UPDATE SKIP LOCKED)"
+            " ORDER BY o.not_before, o.id");
 static tg_stmt_t stmt_done = TG_STMT("DELETE FROM outbox WHERE id = $1::bigint");
 static tg_stmt_t stmt_retry =
     TG_STMT("UPDATE outbox SET tries = tries + 1, last_error = $3,"
@@ -32,24 +35,49 @@ static tg_stmt_t stmt_drop_creates =
             " AND action IN ('create', 'retry') FOR UPDATE SKIP LOCKED)");
 static tg_stmt_t stmt_by_object =
     TG_STMT("SELECT run_id, attempt FROM run_attempts WHERE namespace = $1 AND object_name = $2");
+/* A run that said it waited for the cluster and no longer does (a primary
+ * key look-up that writes nothing for every other run). */
+static tg_stmt_t stmt_waited =
+    TG_STMT("UPDATE runs SET reason = $2, message = $3, updated_at = now()"
+            " WHERE id = $1::uuid AND state = 'Accepted' AND reason = 'WaitingForCluster'");
+/* Accepted runs that no cluster will take: say so (over runs_active). */
+static tg_stmt_t stmt_no_cluster =
+    TG_STMT("UPDATE runs SET reason = 'WaitingForCluster', message = $1, updated_at = now()"
+            " WHERE state = 'Accepted' AND reason IS DISTINCT FROM 'WaitingForCluster'");
+/* Keyset pages over the runs_unfinished index (migration 0013). The
+ * attempt and the outbox are probed per run (OFFSET 0 and LIMIT 1 keep them
+ * sub-selects): joined, the planner hashed all of run_attempts and outbox
+ * for each page, a cost that grew with every run ever submitted
+ * (tests/integration/test_engine_plans.py). */
+static tg_stmt_t stmt_unfinished =
+    TG_STMT("SELECT jsonb_build_object('id', r.id, 'attempt', r.attempt, 'state', r.state,"
+            " 'namespace', a.namespace, 'object_name', a.object_name, 'object_kind', a.object_kind,"
+            " 'pending', (SELECT true FROM outbox o WHERE o.run_id = r.id LIMIT 1) IS NOT NULL)"
+            " FROM runs r LEFT JOIN LATERAL (SELECT namespace, object_name, object_kind"
+            "  FROM run_attempts WHERE run_id = r.id AND attempt = r.attempt OFFSET 0) a ON true"
+            " WHERE r.state NOT IN ('Succeeded', 'Failed', 'Cancelled') AND r.id > $1::uuid"
+            " ORDER BY r.id LIMIT $2::int");
 static tg_stmt_t stmt_lock =
     TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR UPDATE");
-static tg_stmt_t stmt_update_run = TG_STMT(
-    "UPDATE runs SET state = $2, reason = $3, message = $4, updated_at = now(),"
-    " started_at = CASE WHEN $2 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
-    " finished_at = CASE WHEN $2 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
-    "                    ELSE finished_at END"
-    " WHERE id = $1::uuid");
 static tg_stmt_t stmt_update_words =
     TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
             " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4");
-static tg_stmt_t stmt_update_attempt = TG_STMT(
-    "UPDATE run_attempts SET state = $3, reason = COALESCE($4, reason),"
-    " queue_info = COALESCE($5::jsonb, queue_info),"
+/* A transition: the run and its attempt in one statement. */
+static tg_stmt_t stmt_update_both = TG_STMT(
+    "WITH run AS (UPDATE runs SET state = $3, reason = $4, message = $5, updated_at = now(),"
     " started_at = CASE WHEN $3 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
     " finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
     "                    ELSE finished_at END"
-    " WHERE run_id = $1::uuid AND attempt = $2::int");
+    " WHERE id = $1::uuid RETURNING id)"
+    " UPDATE run_attempts SET state = $3, reason = COALESCE($4, reason),"
+    " queue_info = COALESCE($6::jsonb, queue_info),"
+    " started_at = CASE WHEN $3 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
+    " finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
+    "                    ELSE finished_at END"
+    " WHERE run_id = (SELECT id FROM run) AND attempt = $2::int");
+/* A late or repeated observation: only the attempt's queue facts. */
+static tg_stmt_t stmt_update_queue_info = TG_STMT("UPDATE run_attempts SET queue_info = $3::jsonb"
+                                                  " WHERE run_id = $1::uuid AND attempt = $2::int");
 static tg_stmt_t stmt_pod_upsert = TG_STMT(
     "INSERT INTO run_pods (run_id, attempt, namespace, pod, uid, role, node, phase, containers,"
     " exit_code, reason, started_at, finished_at)"
@@ -126,6 +154,34 @@ tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const cha
     return TG_OK;
 }
 
+tg_rc_e tg_store_run_words(tg_db_conn_t *conn, const char *run_id, const char *state,
+                           const char *reason, const char *message)
+{
+    const char *vals[] = {run_id, state, reason, message};
+    return tg_db_run(conn, &stmt_update_words, 4, vals);
+}
+
+tg_rc_e tg_store_run_waited(tg_db_conn_t *conn, const char *run_id, const char *reason,
+                            const char *message)
+{
+    const char *vals[] = {run_id, reason, message};
+    return tg_db_run(conn, &stmt_waited, 3, vals);
+}
+
+tg_rc_e tg_store_runs_without_cluster(tg_db_conn_t *conn, const char *message)
+{
+    const char *vals[] = {message};
+    return tg_db_run(conn, &stmt_no_cluster, 1, vals);
+}
+
+tg_rc_e tg_store_unfinished_page(tg_db_conn_t *conn, const char *after, int limit, json_t **out)
+{
+    char lim[16];
+    snprintf(lim, sizeof(lim), "%d", limit);
+    const char *vals[] = {after && *after ? after : "00000000-0000-0000-0000-000000000000", lim};
+    return tg_db_json_all(conn, &stmt_unfinished, 2, vals, out);
+}
+
 static int lifecycle_rank(const char *state)
 {
     static const char *const order[] = {"Accepted", "Queued", "Admitted", "Running"};
@@ -142,8 +198,12 @@ static int lifecycle_ended(const char *state)
     return !strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled");
 }
 
-tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, int attempt,
-                                       const tg_event_t *ev, const json_t *queue_info, int *applied)
+/* The transition (see lifecycle.h); `admission` (may be NULL) is the
+ * admission the cluster shows, recorded in place of an implied one. */
+static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                    const tg_event_t *ev, const json_t *queue_info,
+                                    const tg_event_t *admission, const json_t *admission_info,
+                                    int *applied)
 {
     *applied = 0;
     const char *id[] = {run_id};
@@ -171,8 +231,8 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
          * and, for the same state, the latest words still count */
         if (queue_info) {
             char *qi = json_dumps(queue_info, JSON_COMPACT);
-            const char *av[] = {run_id, at, cur, NULL, qi};
-            rc = tg_db_run(conn, &stmt_update_attempt, 5, av);
+            const char *av[] = {run_id, at, qi};
+            rc = tg_db_run(conn, &stmt_update_queue_info, 3, av);
             free(qi);
         }
         if (rc == TG_OK && !strcmp(cur, ev->state) && ev->message) {
@@ -183,7 +243,8 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
     }
     /* Watches of different kinds race: a pod may be seen running before its
      * Workload is seen admitted. A run that runs or succeeds went through the
-     * queue, so the states it skipped are recorded as implied. */
+     * queue, so the states it skipped are recorded: the admission as the
+     * cluster shows it when the caller has it, the others as implied. */
     static const char *const path[] = {"Queued", "Admitted", "Running"};
     int from = !strcmp(cur, "Recovering") ? 0 : lifecycle_rank(cur);
     int to = lifecycle_rank(ev->state);
@@ -192,6 +253,12 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
         int rank = i + 1;
         if (rank <= from || rank >= (to == 100 ? 4 : to))
             continue;
+        if (admission && !strcmp(path[i], "Admitted")) {
+            rc = tg_store_event_append(conn, run_id, admission);
+            if (!queue_info)
+                queue_info = admission_info;
+            continue;
+        }
         char msg[128];
         snprintf(msg, sizeof(msg), "implied: the run was seen %s", ev->state);
         tg_event_t implied = {
@@ -200,12 +267,9 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
     }
     if (rc != TG_OK)
         return rc;
-    const char *rv[] = {run_id, ev->state, ev->reason, ev->message};
-    rc = tg_db_run(conn, &stmt_update_run, 4, rv);
     char *qi = queue_info ? json_dumps(queue_info, JSON_COMPACT) : NULL;
-    const char *av[] = {run_id, at, ev->state, ev->reason, qi};
-    if (rc == TG_OK)
-        rc = tg_db_run(conn, &stmt_update_attempt, 5, av);
+    const char *uv[] = {run_id, at, ev->state, ev->reason, ev->message, qi};
+    rc = tg_db_run(conn, &stmt_update_both, 6, uv);
     free(qi);
     if (rc == TG_OK)
         rc = tg_store_event_append(conn, run_id, ev);
@@ -214,13 +278,22 @@ tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, i
     return rc;
 }
 
+tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, int attempt,
+                                       const tg_event_t *ev, const json_t *queue_info, int *applied)
+{
+    return lifecycle_transition(conn, run_id, attempt, ev, queue_info, NULL, NULL, applied);
+}
+
 tg_rc_e tg_store_run_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
-                                const tg_event_t *ev, const json_t *queue_info, int *applied)
+                                const tg_event_t *ev, const json_t *queue_info,
+                                const tg_event_t *admission, const json_t *admission_info,
+                                int *applied)
 {
     tg_rc_e rc = tg_db_begin(conn);
     if (rc != TG_OK)
         return rc;
-    rc = tg_store_run_transition_locked(conn, run_id, attempt, ev, queue_info, applied);
+    rc = lifecycle_transition(conn, run_id, attempt, ev, queue_info, admission, admission_info,
+                              applied);
     if (rc == TG_OK)
         rc = tg_db_commit(conn);
     if (rc != TG_OK) {

@@ -35,13 +35,40 @@ tg_rc_e tg_store_outbox_drop_creates(tg_db_conn_t *conn, const char *run_id) TG_
 tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const char *name,
                                    char run_id[37], int *attempt) TG_MUSTCHECK;
 
+/* Set a run's reason and message while it is in `state` (nothing happens
+ * in another state, or when the message is already that): what it waits
+ * for, in words. No event is recorded: the state does not change. */
+tg_rc_e tg_store_run_words(tg_db_conn_t *conn, const char *run_id, const char *state,
+                           const char *reason, const char *message) TG_MUSTCHECK;
+/* A run whose reason is WaitingForCluster (and still Accepted) gets these
+ * words instead: what it waited for has come. */
+tg_rc_e tg_store_run_waited(tg_db_conn_t *conn, const char *run_id, const char *reason,
+                            const char *message) TG_MUSTCHECK;
+/* Every Accepted run gets reason WaitingForCluster with `message` (no
+ * cluster is configured). */
+tg_rc_e tg_store_runs_without_cluster(tg_db_conn_t *conn, const char *message) TG_MUSTCHECK;
+
+/* Runs that have not ended, by id after `after` (NULL or "" for the first
+ * page), at most `limit`: *out = [{id, attempt, state, namespace,
+ * object_name, object_kind (of the current attempt; null before one is
+ * rendered), pending (an outbox row is waiting for the run)}] (new
+ * reference). */
+tg_rc_e tg_store_unfinished_page(tg_db_conn_t *conn, const char *after, int limit,
+                                 json_t **out) TG_MUSTCHECK;
+
 /* Move a run's `attempt` to `ev->state` (see the rules above), in one
  * transaction with its event. *applied tells whether anything changed.
- * `queue_info` (borrowed, may be NULL) replaces the attempt's queue facts. */
+ * `queue_info` (borrowed, may be NULL) replaces the attempt's queue facts.
+ * A run seen Running or Succeeded before it was seen Admitted gets the
+ * states it skipped as implied events, except the admission when the
+ * caller passes what the cluster shows of it: `admission` (may be NULL) is
+ * then recorded, and `admission_info` (borrowed, may be NULL) are its queue
+ * facts. */
 tg_rc_e tg_store_run_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
                                 const tg_event_t *ev, const json_t *queue_info,
+                                const tg_event_t *admission, const json_t *admission_info,
                                 int *applied) TG_MUSTCHECK;
-/* Same, inside the caller's transaction. */
+/* The same without an admission, inside the caller's transaction. */
 tg_rc_e tg_store_run_transition_locked(tg_db_conn_t *conn, const char *run_id, int attempt,
                                        const tg_event_t *ev, const json_t *queue_info,
                                        int *applied) TG_MUSTCHECK;

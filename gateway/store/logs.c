@@ -9,15 +9,20 @@
 
 #define PRUNE_BATCH "5000"
 
+/* Each pending container's stream is looked up by primary key (OFFSET 0
+ * keeps the sub-select a per-row probe): as a plain join the planner hashed
+ * the whole of log_streams, one row per container ever collected, on every
+ * scan, so the collector's cost grew with every run that ever ran. */
 static tg_stmt_t stmt_candidates =
     TG_STMT("SELECT p.run_id, p.attempt, p.namespace, p.pod, p.uid, c.container,"
             " coalesce(s.failures, 0)"
             " FROM run_pods p"
             " CROSS JOIN LATERAL unnest(p.containers) AS c(container)"
-            " LEFT JOIN log_streams s ON s.namespace = p.namespace AND s.pod = p.pod"
-            "  AND s.uid = p.uid AND s.container = c.container"
+            " LEFT JOIN LATERAL (SELECT s.failures, s.done, s.claimed_until FROM log_streams s"
+            "  WHERE s.namespace = p.namespace AND s.pod = p.pod AND s.uid = p.uid"
+            "  AND s.container = c.container OFFSET 0) s ON true"
             " WHERE NOT p.log_done AND p.phase <> 'Pending'"
-            "  AND (s.pod IS NULL OR (NOT s.done AND s.claimed_until < now()))"
+            "  AND (s.failures IS NULL OR (NOT s.done AND s.claimed_until < now()))"
             " ORDER BY p.started_at NULLS LAST, p.run_id, p.pod, c.container LIMIT $1::int");
 
 static tg_stmt_t stmt_claim = TG_STMT(

@@ -40,7 +40,11 @@ static tg_stmt_t stmt_stats = TG_STMT(
     "  'node_events', (SELECT jsonb_agg(jsonb_build_array(x.kind, x.ok, x.health, x.n)) FROM"
     "   (SELECT kind, ok, COALESCE(health, '') AS health, count(*) AS n FROM node_events"
     "    GROUP BY 1, 2, 3) x),"
-    "  'node_fault_runs', (SELECT count(*) FROM node_fault_runs))");
+    "  'node_fault_runs', (SELECT count(*) FROM node_fault_runs),"
+    /* runs ended and not sealed yet: the sealer's queue (a row per run,
+     * removed in the transaction that seals it) */
+    "  'evidence', (SELECT jsonb_build_array(count(*),"
+    "   COALESCE(extract(epoch FROM now() - min(queued_at)), 0)::float8) FROM evidence_queue))");
 
 tg_rc_e tg_store_platform_stats(tg_db_conn_t *conn, const char *bounds, json_t **out)
 {

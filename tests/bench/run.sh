@@ -3,7 +3,7 @@
 # measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")"
-for b in ./http_healthz.sh ./submit_bench.py ./run_counts_bench.py; do
+for b in ./http_healthz.sh ./submit_bench.py ./run_counts_bench.py ./engine_bench.py; do
   echo "== $b"
   "$b"
 done

@@ -55,26 +55,29 @@ class Gateway:
         env.update(self.extra_env)
         return env
 
-    def start(self, wait=True):
+    def start(self, wait=True, probe="/readyz"):
+        """Start the gateway; with wait, until `probe` answers 200 (/readyz:
+        migrated and ready; /healthz: merely serving, e.g. without a
+        database)."""
         self.proc = subprocess.Popen([self.binary, "serve"] + self.args, env=self.env(),
                                      stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         if wait:
-            self.wait_ready()
+            self.wait_ready(probe=probe)
         return self
 
-    def wait_ready(self, timeout=20):
+    def wait_ready(self, timeout=20, probe="/readyz"):
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"taugate exited with {self.proc.returncode}:\n{self.logs()}")
             try:
-                if request(self.url, "GET", "/healthz", timeout=2).status == 200:
+                if request(self.url, "GET", probe, timeout=2).status == 200:
                     return
             except OSError:
                 pass
             time.sleep(0.05)
-        raise RuntimeError(f"taugate did not become healthy:\n{self.logs()}")
+        raise RuntimeError(f"taugate did not answer {probe} with 200:\n{self.logs()}")
 
     def logs(self):
         with open(self.log.name, "rb") as f:

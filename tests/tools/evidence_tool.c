@@ -40,7 +40,7 @@ static int tool_seal(const char *url, const char *key_pem, long grace)
     }
     tg_db_pool_t *pool = tool_pool(url);
     int total = 0, n;
-    while ((n = tg_evidence_seal_pending(pool, s, grace)) > 0)
+    while ((n = tg_evidence_seal_pending(pool, NULL, s, grace)) > 0)
         total += n;
     printf("%d\n", total);
     tg_db_pool_free(pool);

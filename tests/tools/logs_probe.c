@@ -27,6 +27,7 @@
 
 #include "api/app.h"
 #include "api/authn.h"
+#include "api/health.h"
 #include "api/run_logs.h"
 #include "api/run_logs_stream.h"
 #include "api/run_metrics.h"
@@ -75,6 +76,7 @@ static int probe_serve(const tg_config_t *cfg)
     signal(SIGPIPE, SIG_IGN);
     if (cfg->migrate_on_start && probe_migrate(cfg) != 0)
         return 1;
+    tg_health_started(); /* migrated before serving: requests may use the database */
 
     char err[512];
     tg_authn_t *authn = tg_authn_new(cfg, err, sizeof(err));

@@ -117,7 +117,7 @@ static void test_render_stats(void **state)
              "             [null, \"Healthy\", false, 2, 0, 0, 0]],"
              " \"node_events\": [[\"cordon\", true, \"\", 2], [\"evict\", false, \"\", 1],"
              "                   [\"health\", true, \"Unhealthy\", 3], [\"note\", true, \"\", 9]],"
-             " \"node_fault_runs\": 5}");
+             " \"node_fault_runs\": 5, \"evidence\": [7, 42.5]}");
     tg_buf_t b;
     tg_buf_init(&b, 1 << 20);
     assert_int_equal(tg_platform_metrics_render_stats(stats, &b), TG_OK);
@@ -163,9 +163,12 @@ static void test_render_stats(void **state)
     assert_true(series(t, "taugate_node_actions_total{action=\"uncordon\",result=\"ok\"}") == 0);
     assert_true(series(t, "taugate_node_health_transitions_total{health=\"Unhealthy\"}") == 3);
     assert_true(series(t, "taugate_node_fault_runs_total") == 5);
+    /* the sealing backlog */
+    assert_true(series(t, "taugate_evidence_pending_runs") == 7);
+    assert_true(series(t, "taugate_evidence_oldest_pending_age_seconds") == 42.5);
     /* every family has HELP and TYPE once */
     const char *fams[] = {"taugate_runs", "taugate_queue_wait_seconds", "taugate_gpu_free",
-                          "taugate_node_actions_total"};
+                          "taugate_node_actions_total", "taugate_evidence_pending_runs"};
     for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
         char help[128];
         snprintf(help, sizeof(help), "# HELP %s ", fams[i]);

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Benchmark: the engine end to end, at two sizes in the same run.
+
+For each N (BENCH_ENGINE_SIZES, default "1000 10000"): a fresh database, a
+fresh simulated kubesim (pods are 1 s timers) and a fresh gateway wired to
+it; N runs of TauGrid's kind smoke test go through POST .../runs:batch (100
+per request, 4 clients); the figure is runs sealed per second from the first
+submit to the last seal (the sealed_at of the last evidence record), every
+run having gone Accepted → Queued → Admitted → Running → Succeeded and had
+its log collected on the way. The peak RSS (VmHWM) of the gateway and of
+kubesim is read when the last run is sealed.
+
+The reference is the same pipeline at the smaller size: the ratio
+throughput(largest N) / throughput(smallest N) says whether a run costs the
+same when there are many. Targets on a 2-core machine: ratio >= 0.9, 10,000
+runs in <= 120 s, gateway <= 128 MiB, kubesim <= 300 MiB.
+
+The gateway runs with production settings except its HTTP threads and pool
+(4 and 8, as this machine has 2 cores) and the rate limits (off). Not a
+test: it asserts nothing; a size that does not finish within
+BENCH_ENGINE_TIMEOUT_S (default 900) is reported with how far it got."""
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "harness"))
+
+from gateway import Gateway  # noqa: E402
+from kubesim import KubeSim  # noqa: E402
+from paths import BUILD, SHARED  # noqa: E402
+from pg import Postgres  # noqa: E402
+from world import kind_cpu_cluster, kind_cpu_workspace  # noqa: E402
+
+SIZES = [int(x) for x in os.environ.get("BENCH_ENGINE_SIZES", "1000 10000").split()]
+TIMEOUT_S = float(os.environ.get("BENCH_ENGINE_TIMEOUT_S", "900"))
+TRACE = os.environ.get("BENCH_ENGINE_TRACE") == "1"  # print progress every half second
+# print the statements that took PostgreSQL the most time (pg_stat_statements)
+PGSTAT = os.environ.get("BENCH_ENGINE_PGSTAT") == "1"
+# record the gateway with `perf record` into this file while it works
+PERF = os.environ.get("BENCH_ENGINE_PERF")
+BATCH = 100
+CLIENTS = 4
+# room for every run at once: 10,000 pods of 10m cpu / 32Mi
+NODES = [{"namePrefix": "bench-node-", "count": 8,
+          "capacity": {"cpu": "64", "memory": "512Gi", "pods": "2000"},
+          "allocatable": {"cpu": "64", "memory": "512Gi", "pods": "2000"}}]
+
+
+def vm_hwm_mib(pid):
+    """Peak resident set of a process, MiB (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
+def cpu_s(pid):
+    """User + system CPU seconds a process has used (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+
+
+def machine_busy_s():
+    """CPU seconds the whole machine spent busy (all cores)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def batch_bodies(n):
+    spec = open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")).read()
+    files = {"train.sh": base64.b64encode(b"#!/usr/bin/env bash\necho hi\n").decode()}
+    item = {"spec": spec, "files": files}
+    return [{"runs": [item] * min(BATCH, n - i)} for i in range(0, n, BATCH)]
+
+
+def submit_all(gw, bodies):
+    """POST every batch with CLIENTS threads; returns the run ids."""
+    ids, errors = [], []
+    lock = threading.Lock()
+
+    def client(mine):
+        for body in mine:
+            for _ in range(50):
+                r = gw.req("POST", "/v1/workspaces/ray/runs:batch", body=body, timeout=120)
+                if r.status == 200:
+                    got = [x["run"]["id"] for x in r.json()["results"] if x["status"] == 201]
+                    with lock:
+                        ids.extend(got)
+                    break
+                time.sleep(0.2)
+            else:
+                with lock:
+                    errors.append(r.status)
+
+    threads = [threading.Thread(target=client, args=(bodies[i::CLIENTS],))
+               for i in range(CLIENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise RuntimeError(f"batches refused: {errors[:5]}")
+    return ids
+
+
+def one_size(pg, n):
+    db = f"bench_engine_{n}"
+    pg.psql(f"DROP DATABASE IF EXISTS {db}", db="postgres")
+    pg.psql(f"CREATE DATABASE {db}", db="postgres")
+    url = f"postgresql://{pg.user}@127.0.0.1:{pg.port}/{db}"
+    ks = KubeSim(simulated=True, nodes=NODES).start()
+    gw = None
+    try:
+        kind_cpu_cluster(ks, cpu="1000", memory="100000Gi")
+        gw = Gateway(BUILD, url, extra_env={
+            "TAUGATE_KUBE_API_URL": ks.url, "TAUGATE_ACCESS_LOG": "false",
+            "TAUGATE_THREADS": "4", "TAUGATE_DB_POOL_SIZE": "8",
+            "TAUGATE_DB_CHECKOUT_TIMEOUT_MS": "2000", "TAUGATE_ENGINE_POLL_MS": "500",
+            "TAUGATE_EVIDENCE_LOG_GRACE_S": "60", "TAUGATE_LOG_LEVEL": "warn"}).start()
+        kind_cpu_workspace(gw)
+        if PGSTAT:
+            pg.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements;"
+                    " SELECT pg_stat_statements_reset()", db=db)
+        bodies = batch_bodies(n)
+        cpu0 = (cpu_s(gw.proc.pid), cpu_s(ks.proc.pid), machine_busy_s())
+        perf = subprocess.Popen(["perf", "record", "-F", "499", "-p", str(gw.proc.pid), "-o",
+                                 f"{PERF}.{n}"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL) if PERF else None
+        t0 = time.time()
+        ids = submit_all(gw, bodies)
+        submitted = time.time() - t0
+        assert len(ids) == n, (len(ids), n)
+        deadline = t0 + TIMEOUT_S
+        sealed = ended = 0
+        while time.time() < deadline:
+            # cheap for the database under test: the unfinished runs (an
+            # index) and the sealing queue (small), never the big tables
+            row = pg.psql("SELECT (SELECT count(*) FROM runs WHERE state NOT IN"
+                          "  ('Succeeded', 'Failed', 'Cancelled')) || ' ' ||"
+                          " (SELECT count(*) FROM evidence_queue)", db=db)
+            unfinished, queued = map(int, row.split())
+            ended = n - unfinished
+            sealed = ended - queued
+            if sealed >= n:
+                break
+            if TRACE:
+                print(f"  {time.time() - t0:6.1f} s: " + pg.psql(
+                    "SELECT string_agg(state || '=' || c, ' ') FROM (SELECT state, count(*) c"
+                    " FROM runs GROUP BY 1 ORDER BY 1) s", db=db) +
+                    f" sealed={sealed} logs_done=" + pg.psql(
+                    "SELECT count(*) FILTER (WHERE log_done) || '/' || count(*) FROM run_pods",
+                    db=db), flush=True)
+                if ended >= n:
+                    print("    waiting: " + pg.psql(
+                        "SELECT string_agg(left(run_id::text, 8) || ' in ' ||"
+                        " round(extract(epoch FROM not_before - now()))::text || 's tries ' ||"
+                        " tries || coalesce(' ' || last_error, ''), '; ')"
+                        " FROM (SELECT * FROM evidence_queue ORDER BY not_before LIMIT 3) q",
+                        db=db), flush=True)
+            time.sleep(2)
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait(60)
+        gw_mib, ks_mib = vm_hwm_mib(gw.proc.pid), vm_hwm_mib(ks.proc.pid)
+        cpu = (cpu_s(gw.proc.pid) - cpu0[0], cpu_s(ks.proc.pid) - cpu0[1],
+               machine_busy_s() - cpu0[2])
+        if PGSTAT:
+            print(pg.psql("SELECT round(total_exec_time)::int || ' ms ' || calls || ' calls: ' ||"
+                          " left(regexp_replace(query, '\\s+', ' ', 'g'), 150)"
+                          " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25",
+                          db=db))
+        states = pg.psql("SELECT string_agg(state || '=' || c, ' ') FROM"
+                         " (SELECT state, count(*) c FROM runs GROUP BY 1 ORDER BY 1) s", db=db)
+        span = float(pg.psql("SELECT extract(epoch FROM max(sealed_at)) FROM evidence", db=db)
+                     or 0) - t0
+        done = sealed >= n
+        return {"n": n, "done": done, "submit_s": submitted, "span_s": span if done else None,
+                "sealed": sealed, "ended": ended, "states": states,
+                "rate": n / span if done and span > 0 else sealed / (time.time() - t0),
+                "gw_mib": gw_mib, "ks_mib": ks_mib, "cpu_gateway_s": cpu[0],
+                "cpu_kubesim_s": cpu[1], "cpu_machine_s": cpu[2]}
+    finally:
+        if gw:
+            gw.stop()
+            gw.close()
+        ks.cleanup()
+
+
+def main():
+    # stopped (timeout, Ctrl-C): still stop the gateway, kubesim and PostgreSQL
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    results = []
+    with Postgres() as pg:
+        if PGSTAT:
+            pg.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'",
+                    db="postgres")
+            pg.restart()
+        for n in SIZES:
+            r = one_size(pg, n)
+            results.append(r)
+            took = f"{r['span_s']:.1f} s" if r["done"] else \
+                f"NOT DONE after {TIMEOUT_S:.0f} s ({r['sealed']} sealed, {r['ended']} ended)"
+            print(f"N={n:>6}: submitted in {r['submit_s']:.1f} s; first submit to last seal "
+                  f"{took}; {r['rate']:.1f} runs sealed/s; peak RSS gateway "
+                  f"{r['gw_mib']:.0f} MiB, kubesim {r['ks_mib']:.0f} MiB; CPU s gateway "
+                  f"{r['cpu_gateway_s']:.0f}, kubesim {r['cpu_kubesim_s']:.0f}, whole machine "
+                  f"{r['cpu_machine_s']:.0f}; runs: {r['states']}", flush=True)
+    if len(results) >= 2:
+        small, large = results[0], results[-1]
+        print(f"ratio sealed/s N={large['n']} / N={small['n']}: "
+              f"{large['rate'] / small['rate']:.2f} (target >= 0.90); "
+              f"N={large['n']} in {large['span_s'] or float('nan'):.1f} s (target <= 120 s); "
+              f"gateway {large['gw_mib']:.0f} MiB (target <= 128), "
+              f"kubesim {large['ks_mib']:.0f} MiB (target <= 300)")
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
