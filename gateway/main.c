@@ -21,6 +21,7 @@
 #include "api/console.h"
 #include "api/openapi.h"
 #include "api/run_changes.h"
+#include "core/monotonic.h"
 #include "core/signer.h"
 #include "api/run_logs_stream.h"
 #include "engine/engine.h"
@@ -388,11 +389,7 @@ static int main_serve(const tg_config_t *cfg)
 
     main_daemon_t d = {.cfg = cfg, .app = {.cfg = cfg}};
     pthread_mutex_init(&d.lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&d.cond, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&d.cond);
     tg_app_t *app = &d.app;
     int status = EXIT_CONFIG;
     char err[512], perr[8192];

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/monotonic.h"
 #include "core/buf.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -330,11 +331,7 @@ tg_sse_hub_t *tg_sse_hub_start(tg_db_pool_t *pool, struct tg_tenancy_cache_s *te
      * compete for pooled connections with its first requests */
     h->last_tick_us = tg_now_mono_us();
     pthread_mutex_init(&h->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&h->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&h->cond);
     if (pthread_create(&h->thread, NULL, sse_main, h) != 0) {
         pthread_cond_destroy(&h->cond);
         pthread_mutex_destroy(&h->lock);

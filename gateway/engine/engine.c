@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/monotonic.h"
 #include "core/log.h"
 #include "engine/positions.h"
 #include "engine/submitter.h"
@@ -79,11 +80,7 @@ tg_engine_t *tg_engine_start(const tg_config_t *cfg, tg_db_pool_t *pool, tg_kube
     e->kube = kube;
     e->poll_ms = cfg->engine_poll_ms;
     pthread_mutex_init(&e->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&e->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&e->wake);
 
     tg_observer_config_t oc = {.workers = (int)cfg->engine_workers,
                                .resync_s = cfg->engine_resync_s};

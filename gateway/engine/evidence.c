@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/monotonic.h"
 #include "core/digest.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -45,8 +46,7 @@ static tg_rc_e evidence_queue_facts(tg_db_conn_t *conn, tg_observer_t *obs, cons
     tg_rc_e rc = tg_evidence_lacking_queue(conn, run_id, log_grace_s, &lacking);
     size_t i;
     json_t *a;
-    json_array_foreach(lacking, i, a)
-    {
+    json_array_foreach(lacking, i, a) {
         if (rc != TG_OK || *retry)
             break;
         int attempt = (int)json_integer_value(json_object_get(a, "attempt"));
@@ -289,11 +289,7 @@ tg_sealer_t *tg_evidence_sealer_start(tg_db_pool_t *pool, tg_observer_t *obs,
     s->signer = signer;
     s->log_grace_s = log_grace_s;
     pthread_mutex_init(&s->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&s->wake);
     if (pthread_create(&s->thread, NULL, evidence_sealer_main, s) != 0) {
         pthread_cond_destroy(&s->wake);
         pthread_mutex_destroy(&s->lock);

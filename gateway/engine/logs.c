@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/monotonic.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -545,11 +546,7 @@ tg_logs_collector_t *tg_logs_collector_new(tg_db_pool_t *pool, tg_kube_client_t 
     }
     c->replica_id = NULL; /* not kept: owner holds the copy */
     pthread_mutex_init(&col->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&col->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&col->cond);
     tg_metrics_register(collector_metrics, col);
     return col;
 }

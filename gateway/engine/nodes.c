@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/monotonic.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -129,8 +130,7 @@ static void nodes_alloc_add(const json_t *entry, int sign)
     }
     const char *res;
     json_t *n;
-    json_object_foreach(json_object_get(entry, "gpus"), res, n)
-    {
+    json_object_foreach(json_object_get(entry, "gpus"), res, n) {
         json_int_t v = json_integer_value(json_object_get(a, res)) + sign * json_integer_value(n);
         if (v > 0)
             json_object_set_new(a, res, json_integer(v));
@@ -285,8 +285,7 @@ static json_t *nodes_row(const json_t *summary, const json_t *alloc)
     json_int_t whole = 0;
     const char *res;
     json_t *n;
-    json_object_foreach((json_t *)alloc, res, n)
-    {
+    json_object_foreach((json_t *)alloc, res, n) {
         int kind = tg_node_gpu_resource(res);
         if (kind == 1)
             whole += json_integer_value(n);
@@ -302,8 +301,7 @@ static json_t *nodes_row(const json_t *summary, const json_t *alloc)
         if (t && tg_platform_metrics_parse_time(t) < 0)
             json_object_set_new(row, stamps[i], json_null());
     }
-    json_object_foreach(mig, res, n)
-    {
+    json_object_foreach(mig, res, n) {
         if (!json_object_get(n, "allocated"))
             json_object_set_new(n, "allocated", json_integer(0));
     }
@@ -385,22 +383,19 @@ static tg_rc_e nodes_flush(void)
     json_t *names = synced ? json_array() : NULL;
     const char *name;
     json_t *v;
-    json_object_foreach(dirty, name, v)
-    {
+    json_object_foreach(dirty, name, v) {
         const json_t *summary = json_object_get(nl.nodes, name);
         if (summary)
             json_object_set_new(rows, name, nodes_row(summary, json_object_get(nl.alloc, name)));
     }
     if (names)
-        json_object_foreach(nl.nodes, name, v)
-        {
+        json_object_foreach(nl.nodes, name, v) {
             json_array_append_new(names, json_string(name));
         }
     pthread_mutex_unlock(&nl.lock);
 
     tg_rc_e rc = TG_OK;
-    json_object_foreach(dirty, name, v)
-    {
+    json_object_foreach(dirty, name, v) {
         const json_t *row = json_object_get(rows, name);
         int changed = 0;
         rc = nodes_write(name, row, &changed);
@@ -419,13 +414,11 @@ static tg_rc_e nodes_flush(void)
             json_t *alive = json_object();
             size_t i;
             json_t *n;
-            json_array_foreach(names, i, n)
-            {
+            json_array_foreach(names, i, n) {
                 json_object_set_new(alive, json_string_value(n), json_true());
             }
             void *tmp;
-            json_object_foreach_safe(nl.written, tmp, name, v)
-            {
+            json_object_foreach_safe(nl.written, tmp, name, v) {
                 if (!json_object_get(alive, name))
                     json_object_del(nl.written, name);
             }
@@ -454,8 +447,7 @@ static void nodes_resync_mark(void)
     pthread_mutex_lock(&nl.lock);
     const char *name;
     json_t *s;
-    json_object_foreach(nl.nodes, name, s)
-    {
+    json_object_foreach(nl.nodes, name, s) {
         const char *h = json_string_value(json_object_get(s, "health"));
         if ((h && strcmp(h, "Healthy")) || json_is_string(json_object_get(s, "cordoned_by"))) {
             json_object_set_new(nl.dirty, name, json_true());
@@ -600,11 +592,7 @@ int tg_nodes_start(const tg_nodes_config_t *cfg, tg_db_pool_t *pool, tg_kube_cli
     nl.dirty = json_object();
     nl.force = json_object();
     nl.written = json_object();
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&nl.cond, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&nl.cond);
     if (pthread_create(&nl.thread, NULL, nodes_main, NULL) != 0) {
         snprintf(err, errlen, "cannot start the nodes thread");
         nodes_release();

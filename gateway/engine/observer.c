@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/monotonic.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "engine/platform_metrics.h"
@@ -260,8 +261,7 @@ static int obs_owner_finished(const json_t *obj, int kind)
     }
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, c)
-    {
+    json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, c) {
         const char *t = json_string_value(json_object_get(c, "type"));
         const char *s = json_string_value(json_object_get(c, "status"));
         if (t && s && !strcmp(s, "True") && (!strcmp(t, "Complete") || !strcmp(t, "Failed")))
@@ -322,8 +322,7 @@ static void obs_resync(tg_observer_t *o)
             goto out;
         size_t i, n = json_array_size(page);
         json_t *run;
-        json_array_foreach(page, i, run)
-        {
+        json_array_foreach(page, i, run) {
             obs_compare_run(o, run, suspects);
         }
         if (n)
@@ -408,11 +407,7 @@ tg_observer_t *tg_observer_start(tg_db_pool_t *pool, tg_kube_client_t *kube,
     o->queue = tg_workqueue_new();
     o->suspects = json_object();
     pthread_mutex_init(&o->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&o->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&o->wake);
 
     static const tg_kube_gvr_t *const gvrs[OBS_NKINDS] = {&tg_kube_gvr_workloads, &tg_kube_gvr_jobs,
                                                           &tg_kube_gvr_rayjobs, &tg_kube_gvr_pods};

@@ -103,16 +103,13 @@ double tg_platform_metrics_newest_time(const json_t *obj)
     t = pm_max_time(t, json_object_get(status, "completionTime"));
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(meta, "managedFields"), i, x)
-    {
+    json_array_foreach(json_object_get(meta, "managedFields"), i, x) {
         t = pm_max_time(t, json_object_get(x, "time"));
     }
-    json_array_foreach(json_object_get(status, "conditions"), i, x)
-    {
+    json_array_foreach(json_object_get(status, "conditions"), i, x) {
         t = pm_max_time(t, json_object_get(x, "lastTransitionTime"));
     }
-    json_array_foreach(json_object_get(status, "containerStatuses"), i, x)
-    {
+    json_array_foreach(json_object_get(status, "containerStatuses"), i, x) {
         const json_t *st = json_object_get(x, "state");
         t = pm_max_time(t, json_object_get(json_object_get(st, "running"), "startedAt"));
         t = pm_max_time(t, json_object_get(json_object_get(st, "terminated"), "finishedAt"));
@@ -213,7 +210,8 @@ static tg_rc_e pm_series(tg_buf_t *out, const char *name, const char *label, con
     size_t n = 0;
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)map, k, v) keys[n++] = k;
+    json_object_foreach((json_t *)map, k, v)
+        keys[n++] = k;
     for (size_t i = 1; i < n; i++) /* insertion sort: a few dozen keys */
         for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
             const char *t = keys[j];
@@ -235,8 +233,7 @@ static tg_rc_e pm_runs(const json_t *stats, tg_buf_t *out)
     json_t *counts = json_object();
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(stats, "workspaces"), i, x)
-    {
+    json_array_foreach(json_object_get(stats, "workspaces"), i, x) {
         for (size_t s = 0; s < TG_ARRAY_LEN(pm_states); s++) {
             char key[600];
             char esc[512];
@@ -245,8 +242,7 @@ static tg_rc_e pm_runs(const json_t *stats, tg_buf_t *out)
             pm_add(counts, key, 0);
         }
     }
-    json_array_foreach(json_object_get(stats, "runs"), i, x)
-    {
+    json_array_foreach(json_object_get(stats, "runs"), i, x) {
         char key[600];
         char esc[512];
         tg_metrics_label_escape(pm_s(x, 0), esc, sizeof(esc));
@@ -257,8 +253,7 @@ static tg_rc_e pm_runs(const json_t *stats, tg_buf_t *out)
     /* keys hold pre-escaped label text: print them as they are */
     const char *k;
     json_t *v;
-    json_object_foreach(counts, k, v)
-    {
+    json_object_foreach(counts, k, v) {
         rc |= tg_buf_printf(out, "taugate_runs{workspace=\"%s\"} %.17g\n", k, json_number_value(v));
     }
     json_decref(counts);
@@ -271,13 +266,11 @@ static tg_rc_e pm_queues(const json_t *stats, tg_buf_t *out)
     json_t *adm = json_object(), *pre = json_object();
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(stats, "cluster_queues"), i, x)
-    {
+    json_array_foreach(json_object_get(stats, "cluster_queues"), i, x) {
         pm_add(adm, json_string_value(x), 0);
         pm_add(pre, json_string_value(x), 0);
     }
-    json_array_foreach(json_object_get(stats, "waits"), i, x)
-    {
+    json_array_foreach(json_object_get(stats, "waits"), i, x) {
         const char *cq = pm_s(x, 0);
         json_t *h = json_object_get(cqs, cq);
         if (!h) {
@@ -295,8 +288,7 @@ static tg_rc_e pm_queues(const json_t *stats, tg_buf_t *out)
             json_real(json_number_value(json_array_get(h, PM_NWAIT + 1)) + pm_n(x, 3)));
         pm_add(adm, cq, pm_n(x, 2));
     }
-    json_array_foreach(json_object_get(stats, "preemptions"), i, x)
-    {
+    json_array_foreach(json_object_get(stats, "preemptions"), i, x) {
         pm_add(pre, pm_s(x, 0), pm_n(x, 1));
     }
     tg_rc_e rc = pm_family(out, "taugate_queue_wait_seconds", "histogram",
@@ -304,8 +296,7 @@ static tg_rc_e pm_queues(const json_t *stats, tg_buf_t *out)
                            "admission by Kueue, per ClusterQueue.");
     const char *cq;
     json_t *h;
-    json_object_foreach(cqs, cq, h)
-    {
+    json_object_foreach(cqs, cq, h) {
         char esc[512];
         tg_metrics_label_escape(cq, esc, sizeof(esc));
         double cum = 0;
@@ -344,8 +335,7 @@ static tg_rc_e pm_retries(const json_t *stats, tg_buf_t *out)
         pm_add(r, pm_retry_reasons[i], 0);
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(stats, "retries"), i, x)
-    {
+    json_array_foreach(json_object_get(stats, "retries"), i, x) {
         pm_add(r, pm_s(x, 0), pm_n(x, 1));
     }
     tg_rc_e rc = pm_family(out, "taugate_retries_total", "counter",
@@ -376,8 +366,7 @@ static tg_rc_e pm_outbox(const json_t *stats, tg_buf_t *out)
             pm_add(m, actions[a], 0);
         size_t i;
         json_t *x;
-        json_array_foreach(json_object_get(stats, "outbox"), i, x)
-        {
+        json_array_foreach(json_object_get(stats, "outbox"), i, x) {
             pm_add(m, pm_s(x, 0), pm_n(x, fam[f].col));
         }
         rc |= pm_family(out, fam[f].name, "gauge", fam[f].help);
@@ -392,8 +381,7 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
     json_t *by = json_object(); /* class -> {health: n, cordoned, cap, alloc, used, free, bad} */
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(stats, "nodes"), i, x)
-    {
+    json_array_foreach(json_object_get(stats, "nodes"), i, x) {
         const char *cls = json_is_string(json_array_get(x, 0)) ? pm_s(x, 0) : "none";
         json_t *c = json_object_get(by, cls);
         if (!c) {
@@ -417,8 +405,7 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
     tg_rc_e rc = pm_family(out, "taugate_nodes", "gauge", "Nodes by GPU class and health.");
     const char *cls;
     json_t *c;
-    json_object_foreach(by, cls, c)
-    {
+    json_object_foreach(by, cls, c) {
         char esc[512];
         tg_metrics_label_escape(cls, esc, sizeof(esc));
         for (size_t h = 0; h < TG_ARRAY_LEN(pm_healths); h++)
@@ -441,8 +428,7 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
     };
     for (size_t f = 0; f < TG_ARRAY_LEN(fam); f++) {
         rc |= pm_family(out, fam[f].name, "gauge", fam[f].help);
-        json_object_foreach(by, cls, c)
-        {
+        json_object_foreach(by, cls, c) {
             if (f > 0 && !strcmp(cls, "none"))
                 continue; /* nodes without GPUs */
             char esc[512];
@@ -463,8 +449,7 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
     }
     for (size_t h = 0; h < TG_ARRAY_LEN(pm_healths); h++)
         pm_add(health, pm_healths[h], 0);
-    json_array_foreach(json_object_get(stats, "node_events"), i, x)
-    {
+    json_array_foreach(json_object_get(stats, "node_events"), i, x) {
         const char *kind = pm_s(x, 0);
         if (!strcmp(kind, "health")) {
             pm_add(health, pm_s(x, 2), pm_n(x, 3));
@@ -482,8 +467,7 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
                     "Actions the nodes loop took on nodes and their runs, by action and result.");
     const char *k;
     json_t *v;
-    json_object_foreach(acts, k, v)
-    {
+    json_object_foreach(acts, k, v) {
         rc |= tg_buf_printf(out, "taugate_node_actions_total{action=\"%s\"} %.17g\n", k,
                             json_number_value(v));
     }

@@ -43,8 +43,7 @@ static json_t *pos_fetch(tg_kube_client_t *kube, const char *ns, const char *lq,
         const json_t *items = json_object_get(res.body, "items");
         size_t i;
         json_t *it;
-        json_array_foreach(items, i, it)
-        {
+        json_array_foreach(items, i, it) {
             const char *n =
                 json_string_value(json_object_get(json_object_get(it, "metadata"), "name"));
             json_int_t p = json_integer_value(json_object_get(it, "positionInLocalQueue"));

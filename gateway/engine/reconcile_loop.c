@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/monotonic.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "engine/reconcile.h"
@@ -205,11 +206,7 @@ int tg_reconcile_loop_start(tg_kube_client_t *kube, const tg_reconcile_opts_t *o
     rl.stop = 0;
     rl.kicked = 0;
     atomic_store(&rl.stop_flag, 0);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&rl.wake, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&rl.wake);
     if (pthread_create(&rl.thread, NULL, rl_main, NULL) != 0) {
         snprintf(err, errlen, "cannot start the Kueue reconciler thread");
         pthread_cond_destroy(&rl.wake);

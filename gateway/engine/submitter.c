@@ -71,8 +71,7 @@ static submit_outcome_e submit_create(tg_kube_client_t *kube, const json_t *row,
     json_int_t tries = json_integer_value(json_object_get(row, "tries"));
     size_t i;
     json_t *obj;
-    json_array_foreach(json_object_get(row, "manifests"), i, obj)
-    {
+    json_array_foreach(json_object_get(row, "manifests"), i, obj) {
         const json_t *meta = json_object_get(obj, "metadata");
         const char *kind = json_string_value(json_object_get(obj, "kind"));
         const char *name = json_string_value(json_object_get(meta, "name"));

@@ -25,8 +25,7 @@ static const json_t *w_condition(const json_t *obj, const char *type)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, c)
-    {
+    json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, c) {
         const char *t = json_string_value(json_object_get(c, "type"));
         if (t && strcmp(t, type) == 0)
             return c;
@@ -110,8 +109,7 @@ static const char *w_pods_reason(const tg_watcher_env_t *env, const char *run_id
     const char *why = NULL;
     size_t i;
     json_t *pod;
-    json_array_foreach(pods, i, pod)
-    {
+    json_array_foreach(pods, i, pod) {
         const char *att = json_string_value(json_object_get(
             json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
         if (!att || atoi(att) != attempt)
@@ -161,8 +159,7 @@ json_t *tg_watcher_admission(const json_t *wl)
     json_t *flavors = json_object();
     size_t i;
     json_t *psa;
-    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, psa)
-    {
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, psa) {
         json_object_update(flavors, json_object_get(psa, "flavors"));
     }
     return json_pack("{s:s?, s:s?, s:s, s:o}", "local_queue", w_str(wl, "spec", "queueName"),
@@ -288,8 +285,8 @@ static const json_t *w_terminated(const json_t *pod)
 {
     size_t i;
     json_t *cs;
-    json_array_foreach(json_object_get(json_object_get(pod, "status"), "containerStatuses"), i, cs)
-    {
+    json_array_foreach(json_object_get(json_object_get(pod, "status"), "containerStatuses"), i,
+                       cs) {
         const json_t *t = json_object_get(json_object_get(cs, "state"), "terminated");
         if (t)
             return t;
@@ -311,8 +308,7 @@ static tg_rc_e w_pod(const tg_watcher_env_t *env, tg_db_conn_t *conn, tg_kube_ev
     tg_rc_e brc = tg_buf_puts(&names, "{");
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(json_object_get(obj, "spec"), "containers"), i, c)
-    {
+    json_array_foreach(json_object_get(json_object_get(obj, "spec"), "containers"), i, c) {
         brc |= tg_buf_printf(&names, "%s\"%s\"", i ? "," : "",
                              json_string_value(json_object_get(c, "name")));
     }

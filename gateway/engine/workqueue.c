@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/monotonic.h"
 #include "core/mem.h"
 
 #define WQ_RETRY_BASE_MS 250L
@@ -44,11 +45,7 @@ tg_workqueue_t *tg_workqueue_new(void)
 {
     tg_workqueue_t *q = tg_xcalloc(1, sizeof(*q));
     pthread_mutex_init(&q->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&q->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    tg_cond_init_monotonic(&q->cond);
     q->dirty = json_object();
     q->processing = json_object();
     q->failures = json_object();

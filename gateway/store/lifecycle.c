@@ -260,7 +260,7 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
             continue;
         }
         char msg[128];
-        snprintf(msg, sizeof(msg), "implied: the run was seen %s", ev->state);
+        snprintf(msg, sizeof(msg), "the run was seen %s before this state was observed", ev->state);
         tg_event_t implied = {
             .state = path[i], .reason = "Implied", .message = msg, .source = ev->source};
         rc = tg_store_event_append(conn, run_id, &implied);
