@@ -54,8 +54,7 @@ tg_role_e tg_authz_role_from(const tg_who_t *who, const char *ws, const json_t *
     tg_role_e have = TG_ROLE_NONE;
     size_t i;
     json_t *r;
-    json_array_foreach(roles, i, r)
-    {
+    json_array_foreach(roles, i, r) {
         tg_role_e x = tg_role_parse(json_string_value(r));
         if (x > have)
             have = x;

@@ -68,8 +68,7 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
     int bad = 0;
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)s, k, v)
-    {
+    json_object_foreach((json_t *)s, k, v) {
         char path[160];
         snprintf(path, sizeof(path), "settings.%s", k);
         int is_string = 0;
@@ -89,7 +88,8 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
             size_t i;
             json_t *x;
             int ok = json_is_array(v);
-            json_array_foreach(v, i, x) ok &= json_is_string(x);
+            json_array_foreach(v, i, x)
+                ok &= json_is_string(x);
             if (!ok) {
                 catalog_err(errors, path, "must be an array of strings");
                 bad++;
@@ -103,8 +103,8 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
             size_t i;
             json_t *x;
             int ok = json_is_array(v);
-            json_array_foreach(v, i, x) ok &=
-                json_is_string(x) && tg_fields_dns_ok(json_string_value(x), 1);
+            json_array_foreach(v, i, x)
+                ok &= json_is_string(x) && tg_fields_dns_ok(json_string_value(x), 1);
             if (!ok) {
                 catalog_err(errors, path, "must be an array of Secret names");
                 bad++;
@@ -138,8 +138,7 @@ static int profile_check(const json_t *body, int partial, json_t *errors)
             if (!(bad += tg_fields_check_string_map(v, path, errors) > 0)) {
                 const char *rk;
                 json_t *rv;
-                json_object_foreach(v, rk, rv)
-                {
+                json_object_foreach(v, rk, rv) {
                     if (!tg_fields_quantity_ok(json_string_value(rv))) {
                         char rp[256];
                         snprintf(rp, sizeof(rp), "%s.%s", path, rk);
@@ -254,8 +253,7 @@ static int cq_check_resource(const json_t *r, const char *path, json_t *errors)
     static const char *const qkeys[] = {"nominal_quota", "borrowing_limit", "lending_limit", NULL};
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)r, k, v)
-    {
+    json_object_foreach((json_t *)r, k, v) {
         char p[256];
         snprintf(p, sizeof(p), "%s.%s", path, k);
         int known = strcmp(k, "name") == 0;
@@ -284,8 +282,7 @@ static int cq_check_groups(const json_t *groups, json_t *errors)
     int bad = 0;
     size_t gi;
     json_t *g;
-    json_array_foreach(groups, gi, g)
-    {
+    json_array_foreach(groups, gi, g) {
         char gp[64];
         snprintf(gp, sizeof(gp), "resource_groups[%zu]", gi);
         const json_t *covered = json_object_get(g, "covered_resources");
@@ -298,8 +295,7 @@ static int cq_check_groups(const json_t *groups, json_t *errors)
         }
         size_t fi;
         json_t *f;
-        json_array_foreach(flavors, fi, f)
-        {
+        json_array_foreach(flavors, fi, f) {
             char fp[96];
             snprintf(fp, sizeof(fp), "%s.flavors[%zu]", gp, fi);
             const json_t *res = json_object_get(f, "resources");
@@ -314,8 +310,7 @@ static int cq_check_groups(const json_t *groups, json_t *errors)
             }
             size_t ri;
             json_t *r;
-            json_array_foreach(res, ri, r)
-            {
+            json_array_foreach(res, ri, r) {
                 char rp[128];
                 snprintf(rp, sizeof(rp), "%s.resources[%zu]", fp, ri);
                 bad += cq_check_resource(r, rp, errors);
@@ -344,8 +339,7 @@ static int cq_check(const json_t *body, int partial, json_t *errors)
         bad += cq_check_choice(p, "reclaim_within_cohort", reclaim, "preemption", errors);
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)p, k, v)
-        {
+        json_object_foreach((json_t *)p, k, v) {
             if (strcmp(k, "within_cluster_queue") && strcmp(k, "reclaim_within_cohort")) {
                 char path[128];
                 snprintf(path, sizeof(path), "preemption.%s", k);

@@ -41,8 +41,7 @@ static json_t *exp_build(const json_t *rows)
     json_t *exp = NULL, *grp = NULL;
     size_t i;
     json_t *r;
-    json_array_foreach(rows, i, r)
-    {
+    json_array_foreach(rows, i, r) {
         json_t *p = json_object_get(r, "project"), *n = json_object_get(r, "name");
         json_t *g = json_object_get(r, "group");
         const char *state = json_string_value(json_object_get(r, "state"));
@@ -158,8 +157,7 @@ static void diff_flatten(const json_t *v, tg_buf_t *path, json_t *leaves, int de
     if (json_is_object(v) && json_object_size(v) && depth < CONFIG_DEPTH) {
         const char *k;
         json_t *x;
-        json_object_foreach((json_t *)v, k, x)
-        {
+        json_object_foreach((json_t *)v, k, x) {
             if (diff_plain_key(k)) {
                 rc = tg_buf_printf(path, "%s%s", mark ? "." : "", k);
             } else {
@@ -180,8 +178,7 @@ static void diff_flatten(const json_t *v, tg_buf_t *path, json_t *leaves, int de
     if (json_is_array(v) && json_array_size(v) && depth < CONFIG_DEPTH) {
         size_t i;
         json_t *x;
-        json_array_foreach((json_t *)v, i, x)
-        {
+        json_array_foreach((json_t *)v, i, x) {
             if (tg_buf_printf(path, "[%zu]", i) == TG_OK)
                 diff_flatten(x, path, leaves, depth + 1);
             path->len = mark;
@@ -211,8 +208,7 @@ json_t *tg_api_config_differences(json_t *const *configs, size_t n)
             diff_flatten(configs[i], &path, leaves[i], 0);
         const char *k;
         json_t *v;
-        json_object_foreach(leaves[i], k, v)
-        {
+        json_object_foreach(leaves[i], k, v) {
             json_object_set_new_nocheck(paths, k, json_true());
         }
     }
@@ -222,8 +218,7 @@ json_t *tg_api_config_differences(json_t *const *configs, size_t n)
     size_t k = 0;
     const char *key;
     json_t *v;
-    json_object_foreach(paths, key, v)
-    {
+    json_object_foreach(paths, key, v) {
         sorted[k++] = key;
     }
     qsort(sorted, np, sizeof(*sorted), diff_path_cmp);

@@ -101,8 +101,7 @@ static int fields_check_one(const tg_field_t *f, const json_t *v, json_t *errors
         size_t i;
         json_t *item;
         int bad = 0;
-        json_array_foreach(v, i, item)
-        {
+        json_array_foreach(v, i, item) {
             char path[128];
             snprintf(path, sizeof(path), "%s[%zu]", f->name, i);
             if (!json_is_string(item)) {
@@ -135,8 +134,7 @@ int tg_fields_check(const json_t *body, const tg_field_t *fields, int nfields, i
     }
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)body, key, v)
-    {
+    json_object_foreach((json_t *)body, key, v) {
         int known = 0;
         for (int i = 0; i < nfields && !known; i++)
             known = strcmp(fields[i].name, key) == 0;
@@ -205,8 +203,7 @@ int tg_fields_check_string_map(const json_t *v, const char *path, json_t *errors
     int bad = 0;
     const char *k;
     json_t *x;
-    json_object_foreach((json_t *)v, k, x)
-    {
+    json_object_foreach((json_t *)v, k, x) {
         if (!json_is_string(x)) {
             char p[256];
             snprintf(p, sizeof(p), "%s.%s", path, k);
@@ -228,8 +225,7 @@ static int fields_check_k8s_items(const json_t *v, const char *path, json_t *err
     int bad = 0;
     size_t i;
     json_t *item;
-    json_array_foreach(v, i, item)
-    {
+    json_array_foreach(v, i, item) {
         char p[256];
         snprintf(p, sizeof(p), "%s[%zu]", path, i);
         if (!json_is_object(item)) {
@@ -239,8 +235,7 @@ static int fields_check_k8s_items(const json_t *v, const char *path, json_t *err
         }
         const char *k;
         json_t *x;
-        json_object_foreach(item, k, x)
-        {
+        json_object_foreach(item, k, x) {
             int known = 0;
             for (const char *const *kk = keys; *kk; kk++)
                 known |= strcmp(*kk, k) == 0;

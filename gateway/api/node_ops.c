@@ -109,8 +109,7 @@ static int drain_skips(const json_t *pod)
         return 1;
     size_t i;
     json_t *o;
-    json_array_foreach(json_object_get(meta, "ownerReferences"), i, o)
-    {
+    json_array_foreach(json_object_get(meta, "ownerReferences"), i, o) {
         const char *kind = json_string_value(json_object_get(o, "kind"));
         if (kind && !strcmp(kind, "DaemonSet"))
             return 1;
@@ -141,8 +140,7 @@ static const json_t *drain_run_of(const json_t *runs, const char *ns, const char
 {
     size_t i;
     json_t *r;
-    json_array_foreach(runs, i, r)
-    {
+    json_array_foreach(runs, i, r) {
         if (!strcmp(json_string_value(json_object_get(r, "namespace")), ns) &&
             !strcmp(json_string_value(json_object_get(r, "pod")), pod))
             return r;
@@ -160,8 +158,7 @@ static tg_rc_e drain_recover(tg_req_t *req, const char *node, const json_t *runs
         return TG_EUNAVAILABLE;
     size_t i;
     json_t *r;
-    json_array_foreach(runs, i, r)
-    {
+    json_array_foreach(runs, i, r) {
         const char *run_id = json_string_value(json_object_get(r, "run_id"));
         const json_t *prev = i ? json_array_get(runs, i - 1) : NULL;
         if (prev && !strcmp(json_string_value(json_object_get(prev, "run_id")), run_id))
@@ -184,8 +181,7 @@ static json_t *drain_evict(tg_app_t *app, const json_t *pods, const json_t *runs
     json_t *out = json_array();
     size_t i;
     json_t *pod;
-    json_array_foreach(pods, i, pod)
-    {
+    json_array_foreach(pods, i, pod) {
         const json_t *meta = json_object_get(pod, "metadata");
         const char *ns = json_string_value(json_object_get(meta, "namespace"));
         const char *name = json_string_value(json_object_get(meta, "name"));

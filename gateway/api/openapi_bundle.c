@@ -126,8 +126,7 @@ static tg_rc_e bundle_walk(bundle_t *b, json_t *node, const char *dir, bundle_fi
     if (json_is_array(node)) {
         size_t i;
         json_t *x;
-        json_array_foreach(node, i, x)
-        {
+        json_array_foreach(node, i, x) {
             tg_rc_e rc = bundle_walk(b, x, dir, self, depth + 1);
             if (rc != TG_OK)
                 return rc;
@@ -159,8 +158,7 @@ static tg_rc_e bundle_walk(bundle_t *b, json_t *node, const char *dir, bundle_fi
     }
     const char *k;
     json_t *x;
-    json_object_foreach(node, k, x)
-    {
+    json_object_foreach(node, k, x) {
         tg_rc_e rc = bundle_walk(b, x, dir, self, depth + 1);
         if (rc != TG_OK)
             return rc;
@@ -202,8 +200,7 @@ tg_rc_e tg_openapi_bundle(json_t *doc, const char *base_dir, char *err, size_t e
         const char *k;
         json_t *x;
         char name[2 * BUNDLE_NAME_MAX];
-        json_object_foreach(defs, k, x)
-        {
+        json_object_foreach(defs, k, x) {
             snprintf(name, sizeof(name), "%s_%s", f->prefix, k);
             if (rc == TG_OK)
                 rc = bundle_add(&b, schemas, name, json_incref(x));

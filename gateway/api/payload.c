@@ -67,8 +67,7 @@ int tg_payload_from_json(tg_req_t *req, const json_t *obj, tg_payload_t *out, js
         return payload_fail(errors, "", "a submission is an object {spec, files}");
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)obj, k, v)
-    {
+    json_object_foreach((json_t *)obj, k, v) {
         if (strcmp(k, "spec") && strcmp(k, "files"))
             return payload_fail(errors, k,
                                 "unknown field; a JSON submission has only spec and files");
@@ -83,8 +82,7 @@ int tg_payload_from_json(tg_req_t *req, const json_t *obj, tg_payload_t *out, js
     json_t *files = json_object_get(obj, "files");
     if (files && !json_is_object(files))
         return payload_fail(errors, "files", "files must map file names to base64 text");
-    json_object_foreach(files, k, v)
-    {
+    json_object_foreach(files, k, v) {
         unsigned char *data;
         size_t len;
         const char *path = tg_arena_printf(req->arena, "files[\"%s\"]", k);

@@ -78,8 +78,7 @@ static const json_t *qv_visible(const json_t *items, const char *wl_name, const 
 {
     size_t i;
     json_t *it;
-    json_array_foreach(items, i, it)
-    {
+    json_array_foreach(items, i, it) {
         const json_t *meta = json_object_get(it, "metadata");
         const char *n = qv_str(meta, "name");
         const char *o = qv_str(json_array_get(json_object_get(meta, "ownerReferences"), 0), "name");
@@ -94,8 +93,7 @@ static const char *qv_kueue_message(const json_t *wl)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, c)
-    {
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, c) {
         const char *t = qv_str(c, "type");
         if (t && !strcmp(t, "QuotaReserved") && qv_str(c, "status") &&
             strcmp(qv_str(c, "status"), "True"))
@@ -161,8 +159,7 @@ static json_t *qv_peers(qv_live_t *lv, const json_t *cqs)
     int cohorts = 0;
     const char *k;
     json_t *cq;
-    json_object_foreach((json_t *)cqs, k, cq)
-    {
+    json_object_foreach((json_t *)cqs, k, cq) {
         const char *c = qv_str(json_object_get(cq, "spec"), "cohort");
         cohorts |= c && *c;
     }
@@ -260,12 +257,10 @@ void tg_api_workspace_queue(tg_req_t *req)
     json_t *lqs = json_object(); /* local queue -> cluster queue */
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(view, "local_queues"), i, x)
-    {
+    json_array_foreach(json_object_get(view, "local_queues"), i, x) {
         json_object_set(lqs, qv_str(x, "name"), json_object_get(x, "cluster_queue"));
     }
-    json_array_foreach(runs, i, x)
-    {
+    json_array_foreach(runs, i, x) {
         const char *lq = qv_str(x, "local_queue");
         if (lq && !json_object_get(lqs, lq))
             json_object_set(lqs, lq,
@@ -275,8 +270,7 @@ void tg_api_workspace_queue(tg_req_t *req)
     }
     const char *lq;
     json_t *cqn;
-    json_object_foreach(lqs, lq, cqn)
-    {
+    json_object_foreach(lqs, lq, cqn) {
         tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_visibility_localqueues,
                              .ns = ns,
                              .name = lq,
@@ -289,19 +283,16 @@ void tg_api_workspace_queue(tg_req_t *req)
     }
     json_t *wls = json_array_size(runs) ? qv_workloads(&lv, ns) : json_object();
     json_t *cqs = json_object();
-    json_object_foreach(lqs, lq, cqn)
-    {
+    json_object_foreach(lqs, lq, cqn) {
         qv_cluster_queue(&lv, cqs, rows, json_string_value(cqn));
     }
-    json_array_foreach(runs, i, x)
-    {
+    json_array_foreach(runs, i, x) {
         qv_cluster_queue(&lv, cqs, rows, qv_str(x, "cluster_queue"));
     }
     json_t *peers = qv_peers(&lv, cqs);
 
     json_t *items = json_array();
-    json_array_foreach(runs, i, x)
-    {
+    json_array_foreach(runs, i, x) {
         const char *obj = qv_str(x, "object_name");
         const json_t *wl = obj ? json_object_get(wls, obj) : NULL;
         const char *cq_name = qv_str(x, "cluster_queue");
@@ -314,8 +305,7 @@ void tg_api_workspace_queue(tg_req_t *req)
     qv_sort(items);
 
     json_t *queues = json_array();
-    json_array_foreach(json_object_get(view, "local_queues"), i, x)
-    {
+    json_array_foreach(json_object_get(view, "local_queues"), i, x) {
         const char *name = qv_str(x, "name");
         const char *cq_name = qv_str(x, "cluster_queue");
         const json_t *cq = cq_name ? json_object_get(cqs, cq_name) : NULL;

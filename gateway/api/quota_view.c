@@ -125,13 +125,11 @@ static const json_t *qv_usage_of(const json_t *arr, const char *flavor, const ch
 {
     size_t i, j;
     json_t *f, *r;
-    json_array_foreach(arr, i, f)
-    {
+    json_array_foreach(arr, i, f) {
         const char *fn = qv_str(f, "name");
         if (!fn || strcmp(fn, flavor) != 0)
             continue;
-        json_array_foreach(json_object_get(f, "resources"), j, r)
-        {
+        json_array_foreach(json_object_get(f, "resources"), j, r) {
             const char *rn = qv_str(r, "name");
             if (rn && strcmp(rn, res) == 0)
                 return r;
@@ -145,18 +143,17 @@ static const json_t *qv_db_resource(const json_t *groups, const char *flavor, co
 {
     size_t gi, fi, ri;
     json_t *g, *f, *r;
-    json_array_foreach(groups, gi, g) json_array_foreach(json_object_get(g, "flavors"), fi, f)
-    {
-        const char *fn = qv_str(f, "name");
-        if (!fn || strcmp(fn, flavor) != 0)
-            continue;
-        json_array_foreach(json_object_get(f, "resources"), ri, r)
-        {
-            const char *rn = qv_str(r, "name");
-            if (rn && strcmp(rn, res) == 0)
-                return r;
+    json_array_foreach(groups, gi, g)
+        json_array_foreach(json_object_get(g, "flavors"), fi, f) {
+            const char *fn = qv_str(f, "name");
+            if (!fn || strcmp(fn, flavor) != 0)
+                continue;
+            json_array_foreach(json_object_get(f, "resources"), ri, r) {
+                const char *rn = qv_str(r, "name");
+                if (rn && strcmp(rn, res) == 0)
+                    return r;
+            }
         }
-    }
     return NULL;
 }
 
@@ -241,8 +238,7 @@ static json_t *qv_active(const json_t *status)
 {
     size_t i;
     json_t *cond;
-    json_array_foreach(json_object_get(status, "conditions"), i, cond)
-    {
+    json_array_foreach(json_object_get(status, "conditions"), i, cond) {
         const char *t = qv_str(cond, "type");
         if (t && strcmp(t, "Active") == 0)
             return json_pack("{s:s?, s:s?, s:s?}", "status", qv_str(cond, "status"), "reason",
@@ -256,15 +252,13 @@ static void qv_pending(qv_ctx_t *c, const char *lq, qv_res_t *pend, int *npend)
 {
     size_t i, p, k;
     json_t *wl, *ps, *ctr;
-    json_array_foreach(qv_workloads(c), i, wl)
-    {
+    json_array_foreach(qv_workloads(c), i, wl) {
         const json_t *spec = json_object_get(wl, "spec");
         const char *qn = qv_str(spec, "queueName");
         if (!qn || strcmp(qn, lq) != 0)
             continue;
         int held = 0;
-        json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), k, ctr)
-        {
+        json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), k, ctr) {
             const char *t = qv_str(ctr, "type"), *s = qv_str(ctr, "status");
             if (t && s && strcmp(s, "True") == 0 &&
                 (!strcmp(t, "QuotaReserved") || !strcmp(t, "Finished")))
@@ -272,20 +266,17 @@ static void qv_pending(qv_ctx_t *c, const char *lq, qv_res_t *pend, int *npend)
         }
         if (held)
             continue;
-        json_array_foreach(json_object_get(spec, "podSets"), p, ps)
-        {
+        json_array_foreach(json_object_get(spec, "podSets"), p, ps) {
             json_int_t count = json_integer_value(json_object_get(ps, "count"));
             const json_t *pod = json_object_get(json_object_get(ps, "template"), "spec");
-            json_array_foreach(json_object_get(pod, "containers"), k, ctr)
-            {
+            json_array_foreach(json_object_get(pod, "containers"), k, ctr) {
                 const json_t *rs = json_object_get(ctr, "resources");
                 const json_t *req = json_object_get(rs, "requests");
                 if (!json_object_size(req))
                     req = json_object_get(rs, "limits");
                 const char *rn;
                 json_t *rv;
-                json_object_foreach((json_t *)req, rn, rv)
-                {
+                json_object_foreach((json_t *)req, rn, rv) {
                     tg_quota_qty_t q;
                     qv_res_t *r = qv_res(pend, npend, rn);
                     if (!r || qv_parse(rv, &q) != 0)
@@ -308,61 +299,62 @@ static json_t *qv_flavors(const json_t *live_cq, const json_t *db, int *in_clust
     json_t *g, *f, *r;
     *in_cluster = live_cq != NULL;
     json_array_foreach(json_object_get(json_object_get(live_cq, "spec"), "resourceGroups"), gi, g)
-        json_array_foreach(json_object_get(g, "flavors"), fi, f)
-    {
-        const char *fn = qv_str(f, "name");
-        json_array_foreach(json_object_get(f, "resources"), ri, r)
-        {
-            const char *rn = qv_str(r, "name");
-            if (!fn || !rn)
-                continue;
-            const json_t *u = qv_usage_of(json_object_get(st, "flavorsUsage"), fn, rn);
-            const json_t *v = qv_usage_of(json_object_get(st, "flavorsReservation"), fn, rn);
-            json_t *e = json_pack("{s:s, s:s, s:o, s:o, s:o}", "flavor", fn, "resource", rn,
-                                  "nominal", qv_canon(json_object_get(r, "nominalQuota")),
-                                  "borrowing_limit", qv_canon(json_object_get(r, "borrowingLimit")),
-                                  "lending_limit", qv_canon(json_object_get(r, "lendingLimit")));
-            /* desired says something only when it differs from the cluster */
-            json_t *want = qv_desired(qv_db_resource(dbg, fn, rn));
-            json_t *have = json_pack("{s:O, s:O, s:O}", "nominal", json_object_get(e, "nominal"),
-                                     "borrowing_limit", json_object_get(e, "borrowing_limit"),
-                                     "lending_limit", json_object_get(e, "lending_limit"));
-            if (json_equal(want, have)) {
-                json_decref(want);
-                want = json_null();
+        json_array_foreach(json_object_get(g, "flavors"), fi, f) {
+            const char *fn = qv_str(f, "name");
+            json_array_foreach(json_object_get(f, "resources"), ri, r) {
+                const char *rn = qv_str(r, "name");
+                if (!fn || !rn)
+                    continue;
+                const json_t *u = qv_usage_of(json_object_get(st, "flavorsUsage"), fn, rn);
+                const json_t *v = qv_usage_of(json_object_get(st, "flavorsReservation"), fn, rn);
+                json_t *e =
+                    json_pack("{s:s, s:s, s:o, s:o, s:o}", "flavor", fn, "resource", rn, "nominal",
+                              qv_canon(json_object_get(r, "nominalQuota")), "borrowing_limit",
+                              qv_canon(json_object_get(r, "borrowingLimit")), "lending_limit",
+                              qv_canon(json_object_get(r, "lendingLimit")));
+                /* desired says something only when it differs from the cluster */
+                json_t *want = qv_desired(qv_db_resource(dbg, fn, rn));
+                json_t *have =
+                    json_pack("{s:O, s:O, s:O}", "nominal", json_object_get(e, "nominal"),
+                              "borrowing_limit", json_object_get(e, "borrowing_limit"),
+                              "lending_limit", json_object_get(e, "lending_limit"));
+                if (json_equal(want, have)) {
+                    json_decref(want);
+                    want = json_null();
+                }
+                json_decref(have);
+                json_object_set_new(e, "in_use", qv_canon(json_object_get(u, "total")));
+                json_object_set_new(e, "borrowed", qv_canon(json_object_get(u, "borrowed")));
+                json_object_set_new(e, "reserved", qv_canon(json_object_get(v, "total")));
+                json_object_set_new(e, "in_cluster", json_true());
+                json_object_set_new(e, "desired", want);
+                json_array_append_new(out, e);
             }
-            json_decref(have);
-            json_object_set_new(e, "in_use", qv_canon(json_object_get(u, "total")));
-            json_object_set_new(e, "borrowed", qv_canon(json_object_get(u, "borrowed")));
-            json_object_set_new(e, "reserved", qv_canon(json_object_get(v, "total")));
-            json_object_set_new(e, "in_cluster", json_true());
-            json_object_set_new(e, "desired", want);
-            json_array_append_new(out, e);
         }
-    }
     /* what the database wants that the cluster does not show */
-    json_array_foreach(dbg, gi, g) json_array_foreach(json_object_get(g, "flavors"), fi, f)
-    {
-        const char *fn = qv_str(f, "name");
-        json_array_foreach(json_object_get(f, "resources"), ri, r)
-        {
-            const char *rn = qv_str(r, "name");
-            int seen = 0;
-            size_t k;
-            json_t *e;
-            json_array_foreach(out, k, e) seen |= !strcmp(qv_str(e, "flavor"), fn ? fn : "") &&
-                                                  !strcmp(qv_str(e, "resource"), rn ? rn : "");
-            if (seen || !fn || !rn)
-                continue;
-            json_array_append_new(
-                out,
-                json_pack("{s:s, s:s, s:o, s:o, s:o, s:n, s:n, s:n, s:b, s:o}", "flavor", fn,
-                          "resource", rn, "nominal", qv_canon(json_object_get(r, "nominal_quota")),
-                          "borrowing_limit", qv_canon(json_object_get(r, "borrowing_limit")),
-                          "lending_limit", qv_canon(json_object_get(r, "lending_limit")), "in_use",
-                          "borrowed", "reserved", "in_cluster", 0, "desired", qv_desired(r)));
+    json_array_foreach(dbg, gi, g)
+        json_array_foreach(json_object_get(g, "flavors"), fi, f) {
+            const char *fn = qv_str(f, "name");
+            json_array_foreach(json_object_get(f, "resources"), ri, r) {
+                const char *rn = qv_str(r, "name");
+                int seen = 0;
+                size_t k;
+                json_t *e;
+                json_array_foreach(out, k, e)
+                    seen |= !strcmp(qv_str(e, "flavor"), fn ? fn : "") &&
+                            !strcmp(qv_str(e, "resource"), rn ? rn : "");
+                if (seen || !fn || !rn)
+                    continue;
+                json_array_append_new(
+                    out,
+                    json_pack("{s:s, s:s, s:o, s:o, s:o, s:n, s:n, s:n, s:b, s:o}", "flavor", fn,
+                              "resource", rn, "nominal",
+                              qv_canon(json_object_get(r, "nominal_quota")), "borrowing_limit",
+                              qv_canon(json_object_get(r, "borrowing_limit")), "lending_limit",
+                              qv_canon(json_object_get(r, "lending_limit")), "in_use", "borrowed",
+                              "reserved", "in_cluster", 0, "desired", qv_desired(r)));
+            }
         }
-    }
     return out;
 }
 
@@ -449,7 +441,8 @@ void tg_api_quota_view(tg_req_t *req)
     json_t *queues = json_array();
     size_t i;
     json_t *row;
-    json_array_foreach(lqs, i, row) json_array_append_new(queues, qv_queue(&c, conn, ws, row, dq));
+    json_array_foreach(lqs, i, row)
+        json_array_append_new(queues, qv_queue(&c, conn, ws, row, dq));
     json_t *out = json_pack("{s:s, s:s?, s:s?, s:s, s:o}", "workspace", ws, "namespace", c.ns,
                             "default_queue", dq, "source",
                             app->kube && !c.error[0] ? "cluster" : "database", "queues", queues);

@@ -134,14 +134,12 @@ static void logs_positions_merge(json_t *pos, const json_t *later)
 {
     size_t i, k;
     json_t *p, *l;
-    json_array_foreach(later, k, l)
-    {
+    json_array_foreach(later, k, l) {
         const char *pod = json_string_value(json_object_get(l, "pod"));
         const char *c = json_string_value(json_object_get(l, "container"));
         json_int_t seq = json_integer_value(json_object_get(l, "seq"));
         int found = 0;
-        json_array_foreach(pos, i, p)
-        {
+        json_array_foreach(pos, i, p) {
             if (!strcmp(json_string_value(json_object_get(p, "pod")), pod) &&
                 !strcmp(json_string_value(json_object_get(p, "container")), c)) {
                 if (json_integer_value(json_object_get(p, "seq")) < seq)

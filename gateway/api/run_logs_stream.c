@@ -225,8 +225,7 @@ static void stream_advance(logs_stream_t *s, const char *pod, const char *contai
 {
     size_t i;
     json_t *p;
-    json_array_foreach(s->positions, i, p)
-    {
+    json_array_foreach(s->positions, i, p) {
         if (!strcmp(json_string_value(json_object_get(p, "pod")), pod) &&
             !strcmp(json_string_value(json_object_get(p, "container")), container)) {
             if (json_integer_value(json_object_get(p, "seq")) < seq)
@@ -243,8 +242,7 @@ static void stream_add_streams(logs_stream_t *s, const json_t *streams)
 {
     size_t i;
     json_t *p;
-    json_array_foreach(streams, i, p)
-    {
+    json_array_foreach(streams, i, p) {
         const char *pod = json_string_value(json_object_get(p, "pod"));
         const char *c = json_string_value(json_object_get(p, "container"));
         if (pod && c)

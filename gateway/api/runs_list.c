@@ -219,8 +219,7 @@ static json_t *counts_build(const json_t *groups)
     json_t *owners = json_object(); /* owner -> {owner, count, by_state} */
     size_t i;
     json_t *g;
-    json_array_foreach(groups, i, g)
-    {
+    json_array_foreach(groups, i, g) {
         const char *state = json_string_value(json_object_get(g, "state"));
         const char *owner = json_string_value(json_object_get(g, "owner"));
         json_int_t n = json_integer_value(json_object_get(g, "count"));
@@ -243,8 +242,7 @@ static json_t *counts_build(const json_t *groups)
     size_t k = 0;
     const char *key;
     json_t *v;
-    json_object_foreach(owners, key, v)
-    {
+    json_object_foreach(owners, key, v) {
         arr[k++] = v;
     }
     qsort(arr, nowners, sizeof(*arr), counts_owner_cmp);

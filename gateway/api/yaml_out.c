@@ -78,8 +78,7 @@ static int yout_node(yaml_emitter_t *em, const json_t *v, int depth)
             return -1;
         const char *k;
         json_t *x;
-        json_object_foreach((json_t *)v, k, x)
-        {
+        json_object_foreach((json_t *)v, k, x) {
             if (yout_string(em, k) != 0 || yout_node(em, x, depth + 1) != 0)
                 return -1;
         }
@@ -91,8 +90,7 @@ static int yout_node(yaml_emitter_t *em, const json_t *v, int depth)
             return -1;
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x)
-        {
+        json_array_foreach(v, i, x) {
             if (yout_node(em, x, depth + 1) != 0)
                 return -1;
         }

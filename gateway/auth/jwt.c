@@ -230,8 +230,7 @@ static int audience_ok(json_t *aud, const tg_auth_jwt_policy_t *pol)
         return 0;
     size_t i;
     json_t *v;
-    json_array_foreach(aud, i, v)
-    {
+    json_array_foreach(aud, i, v) {
         if (json_is_string(v) && audience_ok(v, pol))
             return 1;
     }

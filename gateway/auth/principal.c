@@ -123,8 +123,7 @@ void tg_principal_from_claims(tg_principal_t *p, json_t *claims, const tg_princi
     } else if (json_is_array(groups)) {
         size_t i, dropped = 0;
         json_t *g;
-        json_array_foreach(groups, i, g)
-        {
+        json_array_foreach(groups, i, g) {
             if (!json_is_string(g) || !tg_principal_add_group(p, json_string_value(g)))
                 dropped++;
         }

@@ -64,8 +64,7 @@ json_t *tg_kube_project(const json_t *obj, const json_t *mask)
         json_t *out = json_array();
         size_t i;
         json_t *x;
-        json_array_foreach(obj, i, x)
-        {
+        json_array_foreach(obj, i, x) {
             json_t *p = tg_kube_project(x, each);
             if (p)
                 json_array_append_new(out, p);
@@ -77,8 +76,7 @@ json_t *tg_kube_project(const json_t *obj, const json_t *mask)
     json_t *out = json_object();
     const char *k;
     json_t *m;
-    json_object_foreach((json_t *)mask, k, m)
-    {
+    json_object_foreach((json_t *)mask, k, m) {
         const json_t *v = json_object_get(obj, k);
         json_t *p = v ? tg_kube_project(v, m) : NULL;
         if (p)
@@ -377,8 +375,7 @@ json_t *tg_kube_cache_by_index(tg_kube_cache_t *c, const char *ikey)
     json_t *out = json_array();
     size_t i;
     json_t *t;
-    json_array_foreach(texts, i, t)
-    {
+    json_array_foreach(texts, i, t) {
         json_t *o = json_loads(json_string_value(t), 0, NULL);
         if (o)
             json_array_append_new(out, o);
@@ -431,8 +428,7 @@ size_t tg_kube_cache_each_unacked(tg_kube_cache_t *c, void (*fn)(const char *key
     pthread_mutex_unlock(&c->lock);
     size_t i, n = json_array_size(keys);
     json_t *k;
-    json_array_foreach(keys, i, k)
-    {
+    json_array_foreach(keys, i, k) {
         fn(json_string_value(k), arg);
     }
     json_decref(keys);

@@ -171,8 +171,7 @@ static int inf_sweep(tg_kube_informer_t *inf)
     size_t i;
     json_t *stub;
     int r = 0;
-    json_array_foreach(gone, i, stub)
-    {
+    json_array_foreach(gone, i, stub) {
         if ((r = inf_synthetic_delete(inf, stub)) != 0)
             break;
     }

@@ -40,8 +40,7 @@ static const char *k_list(char *buf, size_t n, const json_t *list)
     size_t len = 0, i;
     const json_t *v;
     buf[0] = '\0';
-    json_array_foreach(list, i, v)
-    {
+    json_array_foreach(list, i, v) {
         int w = snprintf(buf + len, n - len, "%s%s", i ? ", " : "", json_string_value(v));
         if (w < 0 || (size_t)w >= n - len) {
             if (n > 4)
@@ -109,8 +108,7 @@ static void k_allowed_images(tg_policy_ev_t *e, const tg_policy_rule_t *r)
     /* As written first; Docker's full form only when that does not match. */
     for (int pass = 0; pass < 2; pass++) {
         const char *name = pass == 0 ? img : (alt = k_image_full(img, full, sizeof(full)));
-        json_array_foreach(r->param, i, p)
-        {
+        json_array_foreach(r->param, i, p) {
             const char *entry = json_string_value(p);
             if (name && entry && k_image_match(name, entry)) {
                 tg_policy_ev_allow(e, r, &at, tg_policy_ev_ref(e, "runtime", "image"));
@@ -365,8 +363,7 @@ static void k_denied_env_names(tg_policy_ev_t *e, const tg_policy_rule_t *r)
         const json_t *env = tg_policy_ev_get(e, "runtime", sects[s]);
         const char *name;
         const json_t *v;
-        json_object_foreach((json_t *)env, name, v)
-        {
+        json_object_foreach((json_t *)env, name, v) {
             if (!tg_policy_match_any(r->param, name))
                 continue;
             char parent[32];
@@ -397,8 +394,7 @@ static void k_required_experiment_fields(tg_policy_ev_t *e, const tg_policy_rule
     int missing = 0;
     size_t i;
     const json_t *f;
-    json_array_foreach(r->param, i, f)
-    {
+    json_array_foreach(r->param, i, f) {
         const char *field = json_string_value(f);
         const char *v = field ? tg_policy_ev_str(e, "experiment", field) : NULL;
         if (!field)
@@ -639,8 +635,7 @@ static void k_allowed_pvcs(tg_policy_ev_t *e, const tg_policy_rule_t *r)
     const char *prev = NULL;
     size_t spec_index = 0, i;
     const json_t *v;
-    json_array_foreach(vols, i, v)
-    {
+    json_array_foreach(vols, i, v) {
         const char *pvc = json_string_value(json_object_get(v, "pvc"));
         if (!pvc || (prev && strcmp(prev, pvc) == 0))
             continue;

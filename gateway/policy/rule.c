@@ -81,8 +81,7 @@ static int rule_kinds_set(const json_t *rule, int *first, int *second)
     const char *key;
     const json_t *v;
     *first = *second = -1;
-    json_object_foreach((json_t *)rule, key, v)
-    {
+    json_object_foreach((json_t *)rule, key, v) {
         int k = rule_kind_index(key);
         if (k < 0)
             continue;
@@ -286,8 +285,7 @@ int tg_policy_match_any(const json_t *patterns, const char *name)
     const json_t *p;
     if (!name)
         return 0;
-    json_array_foreach(patterns, i, p)
-    {
+    json_array_foreach(patterns, i, p) {
         const char *s = json_string_value(p);
         if (s && (strcmp(s, name) == 0 || fnmatch(s, name, 0) == 0))
             return 1;

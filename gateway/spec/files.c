@@ -52,8 +52,7 @@ tg_rc_e tg_spec_files_from_json(const json_t *obj, tg_spec_files_t *out, tg_spec
     out->v = tg_xcalloc(json_object_size(obj) + 1, sizeof(*out->v));
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)obj, k, v)
-    {
+    json_object_foreach((json_t *)obj, k, v) {
         char *path = tg_spec_path_join("files", k);
         unsigned char *data = NULL;
         size_t len = 0;
@@ -142,8 +141,7 @@ static int files_zip_has(const json_t *names, const char *want, const char **uns
     const char *top = NULL;
     size_t toplen = 0;
     int single_top = 1, found = 0;
-    json_array_foreach(names, i, v)
-    {
+    json_array_foreach(names, i, v) {
         const char *n = json_string_value(v);
         char tmp[1024];
         size_t len = strlen(n);
@@ -174,8 +172,7 @@ static int files_zip_has(const json_t *names, const char *want, const char **uns
     if (found)
         return 1;
     if (single_top && top) {
-        json_array_foreach(names, i, v)
-        {
+        json_array_foreach(names, i, v) {
             const char *n = json_string_value(v);
             if (strlen(n) > toplen + 1 && strcmp(n + toplen + 1, want) == 0)
                 return 1;

@@ -145,8 +145,7 @@ static void mg_env(const json_t *root, tg_spec_diag_t *d)
     size_t i, total = 0;
     const json_t *e;
     tg_spec_qv_t q;
-    json_array_foreach(env, i, e)
-    {
+    json_array_foreach(env, i, e) {
         char path[48];
         snprintf(path, sizeof(path), "runtime.env[%zu]", i);
         const char *name = json_string_value(json_object_get(e, "name"));
@@ -194,8 +193,7 @@ static void mg_storage(const json_t *root, tg_spec_diag_t *d)
                            "pvc, readOnly}");
         return;
     }
-    json_array_foreach(mounts, i, m)
-    {
+    json_array_foreach(mounts, i, m) {
         char path[48];
         snprintf(path, sizeof(path), "storage.mounts[%zu]", i);
         const char *name = json_string_value(json_object_get(m, "name"));
@@ -323,8 +321,7 @@ static void mg_files(const json_t *root, tg_spec_facts_t *f, const tg_spec_files
     const json_t *extra = tg_spec_get(root, "workflow", "extra_scripts");
     size_t i;
     const json_t *x;
-    json_array_foreach(extra, i, x)
-    {
+    json_array_foreach(extra, i, x) {
         char path[64];
         snprintf(path, sizeof(path), "workflow.extra_scripts[%zu]", i);
         const char *spec = json_string_value(x);
@@ -485,8 +482,7 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
                            "[torch==2.4.0, transformers]}");
     size_t i;
     const json_t *p;
-    json_array_foreach(pip, i, p)
-    {
+    json_array_foreach(pip, i, p) {
         char path[48];
         snprintf(path, sizeof(path), "runtime.pip[%zu]", i);
         if (!json_is_string(p) || !tg_spec_nonblank(json_string_value(p)))
@@ -529,14 +525,13 @@ static json_t *mg_manifest_text(const json_t *root, const char *yaml, size_t len
     int refs = 0;
     size_t i;
     const json_t *e;
-    json_array_foreach(env, i, e) refs |=
-        tg_spec_get(json_object_get(e, "valueFrom"), NULL, "secretKeyRef") != NULL;
+    json_array_foreach(env, i, e)
+        refs |= tg_spec_get(json_object_get(e, "valueFrom"), NULL, "secretKeyRef") != NULL;
     if (!refs)
         return json_stringn(yaml ? yaml : "", yaml ? len : 0);
     json_t *copy = json_deep_copy(root);
     json_t *cenv = json_object_get(json_object_get(copy, "runtime"), "env");
-    json_array_foreach(cenv, i, e)
-    {
+    json_array_foreach(cenv, i, e) {
         json_t *ref = json_object_get(json_object_get(e, "valueFrom"), "secretKeyRef");
         if (json_is_object(ref)) {
             json_object_set_new(ref, "name", json_string("<redacted>"));
@@ -586,8 +581,7 @@ json_t *tg_spec_managed_section(const json_t *root, const tg_spec_facts_t *f,
     json_t *extra = json_array();
     size_t i;
     const json_t *x;
-    json_array_foreach(tg_spec_get(root, "workflow", "extra_scripts"), i, x)
-    {
+    json_array_foreach(tg_spec_get(root, "workflow", "extra_scripts"), i, x) {
         const char *spec = json_string_value(x);
         const char *colon = spec ? strrchr(spec, ':') : NULL;
         char src[512];
@@ -621,8 +615,7 @@ json_t *tg_spec_managed_section(const json_t *root, const tg_spec_facts_t *f,
         json_array_append_new(pip, json_string(json_string_value(x)));
     json_object_set_new(m, "pip", pip);
     json_t *env = json_array();
-    json_array_foreach(tg_spec_get(root, "runtime", "env"), i, x)
-    {
+    json_array_foreach(tg_spec_get(root, "runtime", "env"), i, x) {
         const char *n = json_string_value(json_object_get(x, "name"));
         const json_t *ref = tg_spec_get(json_object_get(x, "valueFrom"), NULL, "secretKeyRef");
         if (!n)
@@ -641,12 +634,13 @@ json_t *tg_spec_managed_section(const json_t *root, const tg_spec_facts_t *f,
     }
     json_object_set_new(m, "env", env);
     json_t *mounts = json_array();
-    json_array_foreach(tg_spec_get(root, "storage", "mounts"), i, x) json_array_append_new(
-        mounts,
-        json_pack("{s:s, s:s, s:s, s:b}", "name", json_string_value(json_object_get(x, "name")),
-                  "path", json_string_value(json_object_get(x, "mountPath")), "pvc",
-                  json_string_value(json_object_get(x, "pvc")), "read_only",
-                  json_is_true(json_object_get(x, "readOnly"))));
+    json_array_foreach(tg_spec_get(root, "storage", "mounts"), i, x)
+        json_array_append_new(mounts,
+                              json_pack("{s:s, s:s, s:s, s:b}", "name",
+                                        json_string_value(json_object_get(x, "name")), "path",
+                                        json_string_value(json_object_get(x, "mountPath")), "pvc",
+                                        json_string_value(json_object_get(x, "pvc")), "read_only",
+                                        json_is_true(json_object_get(x, "readOnly"))));
     json_object_set_new(m, "mounts", mounts);
     const json_t *rdma = tg_spec_get(root, "runtime", "rdma");
     if (json_is_true(json_object_get(rdma, "enabled"))) {

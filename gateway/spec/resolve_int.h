@@ -39,8 +39,9 @@ static inline int rs_in(const json_t *arr, const char *s)
 {
     size_t i;
     const json_t *v;
-    json_array_foreach(arr, i,
-                       v) if (json_is_string(v) && strcmp(json_string_value(v), s) == 0) return 1;
+    json_array_foreach(arr, i, v)
+        if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
+            return 1;
     return 0;
 }
 

@@ -114,8 +114,7 @@ void tg_spec_resolve_storage(tg_spec_rs_t *r)
     const json_t *sm = rs_spec(r, "storage", "mounts");
     size_t i, j;
     const json_t *v, *m;
-    json_array_foreach(sv, i, v)
-    {
+    json_array_foreach(sv, i, v) {
         if (!json_is_string(v))
             continue;
         const char *pvc = json_string_value(v);
@@ -126,8 +125,7 @@ void tg_spec_resolve_storage(tg_spec_rs_t *r)
                                "storage.volumes PVC \"%s\" is not a PVC of workspace \"%s\"",
                                tg_spec_qv(&q, pvc), tg_spec_qv(&q2, r->ws_name));
         int mounted = 0;
-        json_array_foreach(sm, j, m)
-        {
+        json_array_foreach(sm, j, m) {
             const char *s = json_string_value(m);
             const char *colon = s ? strchr(s, ':') : NULL;
             if (!colon || (size_t)(colon - s) != strlen(pvc) || strncmp(s, pvc, strlen(pvc)) != 0)
@@ -227,8 +225,7 @@ void tg_spec_resolve_managed_pvcs(tg_spec_rs_t *r)
     const json_t *pvcs = json_object_get(r->ws, "pvcs");
     size_t i;
     const json_t *m;
-    json_array_foreach(json_object_get(r->managed, "mounts"), i, m)
-    {
+    json_array_foreach(json_object_get(r->managed, "mounts"), i, m) {
         const char *pvc = rs_str(m, "pvc");
         if (!pvc || !json_is_array(pvcs) || rs_in(pvcs, pvc))
             continue;

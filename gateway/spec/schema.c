@@ -150,7 +150,8 @@ static void sc_keyword(sc_ctx_t *c, tg_snode_t *n, const char *k, const json_t *
         if (json_is_array(v)) {
             size_t i;
             const json_t *t;
-            json_array_foreach(v, i, t) n->types |= sc_type_bit(c, t);
+            json_array_foreach(v, i, t)
+                n->types |= sc_type_bit(c, t);
         } else {
             n->types = sc_type_bit(c, v);
         }
@@ -210,8 +211,7 @@ static void sc_keyword(sc_ctx_t *c, tg_snode_t *n, const char *k, const json_t *
         size_t i = 0;
         const char *pk;
         json_t *pv;
-        json_object_foreach((json_t *)v, pk, pv)
-        {
+        json_object_foreach((json_t *)v, pk, pv) {
             n->props[i].name = pk;
             n->props[i].len = strlen(pk);
             n->props[i].pre = tg_key_prefix(pk, n->props[i].len);
@@ -297,7 +297,8 @@ static tg_snode_t *sc_compile(sc_ctx_t *c, const json_t *js)
     } else {
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)js, k, v) sc_keyword(c, n, k, v);
+        json_object_foreach((json_t *)js, k, v)
+            sc_keyword(c, n, k, v);
     }
     c->depth--;
     return n;

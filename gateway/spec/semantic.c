@@ -582,8 +582,7 @@ static void sm_no_nulls(const json_t *v, tg_spec_path_t *p, tg_spec_diag_t *d)
     } else if (json_is_object(v)) {
         const char *k;
         const json_t *x;
-        json_object_foreach((json_t *)v, k, x)
-        {
+        json_object_foreach((json_t *)v, k, x) {
             size_t old = tg_spec_path_push_key(p, k, strlen(k));
             sm_no_nulls(x, p, d);
             tg_spec_path_pop(p, old);
@@ -591,8 +590,7 @@ static void sm_no_nulls(const json_t *v, tg_spec_path_t *p, tg_spec_diag_t *d)
     } else if (json_is_array(v)) {
         size_t i;
         const json_t *x;
-        json_array_foreach(v, i, x)
-        {
+        json_array_foreach(v, i, x) {
             size_t old = tg_spec_path_push_index(p, i);
             sm_no_nulls(x, p, d);
             tg_spec_path_pop(p, old);
@@ -630,8 +628,7 @@ static void sm_configs(const json_t *root, const tg_spec_facts_t *f, tg_spec_dia
     const char *l = f->launcher;
     const char *k;
     const json_t *v;
-    json_object_foreach((json_t *)cfg, k, v)
-    {
+    json_object_foreach((json_t *)cfg, k, v) {
         size_t old = tg_spec_path_push_key(&p, k, strlen(k));
         const char *path = tg_spec_path_str(&p);
         tg_spec_qv_t q;
@@ -676,7 +673,8 @@ static void sm_configs(const json_t *root, const tg_spec_facts_t *f, tg_spec_dia
                 ok = json_array_size(v) > 0;
                 size_t i;
                 const json_t *x;
-                json_array_foreach(v, i, x) ok &= sm_scalar(x);
+                json_array_foreach(v, i, x)
+                    ok &= sm_scalar(x);
             }
             if (!ok)
                 tg_spec_diag_error(d, path, TG_AT_VALUE,

@@ -71,8 +71,7 @@ void tg_spec_semantic_env(const json_t *root, const tg_spec_facts_t *f,
         size_t base = tg_spec_path_push_key(&p, "env", 3);
         (void)base;
         size_t envlen = p.len;
-        json_object_foreach((json_t *)env, k, v)
-        {
+        json_object_foreach((json_t *)env, k, v) {
             tg_spec_path_push_key(&p, k, strlen(k));
             if (tg_spec_env_reserved(k, allow_nccl, torchrun, why, sizeof(why)))
                 tg_spec_diag_error(d, tg_spec_path_str(&p), TG_AT_KEY, "%s", why);
@@ -99,8 +98,7 @@ void tg_spec_semantic_env(const json_t *root, const tg_spec_facts_t *f,
         tg_spec_path_push_key(&p, "runtime", 7);
         tg_spec_path_push_key(&p, "env_secret", 10);
         size_t seclen = p.len;
-        json_object_foreach((json_t *)sec, k, v)
-        {
+        json_object_foreach((json_t *)sec, k, v) {
             tg_spec_path_push_key(&p, k, strlen(k));
             if (tg_spec_env_reserved(k, allow_nccl, torchrun, why, sizeof(why)))
                 tg_spec_diag_error(d, tg_spec_path_str(&p), TG_AT_KEY, "%s", why);
@@ -127,8 +125,7 @@ static void se_mounts(const json_t *root, tg_spec_diag_t *d)
     char path[64];
     size_t i, j;
     const json_t *v;
-    json_array_foreach(vols, i, v)
-    {
+    json_array_foreach(vols, i, v) {
         if (!json_is_string(v))
             continue;
         snprintf(path, sizeof(path), "storage.volumes[%zu]", i);
@@ -142,8 +139,7 @@ static void se_mounts(const json_t *root, tg_spec_diag_t *d)
                 tg_spec_diag_error(d, path, TG_AT_VALUE, "storage.volumes lists \"%s\" twice",
                                    tg_spec_qv(&q, json_string_value(v)));
     }
-    json_array_foreach(mnts, i, v)
-    {
+    json_array_foreach(mnts, i, v) {
         if (!json_is_string(v))
             continue;
         snprintf(path, sizeof(path), "storage.mounts[%zu]", i);
@@ -164,8 +160,8 @@ static void se_mounts(const json_t *root, tg_spec_diag_t *d)
         int listed = 0;
         size_t k;
         const json_t *x;
-        json_array_foreach(vols, k, x) listed |=
-            json_is_string(x) && strcmp(json_string_value(x), pvc) == 0;
+        json_array_foreach(vols, k, x)
+            listed |= json_is_string(x) && strcmp(json_string_value(x), pvc) == 0;
         if (!listed)
             tg_spec_diag_error(d, path, TG_AT_VALUE,
                                "storage.mounts[%zu] names PVC \"%s\", which is not listed in "
@@ -335,8 +331,7 @@ static void se_metrics(const json_t *root, tg_spec_diag_t *d)
     const json_t *hist = tg_spec_get(root, "metrics", "history");
     size_t i;
     const json_t *h;
-    json_array_foreach(hist, i, h)
-    {
+    json_array_foreach(hist, i, h) {
         if (!json_is_string(h))
             continue;
         char path[48], val[1100], clean[1100];
@@ -481,8 +476,7 @@ static void se_beta_features(const json_t *root, tg_spec_diag_t *d)
     const json_t *v;
     tg_spec_qv_t q;
     int bad = 0;
-    json_array_foreach(bf, i, v)
-    {
+    json_array_foreach(bf, i, v) {
         const char *s = json_string_value(v);
         char path[48];
         snprintf(path, sizeof(path), "execution.beta_features[%zu]", i);
@@ -568,8 +562,7 @@ void tg_spec_semantic_policy(const json_t *root, const tg_spec_facts_t *f, tg_sp
         size_t base = p.len;
         const char *k;
         const json_t *v;
-        json_object_foreach((json_t *)ns, k, v)
-        {
+        json_object_foreach((json_t *)ns, k, v) {
             tg_spec_path_push_key(&p, k, strlen(k));
             if (!tg_spec_label_key(k))
                 tg_spec_diag_error(d, tg_spec_path_str(&p), TG_AT_KEY,

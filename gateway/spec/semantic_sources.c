@@ -203,8 +203,7 @@ static void ss_assets(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag
                            "storage.image_assets requires engine: job");
     size_t i;
     const json_t *a;
-    json_array_foreach(assets, i, a)
-    {
+    json_array_foreach(assets, i, a) {
         char field[64], path[96];
         snprintf(field, sizeof(field), "storage.image_assets[%zu]", i);
         if (!json_is_object(a))

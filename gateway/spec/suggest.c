@@ -73,8 +73,7 @@ static void sg_map(sg_walk_t *w, const json_t *map, const char *prefix)
     const char *key;
     json_t *val;
     size_t plen = strlen(prefix);
-    json_object_foreach((json_t *)map, key, val)
-    {
+    json_object_foreach((json_t *)map, key, val) {
         if (!*key)
             continue;
         size_t klen = strlen(key);
@@ -99,8 +98,9 @@ static void sg_map(sg_walk_t *w, const json_t *map, const char *prefix)
                 const char *ck;
                 json_t *cv;
                 if (json_is_object(val))
-                    json_object_foreach(val, ck, cv) if (*ck)
-                        json_array_append_new(children, json_string(ck));
+                    json_object_foreach(val, ck, cv)
+                        if (*ck)
+                            json_array_append_new(children, json_string(ck));
                 json_object_set_new(rec, "children", children);
                 json_object_set_new(rec, "at", json_string(tg_spec_path_str(&w->pos)));
                 json_object_set_new(w->found, path, rec);
@@ -122,8 +122,7 @@ static void sg_node(sg_walk_t *w, const json_t *node, const char *prefix)
     } else if (json_is_array(node)) {
         size_t i;
         const json_t *item;
-        json_array_foreach(node, i, item)
-        {
+        json_array_foreach(node, i, item) {
             size_t old = tg_spec_path_push_index(&w->pos, i);
             sg_node(w, item, prefix);
             tg_spec_path_pop(&w->pos, old);
@@ -183,8 +182,7 @@ const char *tg_spec_suggest_field(const json_t *fields, const char *path)
     size_t best_d = 0, best_pd = 0;
     size_t i;
     const json_t *v;
-    json_array_foreach(fields, i, v)
-    {
+    json_array_foreach(fields, i, v) {
         const char *cand = json_string_value(v);
         size_t cdepth;
         const char *cleaf = sg_leaf(cand, &cdepth);
@@ -219,8 +217,7 @@ static const char *sg_parent_from_children(const json_t *fields, const char *pat
     out[0] = '\0';
     size_t i;
     const json_t *c;
-    json_array_foreach(children, i, c)
-    {
+    json_array_foreach(children, i, c) {
         const char *ck = json_string_value(c);
         size_t pl0 = strlen(path), cl = strlen(ck);
         char *cp = tg_xmalloc(pl0 + cl + 2);
@@ -260,7 +257,8 @@ void tg_spec_suggest_unknown_keys(const tg_spec_schema_t *schema, const json_t *
     size_t k = 0;
     const char *p;
     json_t *rec;
-    json_object_foreach(w.found, p, rec) paths[k++] = p;
+    json_object_foreach(w.found, p, rec)
+        paths[k++] = p;
     for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0 && strcmp(paths[j - 1], paths[j]) > 0; j--) {
             const char *t = paths[j - 1];

@@ -185,11 +185,12 @@ static void v_enum(v_ctx_t *c, const tg_snode_t *n, const json_t *v)
 {
     size_t i;
     const json_t *e;
-    json_array_foreach(n->enumv, i, e) if (json_equal((json_t *)e, (json_t *)v)) return;
+    json_array_foreach(n->enumv, i, e)
+        if (json_equal((json_t *)e, (json_t *)v))
+            return;
     tg_buf_t allowed;
     tg_buf_init(&allowed, 4096);
-    json_array_foreach(n->enumv, i, e)
-    {
+    json_array_foreach(n->enumv, i, e) {
         char tb[64];
         if (tg_buf_puts(&allowed, i ? "|" : "") != TG_OK ||
             tg_buf_puts(&allowed, v_text(e, tb, sizeof(tb))) != TG_OK)
@@ -387,8 +388,7 @@ static void v_object(v_ctx_t *c, const tg_snode_t *n, json_t *obj)
         v_report(c, n, "minProperties", TG_AT_KEY, NULL, NULL, n->min_props,
                  "{path} needs at least {limit} entries");
     }
-    json_object_foreach_safe(obj, tmp, key, val)
-    {
+    json_object_foreach_safe(obj, tmp, key, val) {
         size_t klen = strlen(key);
         tg_spec_path_push_key(&c->path, key, klen);
         if (n->prop_names)

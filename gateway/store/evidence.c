@@ -245,7 +245,8 @@ static void evidence_reals(json_t *rec)
 {
     size_t i;
     json_t *a;
-    json_array_foreach(json_object_get(rec, "attempts"), i, a) evidence_real(a, "gpu_hours");
+    json_array_foreach(json_object_get(rec, "attempts"), i, a)
+        evidence_real(a, "gpu_hours");
     evidence_real(json_object_get(rec, "totals"), "gpu_hours");
 }
 

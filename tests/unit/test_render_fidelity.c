@@ -47,8 +47,7 @@ static const json_t *fid_workload(const json_t *out)
 {
     size_t i;
     const json_t *m;
-    json_array_foreach(json_object_get(out, "manifests"), i, m)
-    {
+    json_array_foreach(json_object_get(out, "manifests"), i, m) {
         const char *k = json_string_value(json_object_get(m, "kind"));
         if (strcmp(k, "Job") == 0 || strcmp(k, "RayJob") == 0)
             return m;
@@ -62,8 +61,7 @@ static void fid_assert_restricted(const json_t *list)
 {
     size_t i;
     const json_t *c;
-    json_array_foreach(list, i, c)
-    {
+    json_array_foreach(list, i, c) {
         const json_t *sc = json_object_get(c, "securityContext");
         assert_true(json_is_false(json_object_get(sc, "allowPrivilegeEscalation")));
         assert_true(json_is_true(json_object_get(sc, "runAsNonRoot")));
@@ -157,8 +155,7 @@ static void test_one_gpu_toleration(void **state)
     const json_t *tols = tu_at(fid_workload(out), "spec", "template", "spec", "tolerations", NULL);
     size_t i, gpu = 0, sku = 0;
     const json_t *t;
-    json_array_foreach(tols, i, t)
-    {
+    json_array_foreach(tols, i, t) {
         const char *key = json_string_value(json_object_get(t, "key"));
         gpu += key && strcmp(key, "nvidia.com/gpu") == 0;
         sku += key && strcmp(key, "sku") == 0;

@@ -36,9 +36,9 @@ static const json_t *first_manifest(const json_t *out, const char *kind)
 {
     size_t i;
     const json_t *m;
-    json_array_foreach(json_object_get(out, "manifests"), i,
-                       m) if (strcmp(json_string_value(json_object_get(m, "kind")), kind) ==
-                              0) return m;
+    json_array_foreach(json_object_get(out, "manifests"), i, m)
+        if (strcmp(json_string_value(json_object_get(m, "kind")), kind) == 0)
+            return m;
     fail_msg("no %s manifest", kind);
     return NULL;
 }
@@ -52,8 +52,7 @@ static int has_gpu_toleration(const json_t *podspec)
 {
     size_t i;
     const json_t *t;
-    json_array_foreach(json_object_get(podspec, "tolerations"), i, t)
-    {
+    json_array_foreach(json_object_get(podspec, "tolerations"), i, t) {
         const char *k = json_string_value(json_object_get(t, "key"));
         if (k && (strcmp(k, "nvidia.com/gpu") == 0 || strcmp(k, "sku") == 0))
             return 1;
@@ -162,16 +161,14 @@ static void test_04_gpu_rayjob_offload_warning(void **state)
     int pvc = 0;
     size_t i;
     const json_t *v;
-    json_array_foreach(json_object_get(wpod, "volumes"), i, v)
-    {
+    json_array_foreach(json_object_get(wpod, "volumes"), i, v) {
         const char *claim = json_string_value(tu_at(v, "persistentVolumeClaim", "claimName", NULL));
         if (claim && strcmp(claim, "blob-training") == 0 &&
             strcmp(json_string_value(json_object_get(v, "name")), "data") == 0)
             pvc = 1;
     }
     assert_true(pvc);
-    json_array_foreach(tu_at(wpod, "containers", "#0", "volumeMounts", NULL), i, v)
-    {
+    json_array_foreach(tu_at(wpod, "containers", "#0", "volumeMounts", NULL), i, v) {
         if (strcmp(json_string_value(json_object_get(v, "name")), "data") == 0)
             assert_string_equal(json_string_value(json_object_get(v, "mountPath")), "/data");
     }

@@ -187,8 +187,7 @@ static void test_mismatches(void **state)
         int found = 0;
         size_t k;
         const json_t *e;
-        json_array_foreach(errs, k, e)
-        {
+        json_array_foreach(errs, k, e) {
             if (strcmp(json_string_value(json_object_get(e, "path")), cases[i].path) == 0 &&
                 strstr(tu_msg(e), cases[i].needle))
                 found = 1;

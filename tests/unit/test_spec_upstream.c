@@ -17,8 +17,9 @@ static json_t *up_context(const char *ws)
     json_t *w = NULL;
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(up_world, "workspaces"), i,
-                       x) if (strcmp(json_string_value(json_object_get(x, "name")), ws) == 0) w = x;
+    json_array_foreach(json_object_get(up_world, "workspaces"), i, x)
+        if (strcmp(json_string_value(json_object_get(x, "name")), ws) == 0)
+            w = x;
     if (!w)
         fail_msg("workspace %s is not in world.json", ws);
     json_t *wctx = json_pack("{s:O, s:O, s:O, s:O}", "name", json_object_get(w, "name"),
@@ -32,13 +33,13 @@ static json_t *up_context(const char *ws)
     json_object_foreach(json_object_get(w, "queues"), k, x)
         json_array_append_new(queues, json_string(k));
     json_object_set_new(wctx, "queues", queues);
-    json_array_foreach(json_object_get(up_world, "profiles"), i, x)
-    {
+    json_array_foreach(json_object_get(up_world, "profiles"), i, x) {
         const json_t *aw = json_object_get(x, "allowed_workspaces");
         int ok = json_array_size(aw) == 0;
         size_t j;
         const json_t *a;
-        json_array_foreach(aw, j, a) ok |= strcmp(json_string_value(a), ws) == 0;
+        json_array_foreach(aw, j, a)
+            ok |= strcmp(json_string_value(a), ws) == 0;
         if (!ok)
             continue;
         json_t *p = json_deep_copy(json_object_get(x, "settings"));
@@ -64,8 +65,7 @@ static int up_has(const json_t *list, const char *path, const char *needle)
 {
     size_t i;
     const json_t *e;
-    json_array_foreach(list, i, e)
-    {
+    json_array_foreach(list, i, e) {
         const char *p = json_string_value(json_object_get(e, "path"));
         const char *m = json_string_value(json_object_get(e, "message"));
         if ((!path || (p && strcmp(p, path) == 0)) && m && strstr(m, needle))
@@ -78,8 +78,7 @@ static size_t up_count(const json_t *list, const char *needle)
 {
     size_t i, n = 0;
     const json_t *e;
-    json_array_foreach(list, i, e)
-    {
+    json_array_foreach(list, i, e) {
         const char *m = json_string_value(json_object_get(e, "message"));
         n += m && strstr(m, needle);
     }
@@ -90,8 +89,7 @@ static const json_t *up_workload(const json_t *out)
 {
     size_t i;
     const json_t *m;
-    json_array_foreach(json_object_get(out, "manifests"), i, m)
-    {
+    json_array_foreach(json_object_get(out, "manifests"), i, m) {
         const char *k = json_string_value(json_object_get(m, "kind"));
         if (strcmp(k, "Job") == 0 || strcmp(k, "RayJob") == 0)
             return m;
@@ -150,8 +148,7 @@ static const char *up_check(const json_t *check, const json_t *out, char *why, s
     }
     size_t i;
     const json_t *name;
-    json_array_foreach(json_object_get(check, "init_containers"), i, name)
-    {
+    json_array_foreach(json_object_get(check, "init_containers"), i, name) {
         int found = 0;
         size_t j;
         const json_t *ic;
@@ -177,8 +174,7 @@ static void test_upstream_cases(void **state)
     const char *dump_dir = getenv("TG_UPSTREAM_MANIFESTS");
     size_t i, failed = 0, agree = 0;
     const json_t *c;
-    json_array_foreach(json_object_get(corpus, "cases"), i, c)
-    {
+    json_array_foreach(json_object_get(corpus, "cases"), i, c) {
         const char *id = json_string_value(json_object_get(c, "id"));
         char path[512];
         snprintf(path, sizeof(path), UP "%s", json_string_value(json_object_get(c, "spec")));
@@ -211,23 +207,22 @@ static void test_upstream_cases(void **state)
                 bad = "no such error";
             size_t k;
             const json_t *also;
-            json_array_foreach(json_object_get(err, "also"), k,
-                               also) if (!up_has(errs, NULL, json_string_value(also))) bad =
-                "the error lacks a part";
+            json_array_foreach(json_object_get(err, "also"), k, also)
+                if (!up_has(errs, NULL, json_string_value(also)))
+                    bad = "the error lacks a part";
         }
         size_t k;
         const json_t *wv;
-        json_array_foreach(json_object_get(want, "warnings"), k,
-                           wv) if (!bad && !up_has(warns, NULL, json_string_value(wv))) bad =
-            "a warning is missing";
+        json_array_foreach(json_object_get(want, "warnings"), k, wv)
+            if (!bad && !up_has(warns, NULL, json_string_value(wv)))
+                bad = "a warning is missing";
         const char *nw = json_string_value(json_object_get(want, "no_warning_containing"));
         if (!bad && nw && up_has(warns, NULL, nw))
             bad = "an unexpected warning";
         const char *ck;
-        json_object_foreach(json_object_get(want, "warning_count"), ck,
-                            wv) if (!bad &&
-                                    (json_int_t)up_count(warns, ck) != json_integer_value(wv)) bad =
-            "another number of warnings";
+        json_object_foreach(json_object_get(want, "warning_count"), ck, wv)
+            if (!bad && (json_int_t)up_count(warns, ck) != json_integer_value(wv))
+                bad = "another number of warnings";
         if (!bad && rc == TG_OK && json_object_get(want, "check"))
             bad = up_check(json_object_get(want, "check"), out, why, sizeof(why));
         if (!bad && rc == TG_OK && dump_dir) { /* for tests/integration/test_render_schemas.py */
