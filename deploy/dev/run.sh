@@ -172,10 +172,12 @@ ADMIN_TOKEN=$(mint admin platform-admins)
 TOKEN=$(mint alice)
 
 wait_for "$KUBE_URL/healthz" kubesim "${pids[0]}" "$RUN/kubesim.log"
-# `serve` applies pending migrations itself before it listens
+# `serve` listens at once and applies pending migrations as soon as the
+# database answers: /readyz says when it can serve (database, migrations,
+# policy, cluster)
 "$BUILD/taugate" serve >"$RUN/gateway.log" 2>&1 &
 pids+=($!)
-wait_for "$URL/healthz" "the gateway" "${pids[1]}" "$RUN/gateway.log"
+wait_for "$URL/readyz" "the gateway" "${pids[1]}" "$RUN/gateway.log"
 "$REPO/deploy/dev/seed.sh" "$URL" "$ADMIN_TOKEN"
 # The gateway writes the demo's Kueue objects into kubesim; wait for the
 # LocalQueue so that the first submission is admitted at once.
