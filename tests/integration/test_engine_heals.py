@@ -201,14 +201,21 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
 
 
 def test_objects_applied_out_of_order_still_record_kueues_admission(pg, db_url, ks):
+    # the workspace and the runs first, through a gateway without an engine
+    # (the starved one below answers most requests 503, as it should)
+    setup = Gateway(BUILD, db_url, extra_env=engine_env(ks, TAUGATE_ENGINE="false")).start()
+    try:
+        kind_cpu_workspace(setup, ok=(201, 409))
+        ids = batch(setup, 20, "out-of-order")
+    finally:
+        assert setup.stop() == 0, setup.logs()[-3000:]
+        setup.close()
     # one connection for four workers: applies that find none are put back
     # with a delay, so Jobs and pods are applied before their Workloads
     gw = Gateway(BUILD, db_url, extra_env=engine_env(
         ks, TAUGATE_DB_POOL_SIZE="1", TAUGATE_DB_CHECKOUT_TIMEOUT_MS="20",
         TAUGATE_ENGINE_WORKERS="4")).start()
     try:
-        kind_cpu_workspace(gw, ok=(201, 409))
-        ids = batch(gw, 20, "out-of-order")
         wait_for("every run to succeed", lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
                         " AND state = 'Succeeded'") == len(ids), timeout=90)
