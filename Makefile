@@ -109,11 +109,11 @@ PYTEST_JOBS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfi
 test-integration: all $(KUBESIM_BIN)
 	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_JOBS) tests/integration $(KUBESIM_TESTS)
 
+# The suites run side by side (each waits on processes more than on the
+# CPU); --output-sync prints each suite's output whole, when it ends.
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory test-unit $(FUZZ_SMOKE)
-	@$(MAKE) --no-print-directory test-integration
-	@$(MAKE) --no-print-directory test-console
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit $(FUZZ_SMOKE) test-integration test-console
 
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 test-unit test-integration

@@ -43,12 +43,12 @@
 #include "store/pool.h"
 
 typedef struct tg_logs_hub_config_s {
-    int max_followers;   /* follow streams open at once: 256 */
-    long idle_timeout_s; /* a follow without new lines this long ends: 300 */
-    long poll_ms;        /* notifier tick: 250 */
-    long keepalive_s;    /* SSE comment while idle: 15 */
-    size_t buffer_bytes; /* fetch when a stream's buffer holds less: 64 KiB */
-    long access_check_s; /* a follow re-checks its caller's access this often: 5 */
+    int max_followers;                  /* follow streams open at once: 256 */
+    long idle_timeout_s;                /* a follow without new lines this long ends: 300 */
+    long poll_ms;                       /* notifier tick: 250 */
+    long keepalive_s;                   /* SSE comment while idle: 15 */
+    size_t buffer_bytes;                /* fetch when a stream's buffer holds less: 64 KiB */
+    long access_check_s;                /* a follow re-checks its caller's access this often: 5 */
     struct tg_tenancy_cache_s *tenancy; /* borrowed; NULL: roles read every time */
 } tg_logs_hub_config_t;
 
