@@ -103,17 +103,19 @@ test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 # kubesims; the REST contract is checked once at the end
 # (tests/harness/contract_check.py). The tests wait on facts, not on the
 # CPU, so a worker more than the cores keeps them busy.
-TEST_JOBS ?= 3
+TEST_JOBS ?= 4
 PYTEST_JOBS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 test-integration: all $(KUBESIM_BIN)
 	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_JOBS) tests/integration $(KUBESIM_TESTS)
 
-# The suites run side by side (each waits on processes more than on the
-# CPU); --output-sync prints each suite's output whole, when it ends.
+# The unit tests and the fuzz smoke run beside the integration tests
+# (--output-sync prints each suite's output whole, when it ends); the
+# console's browser suite, which measures load times, runs after them.
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit $(FUZZ_SMOKE) test-integration test-console
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit $(FUZZ_SMOKE) test-integration
+	@$(MAKE) --no-print-directory test-console
 
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 test-unit test-integration
