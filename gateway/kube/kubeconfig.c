@@ -6,6 +6,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "core/base64.h"
 #include "core/log.h"
 
 #define KC_PEM_MARK "-----BEGIN"
@@ -19,59 +20,21 @@ typedef struct kc_s {
 
 /* ---- base64 -------------------------------------------------------------- */
 
-static int kc_b64_value(unsigned char ch)
-{
-    if (ch >= 'A' && ch <= 'Z')
-        return ch - 'A';
-    if (ch >= 'a' && ch <= 'z')
-        return ch - 'a' + 26;
-    if (ch >= '0' && ch <= '9')
-        return ch - '0' + 52;
-    if (ch == '+')
-        return 62;
-    if (ch == '/')
-        return 63;
-    return -1;
-}
-
 tg_rc_e tg_kube_base64_decode(const char *in, size_t inlen, char **out, size_t *outlen)
 {
-    unsigned char *buf = tg_xmalloc(inlen / 4 * 3 + 4);
-    size_t n = 0, pad = 0;
-    unsigned acc = 0, nbits = 0, nchars = 0;
-    *out = NULL;
-    *outlen = 0;
-    for (size_t i = 0; i < inlen; i++) {
-        unsigned char ch = (unsigned char)in[i];
-        if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t')
-            continue;
-        if (ch == '=') {
-            pad++;
-            continue;
-        }
-        int v = kc_b64_value(ch);
-        if (v < 0 || pad) /* no data after padding */
-            goto bad;
-        acc = (acc << 6) | (unsigned)v;
-        nbits += 6;
-        nchars++;
-        if (nbits >= 8) {
-            nbits -= 8;
-            buf[n++] = (unsigned char)(acc >> nbits);
-            acc &= (1u << nbits) - 1;
-        }
-    }
-    /* A lone final character carries under a byte; padding must complete a quad. */
-    if (nchars % 4 == 1 || (pad && (nchars + pad) % 4 != 0) || pad > 2)
-        goto bad;
-    buf[n] = '\0';
-    *out = (char *)buf;
-    *outlen = n;
-    return TG_OK;
-bad:
-    explicit_bzero(buf, inlen / 4 * 3 + 4);
-    free(buf);
-    return TG_EINVAL;
+    /* kubeconfig data may be wrapped: the whitespace goes, the rest is
+     * standard base64 (core/base64's rules); the copy holds key material */
+    char *text = tg_xmalloc(inlen + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < inlen; i++)
+        if (!strchr(" \n\r\t", in[i]) || !in[i])
+            text[n++] = in[i];
+    unsigned char *bytes = NULL;
+    int rc = tg_base64_decode(text, n, TG_B64_STD, &bytes, outlen);
+    explicit_bzero(text, inlen + 1);
+    free(text);
+    *out = (char *)bytes;
+    return rc == 0 ? TG_OK : TG_EINVAL;
 }
 
 /* ---- document lookups ------------------------------------------------------ */
