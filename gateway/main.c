@@ -296,14 +296,7 @@ static void *main_keeper(void *arg)
     pthread_mutex_lock(&d->lock);
     while (!d->keeper_stop) {
         if (wait_ms > 0) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_sec += wait_ms / 1000;
-            until.tv_nsec += (wait_ms % 1000) * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
+            struct timespec until = tg_mono_deadline_ms((uint64_t)wait_ms);
             pthread_cond_timedwait(&d->cond, &d->lock, &until);
             if (d->keeper_stop)
                 break;

@@ -236,11 +236,7 @@ static void sse_wait(tg_sse_hub_t *h)
 {
     pthread_mutex_lock(&h->lock);
     if (!h->signaled && !h->quit) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += (h->cfg.poll_ms % 1000) * 1000000;
-        until.tv_sec += h->cfg.poll_ms / 1000 + until.tv_nsec / 1000000000;
-        until.tv_nsec %= 1000000000;
+        struct timespec until = tg_mono_deadline_ms((uint64_t)h->cfg.poll_ms);
         pthread_cond_timedwait(&h->cond, &h->lock, &until);
     }
     h->signaled = 0;

@@ -41,15 +41,8 @@ static void *engine_submitter(void *arg)
             continue; /* more may be due: drain before sleeping */
         pthread_mutex_lock(&e->lock);
         if (!e->stop && e->kicks == seen) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
             long ms = did < 0 ? 1000 : e->poll_ms;
-            until.tv_sec += ms / 1000;
-            until.tv_nsec += (ms % 1000) * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
+            struct timespec until = tg_mono_deadline_ms((uint64_t)ms);
             pthread_cond_timedwait(&e->wake, &e->lock, &until);
         }
         pthread_mutex_unlock(&e->lock);

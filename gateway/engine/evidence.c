@@ -271,9 +271,7 @@ static void *evidence_sealer_main(void *arg)
         pthread_mutex_lock(&s->lock);
         if (sealed > 0 || s->stop)
             continue; /* more may be due */
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += 1;
+        struct timespec until = tg_mono_deadline_ms(1000);
         pthread_cond_timedwait(&s->wake, &s->lock, &until);
     }
     pthread_mutex_unlock(&s->lock);

@@ -431,18 +431,11 @@ static void *collector_main(void *arg)
     pthread_mutex_lock(&col->lock);
     while (!col->stopping) {
         if (!col->woken) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
             /* wake often enough that a batch waits at most ~1.25 flush intervals */
             long ms = col->cfg.scan_interval_ms;
             if (col->cfg.flush_interval_ms / 4 < ms)
                 ms = col->cfg.flush_interval_ms / 4 > 0 ? col->cfg.flush_interval_ms / 4 : 1;
-            until.tv_sec += ms / 1000;
-            until.tv_nsec += (ms % 1000) * 1000000;
-            if (until.tv_nsec >= 1000000000) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000;
-            }
+            struct timespec until = tg_mono_deadline_ms((uint64_t)ms);
             pthread_cond_timedwait(&col->cond, &col->lock, &until);
         }
         int woken = col->woken;

@@ -73,14 +73,7 @@ static long nodes_now_ms(void)
 
 static void nodes_wait_ms(long ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = tg_mono_deadline_ms((uint64_t)ms);
     pthread_cond_timedwait(&nl.cond, &nl.lock, &until);
 }
 

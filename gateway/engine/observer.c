@@ -178,14 +178,7 @@ static tg_rc_e obs_apply(tg_observer_t *o, int kind, const char *key)
 /* Sleep ms unless stopping. RET: 1 when stopping. */
 static int obs_wait_ms(tg_observer_t *o, long ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = tg_mono_deadline_ms((uint64_t)ms);
     pthread_mutex_lock(&o->lock);
     if (!o->stop)
         pthread_cond_timedwait(&o->wake, &o->lock, &until);

@@ -129,11 +129,10 @@ static void *rl_main(void *arg)
             /* a follower asks for the lock every second, so a leader that
              * died is replaced within about a second of PostgreSQL letting
              * its session (and lock) go */
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_sec += !leading                 ? RL_FOLLOWER_RETRY_S
-                            : rl.opts.interval_s > 0 ? rl.opts.interval_s
-                                                     : 30;
+            long secs = !leading                 ? RL_FOLLOWER_RETRY_S
+                        : rl.opts.interval_s > 0 ? rl.opts.interval_s
+                                                 : 30;
+            struct timespec until = tg_mono_deadline_ms((uint64_t)secs * 1000);
             pthread_cond_timedwait(&rl.wake, &rl.lock, &until);
         }
         pthread_mutex_unlock(&rl.lock);
