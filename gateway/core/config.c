@@ -119,6 +119,8 @@ static const cfg_key_t cfg_keys[] = {
      "clock skew allowed on exp, nbf and iat"},
     {"auth_max_token_bytes", CFG_INT, OFF(auth_max_token_bytes), "8192", 256, 65536, NULL, 0,
      "tokens longer than this are refused before parsing"},
+    {"auth_max_token_lifetime_s", CFG_INT, OFF(auth_max_token_lifetime_s), "86400", 60, 2592000,
+     NULL, 0, "tokens living longer than this (exp - iat, or exp - now) are refused"},
     {"auth_groups_claim", CFG_STR, OFF(auth_groups_claim), "groups", 0, 0, NULL, 0,
      "claim holding the principal's groups (a dotted path is allowed)"},
     {"auth_admin_groups", CFG_STR, OFF(auth_admin_groups), "", 0, 0, NULL, 0,
