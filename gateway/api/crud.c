@@ -92,7 +92,7 @@ static json_t *crud_body_or_reply(tg_req_t *req, const tg_crud_t *c, int partial
                 bad++;
             }
     if (!bad && c->check)
-        bad += c->check(body, partial, errors);
+        bad += c->check(req, body, partial, errors);
     if (bad) {
         tg_problem(req, TG_EUNPROCESSABLE, errors, "the %s is not valid (%d problem%s)", c->kind,
                    bad, bad == 1 ? "" : "s");
