@@ -177,6 +177,8 @@ static const cfg_key_t cfg_keys[] = {
      "how often unhealthy and taugate-cordoned nodes are looked at again"},
     {"platform_metrics_cache_ms", CFG_INT, OFF(platform_metrics_cache_ms), "5000", 0, 600000, NULL,
      0, "how long the database-derived /metrics series are reused between scrapes"},
+    {"metrics_tenant_labels", CFG_BOOL, OFF(metrics_tenant_labels), "false", 0, 1, NULL, 0,
+     "label taugate_runs on the unauthenticated /metrics by workspace (tenant names)"},
     {"tenancy_cache_ms", CFG_INT, OFF(tenancy_cache_ms), "10000", 0, 600000, NULL, 0,
      "how long roles and workspace settings are kept in memory at most (0: never); any change"
      " voids them at once through PostgreSQL notifications"},
