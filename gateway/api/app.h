@@ -40,5 +40,11 @@ extern const int tg_api_nroutes;
  * when the request completes (one per request, so a request never waits on
  * the pool twice). On failure answers 503 and returns NULL. */
 tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req);
+/* Give the request's connection back to the pool now (outside a
+ * transaction): before a request waits on the Kubernetes API, so that a
+ * slow cluster cannot drain the pool and take every database-backed
+ * endpoint down with it. A later tg_app_db_or_reply takes a new one; a
+ * connection pointer obtained before must not be used again. */
+void tg_app_db_release(tg_req_t *req);
 
 #endif
