@@ -267,6 +267,7 @@ static int main_serve(const tg_config_t *cfg)
         if (tg_reconcile_loop_start(app.kube, &ro, err, sizeof(err)) != 0)
             tg_log_error("main", "Kueue reconciler: %s", err);
     }
+    tg_platform_metrics_tenant_labels((int)cfg->metrics_tenant_labels);
     tg_platform_metrics_start(app.pool, cfg->platform_metrics_cache_ms);
     if (app.kube && cfg->engine) {
         tg_nodes_config_t nc = {.conninfo = cfg->database_url,

@@ -15,7 +15,17 @@ typedef struct {
 static void app_release(void *arg)
 {
     app_lease_t *l = arg;
-    tg_db_release(l->pool, l->conn);
+    tg_db_release(l->pool, l->conn); /* NULL when given back early */
+    l->conn = NULL;
+}
+
+void tg_app_db_release(tg_req_t *req)
+{
+    app_lease_t *l = req->db;
+    if (!l)
+        return;
+    app_release(l); /* the arena's cleanup then finds nothing left to do */
+    req->db = NULL;
 }
 
 tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)

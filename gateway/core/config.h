@@ -58,6 +58,9 @@ typedef struct tg_config_s {
     char *auth_hs256_secret;
     long auth_leeway_s;
     long auth_max_token_bytes;
+    long auth_max_token_lifetime_s;
+    int workspaces_allow_default_namespace;
+    int metrics_tenant_labels;
     char *auth_groups_claim;
     char *auth_admin_groups;
     char *auth_admin_subjects;

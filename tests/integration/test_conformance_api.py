@@ -25,6 +25,11 @@ CASES = {  # file -> (workspace, files folder or None, expected status)
 }
 
 
+# TauGrid's examples run in the namespace named default, which a workspace
+# may only be bound to when the operator allows it.
+GATEWAY_ENV = {"TAUGATE_WORKSPACES_ALLOW_DEFAULT_NAMESPACE": "true"}
+
+
 @pytest.fixture(scope="module")
 def world(gateway):
     posts = [
