@@ -47,16 +47,6 @@ tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
     return conn;
 }
 
-void tg_app_db_release(tg_req_t *req)
-{
-    app_lease_t *l = req->db;
-    if (!l)
-        return;
-    tg_db_release(l->pool, l->conn);
-    l->conn = NULL; /* the arena's cleanup then releases nothing */
-    req->db = NULL;
-}
-
 /* After every request: its audit row; and a platform admin's change (to
  * workspaces, members, profiles, queues...) voids this replica's tenancy
  * cache at once, before the next request can read it. */
