@@ -36,11 +36,19 @@ static const cfg_key_t cfg_keys[] = {
      * leave connections idle while requests queue behind a commit. */
     {"threads", CFG_INT, OFF(threads), "16", 1, 256, NULL, 0, "HTTP worker threads (epoll pool)"},
     {"max_connections", CFG_INT, OFF(max_connections), "1024", 1, 65536, NULL, 0,
-     "total concurrent connections"},
-    {"max_connections_per_ip", CFG_INT, OFF(max_connections_per_ip), "0", 0, 65536, NULL, 0,
-     "concurrent connections from one address (0: no limit)"},
+     "total concurrent connections (more: 503)"},
+    /* Behind an ingress or load balancer every connection comes from its
+     * few addresses: raise this to its connection pool size there, or 0. */
+    {"max_connections_per_ip", CFG_INT, OFF(max_connections_per_ip), "128", 0, 65536, NULL, 0,
+     "concurrent connections from one address (more: 429; 0: no limit)"},
     {"connection_timeout_s", CFG_INT, OFF(connection_timeout_s), "30", 1, 3600, NULL, 0,
      "idle seconds before a connection is closed"},
+    {"request_header_timeout_s", CFG_INT, OFF(request_header_timeout_s), "15", 1, 3600, NULL, 0,
+     "a whole request head must arrive within this from its first byte (else 408)"},
+    {"request_body_timeout_s", CFG_INT, OFF(request_body_timeout_s), "15", 1, 3600, NULL, 0,
+     "time a request body gets before request_body_min_rate_bps applies (else 408)"},
+    {"request_body_min_rate_bps", CFG_INT, OFF(request_body_min_rate_bps), "1024", 1, 1073741824,
+     NULL, 0, "each byte/s of this earns a body one more second after request_body_timeout_s"},
     {"max_body_bytes", CFG_INT, OFF(max_body_bytes), "1048576", 1024, 268435456, NULL, 0,
      "largest request body accepted (larger: 413)"},
     {"max_header_bytes", CFG_INT, OFF(max_header_bytes), "32768", 4096, 1048576, NULL, 0,

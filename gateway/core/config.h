@@ -15,6 +15,9 @@ typedef struct tg_config_s {
     long max_connections;
     long max_connections_per_ip;
     long connection_timeout_s;
+    long request_header_timeout_s;
+    long request_body_timeout_s;
+    long request_body_min_rate_bps;
     long max_body_bytes;
     long max_header_bytes;
     long shutdown_grace_s;
