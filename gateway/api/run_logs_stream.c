@@ -43,6 +43,8 @@ struct logs_stream_s {
     int follow, sse, timestamps, prefix, has_since;
     int64_t since_ns;
     /* notifier only */
+    tg_stream_access_t *access; /* the caller's, re-checked while following */
+    uint64_t last_access_us;
     long skip;
     json_t *positions;
     long long seen_max;
@@ -141,6 +143,7 @@ static void stream_unref(logs_stream_t *s)
     free(s->pod);
     free(s->container);
     json_decref(s->positions);
+    tg_stream_access_free(s->access);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -171,6 +174,16 @@ static void stream_end_locked(logs_stream_t *s, const char *reason)
         tg_log_debug("logs", "no room for the SSE end event");
     s->done = 1;
     stream_wake_locked(s);
+}
+
+/* The caller lost access: nothing more of the log, only the final event. */
+static void stream_revoke(logs_stream_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    tg_buf_reset(&s->out);
+    s->off = 0;
+    stream_end_locked(s, "revoked");
+    pthread_mutex_unlock(&s->lock);
 }
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -399,6 +412,24 @@ static void *hub_main(void *arg)
             logs_stream_t *s = arr[i];
             uint64_t now = tg_now_mono_us();
             pthread_mutex_lock(&s->lock);
+            int over = s->done || s->closed;
+            pthread_mutex_unlock(&s->lock);
+            if (!over && s->access &&
+                now - s->last_access_us >= (uint64_t)h->cfg.access_check_s * 1000000u) {
+                if (!conn && tg_db_checkout(h->pool, &conn) != TG_OK) {
+                    conn = NULL;
+                    break; /* the database is away: try next tick */
+                }
+                tg_access_e a =
+                    tg_stream_access_check(s->access, h->cfg.tenancy, conn, tg_now_wall_us());
+                if (a != TG_ACCESS_UNKNOWN)
+                    s->last_access_us = now;
+                if (a == TG_ACCESS_REVOKED) {
+                    stream_revoke(s);
+                    continue;
+                }
+            }
+            pthread_mutex_lock(&s->lock);
             int busy = s->done || s->closed || s->out.len - s->off >= h->cfg.buffer_bytes;
             int kick = s->kick;
             if (!busy)
@@ -472,6 +503,8 @@ int tg_run_logs_hub_start(tg_db_pool_t *pool, const tg_logs_hub_config_t *cfg)
         h->cfg.poll_ms = 250;
     if (h->cfg.keepalive_s <= 0)
         h->cfg.keepalive_s = 15;
+    if (h->cfg.access_check_s <= 0)
+        h->cfg.access_check_s = 5;
     if (h->cfg.buffer_bytes == 0)
         h->cfg.buffer_bytes = 64 * 1024;
     pthread_mutex_init(&h->lock, NULL);
@@ -540,9 +573,12 @@ tg_rc_e tg_run_logs_stream_reply(tg_req_t *req, tg_logs_stream_spec_t *spec)
 {
     logs_hub_t *h = g_hub;
     json_t *positions = spec->positions;
+    tg_stream_access_t *access = spec->access;
     spec->positions = NULL;
+    spec->access = NULL;
     if (!h) {
         json_decref(positions);
+        tg_stream_access_free(access);
         return TG_EUNAVAILABLE;
     }
     logs_stream_t *s = tg_xcalloc(1, sizeof(*s));
@@ -562,10 +598,11 @@ tg_rc_e tg_run_logs_stream_reply(tg_req_t *req, tg_logs_stream_spec_t *spec)
     s->since_ns = spec->since_ns;
     s->skip = spec->skip;
     s->positions = positions ? positions : json_array();
+    s->access = access;
     s->kick = 1;
     s->seen_max = -1;
     uint64_t now = tg_now_mono_us();
-    s->last_data_us = s->last_write_us = s->last_pods_us = now;
+    s->last_data_us = s->last_write_us = s->last_pods_us = s->last_access_us = now;
 
     pthread_mutex_lock(&h->lock);
     if (h->stopping || (s->follow && h->nfollow >= h->cfg.max_followers)) {

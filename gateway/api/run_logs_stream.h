@@ -38,15 +38,18 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "api/stream_access.h"
 #include "http/request.h"
 #include "store/pool.h"
 
 typedef struct tg_logs_hub_config_s {
-    int max_followers;   /* follow streams open at once: 256 */
-    long idle_timeout_s; /* a follow without new lines this long ends: 300 */
-    long poll_ms;        /* notifier tick: 250 */
-    long keepalive_s;    /* SSE comment while idle: 15 */
-    size_t buffer_bytes; /* fetch when a stream's buffer holds less: 64 KiB */
+    int max_followers;                  /* follow streams open at once: 256 */
+    long idle_timeout_s;                /* a follow without new lines this long ends: 300 */
+    long poll_ms;                       /* notifier tick: 250 */
+    long keepalive_s;                   /* SSE comment while idle: 15 */
+    size_t buffer_bytes;                /* fetch when a stream's buffer holds less: 64 KiB */
+    long access_check_s;                /* a follow re-checks its caller's access this often: 5 */
+    struct tg_tenancy_cache_s *tenancy; /* borrowed; NULL: roles read every time */
 } tg_logs_hub_config_t;
 
 /* Start the notifier (one per process). cfg may be NULL; zero fields take
@@ -72,10 +75,13 @@ typedef struct tg_logs_stream_spec_s {
     int64_t since_ns;  /* drop lines before this */
     long skip;         /* drop this many lines first (tail) */
     json_t *positions; /* [{pod, container, seq}] start; stolen */
+    /* the caller's access, re-checked while a follow runs (it then ends
+     * with `event: end`, reason "revoked"); stolen, may be NULL */
+    tg_stream_access_t *access;
 } tg_logs_stream_spec_t;
 
-/* Answer `req` with a streaming response for spec (positions is stolen in
- * every case). RET: TG_OK, or TG_EUNAVAILABLE when the hub is not running or
+/* Answer `req` with a streaming response for spec (positions and access are
+ * stolen in every case). RET: TG_OK, or TG_EUNAVAILABLE when the hub is not running or
  * too many follow streams are open (nothing answered: the caller replies). */
 tg_rc_e tg_run_logs_stream_reply(tg_req_t *req, tg_logs_stream_spec_t *spec) TG_MUSTCHECK;
 

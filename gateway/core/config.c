@@ -53,6 +53,8 @@ static const cfg_key_t cfg_keys[] = {
      "largest request body accepted (larger: 413)"},
     {"max_header_bytes", CFG_INT, OFF(max_header_bytes), "32768", 4096, 1048576, NULL, 0,
      "memory for one request's line and headers (larger: 431)"},
+    {"cors_allowed_origins", CFG_STR, OFF(cors_allowed_origins), "", 0, 0, NULL, 0,
+     "browser origins that may call the API (comma-separated, * for any; none by default)"},
     {"shutdown_grace_s", CFG_INT, OFF(shutdown_grace_s), "10", 0, 600, NULL, 0,
      "seconds in-flight requests get to finish on SIGTERM"},
     {"log_level", CFG_STR, OFF(log_level), "info", 0, 0, cfg_log_levels, 0,

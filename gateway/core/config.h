@@ -18,6 +18,7 @@ typedef struct tg_config_s {
     long request_header_timeout_s;
     long request_body_timeout_s;
     long request_body_min_rate_bps;
+    char *cors_allowed_origins;
     long max_body_bytes;
     long max_header_bytes;
     long shutdown_grace_s;

@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
     int state;
-    int address; /* index into addresses */
+    int address;       /* index into addresses */
     uint64_t since_us; /* head: when it was due to start; body: when it started */
     size_t body_bytes;
 } conn_slot_t;
@@ -36,7 +36,7 @@ struct tg_conn_table_s {
     pthread_mutex_t mu;
     conn_slot_t *slots; /* indexed by descriptor */
     size_t nslots;
-    size_t hi; /* above every descriptor admitted so far: where a sweep stops */
+    size_t hi;                 /* above every descriptor admitted so far: where a sweep stops */
     conn_address_t *addresses; /* one per distinct address, count 0: free */
     size_t naddresses;
     long open;
@@ -121,8 +121,8 @@ tg_conn_admit_e tg_conn_table_admit(tg_conn_table_t *t, int fd, const struct soc
         t->open++;
         if ((size_t)fd >= t->hi)
             t->hi = (size_t)fd + 1;
-        t->slots[fd] = (conn_slot_t){.state = CONN_HEAD, .address = ai,
-                                     .since_us = tg_now_mono_us()};
+        t->slots[fd] =
+            (conn_slot_t){.state = CONN_HEAD, .address = ai, .since_us = tg_now_mono_us()};
     }
     pthread_mutex_unlock(&t->mu);
     return rc;

@@ -106,8 +106,7 @@ int tg_head_check(struct MHD_Connection *conn, const char *raw_target, const cha
     memset(f, 0, sizeof(*f));
     if (strlen(raw_target) > TG_HEAD_MAX_TARGET_BYTES)
         return head_fault(f, 414, "uri-too-long", "URI Too Long",
-                          "the request target is longer than %d bytes",
-                          TG_HEAD_MAX_TARGET_BYTES);
+                          "the request target is longer than %d bytes", TG_HEAD_MAX_TARGET_BYTES);
     if (head_target_has_control(raw_target))
         return head_fault(f, 400, "bad-request", "Bad Request",
                           "the request target contains a NUL or control byte");
@@ -145,9 +144,8 @@ int tg_head_check(struct MHD_Connection *conn, const char *raw_target, const cha
                           cfg->max_header_bytes);
     }
     if (h.bytes > (size_t)cfg->max_header_bytes)
-        return head_fault(f, 431, "request-header-fields-too-large",
-                          "Request Header Fields Too Large",
-                          "the request's headers are larger than max_header_bytes (%ld)",
-                          cfg->max_header_bytes);
+        return head_fault(
+            f, 431, "request-header-fields-too-large", "Request Header Fields Too Large",
+            "the request's headers are larger than max_header_bytes (%ld)", cfg->max_header_bytes);
     return 0;
 }

@@ -18,8 +18,8 @@ json_t *tg_problem_error(const char *path, int line, int column, const char *mes
     return e;
 }
 
-static void problem_vsend_http(tg_req_t *req, unsigned status, const char *slug,
-                               const char *title, json_t *errors, const char *fmt, va_list ap)
+static void problem_vsend_http(tg_req_t *req, unsigned status, const char *slug, const char *title,
+                               json_t *errors, const char *fmt, va_list ap)
 {
     char detail[1024];
     vsnprintf(detail, sizeof(detail), fmt, ap);

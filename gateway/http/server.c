@@ -17,6 +17,7 @@
 #include "core/metrics.h"
 #include "http/acceptor.h"
 #include "http/conn_table.h"
+#include "http/cors.h"
 #include "http/head_check.h"
 #include "http/problem.h"
 
@@ -32,6 +33,7 @@ struct tg_server_s {
     server_loop_t *loops;
     unsigned ndaemons;
     tg_conn_table_t *conns;
+    tg_cors_t *cors;
     tg_acceptor_t *acceptor;
     tg_router_t *router;
     const tg_config_t *cfg;
@@ -139,6 +141,7 @@ static enum MHD_Result server_queue(tg_server_t *s, tg_req_t *req)
         tg_problem(req, TG_EINTERNAL, NULL, "the handler produced no answer");
     MHD_add_response_header(req->response, "X-Request-Id", req->request_id);
     tg_conn_table_request_read(s->conns, req->fd);
+    tg_cors_decorate(s->cors, req);
     if (req->close_after || atomic_load(&s->draining))
         MHD_add_response_header(req->response, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result r = MHD_queue_response(req->conn, req->status, req->response);
@@ -149,6 +152,19 @@ static void server_dispatch(tg_server_t *s, tg_req_t *req)
 {
     unsigned allowed = 0;
     int idx = tg_router_match(s->router, req->method, req->path, req, &allowed);
+    if (idx < 0 && allowed && req->method == TG_M_OPTIONS) {
+        /* OPTIONS is the server's own on every routed path: a CORS
+         * preflight, or the methods the path accepts */
+        if (tg_req_header(req, "Origin") && tg_req_header(req, "Access-Control-Request-Method")) {
+            tg_cors_preflight(s->cors, req, allowed);
+        } else {
+            char allow[128];
+            tg_router_allow_header(allowed | TG_M_OPTIONS, allow, sizeof(allow));
+            tg_resp_bytes(req, 204, NULL, "", 0);
+            tg_resp_header(req, MHD_HTTP_HEADER_ALLOW, allow);
+        }
+        return;
+    }
     if (idx < 0) {
         if (allowed) {
             char allow[128];
@@ -323,6 +339,7 @@ tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int
     s->open = tg_xcalloc(s->ndaemons, sizeof(*s->open));
     s->loops = tg_xcalloc(s->ndaemons, sizeof(*s->loops));
     s->conns = tg_conn_table_new(cfg);
+    s->cors = tg_cors_new(cfg->cors_allowed_origins);
     /* Room for twice max_header_bytes plus the read buffer, so a head over
      * it reaches http/head_check.c and gets a problem+json 431 (past this
      * memory the library answers by itself). */
@@ -395,6 +412,7 @@ void tg_server_free(tg_server_t *s)
     tg_acceptor_stop(s->acceptor);
     server_stop_daemons(s);
     tg_conn_table_free(s->conns);
+    tg_cors_free(s->cors);
     tg_metrics_shutdown();
     tg_router_free(s->router);
     free(s->metric_methods);

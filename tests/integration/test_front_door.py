@@ -3,8 +3,8 @@
 One gateway serves the whole module, with limits and deadlines small
 enough to reach quickly: 48 connections, 30 per address, a 2 s head
 deadline, a 1 s body allowance at 1000 bytes/s, 8 event loops over 2
-database connections, and a cluster that accepts connections and never
-answers. The revoked-stream attack lives in test_run_logs.py (it needs the
+database connections, a cluster that accepts connections and never
+answers, and one CORS origin. The revoked-stream attack lives in test_run_logs.py (it needs the
 log collector's pods).
 
 The server is libmicrohttpd 0.9.75; what it answers by itself, before any
@@ -74,6 +74,7 @@ def gw(db_url, black_hole):
         "TAUGATE_REQUEST_HEADER_TIMEOUT_S": "2",
         "TAUGATE_REQUEST_BODY_TIMEOUT_S": "1",
         "TAUGATE_REQUEST_BODY_MIN_RATE_BPS": "1000",
+        "TAUGATE_CORS_ALLOWED_ORIGINS": ORIGIN,
         "TAUGATE_AUTH_MAX_TOKEN_LIFETIME_S": str(LIFETIME_S),
         "TAUGATE_KUBE_API_URL": black_hole.url,
         "TAUGATE_ENGINE": "false",
@@ -184,6 +185,35 @@ def test_flood_is_refused_cleanly_and_the_server_recovers(gw):
     for s in many:
         assert parse(read_all(s))[0] == 200
         s.close()
+
+
+def test_a_flood_past_every_limit_wedges_no_event_loop(gw):
+    """libmicrohttpd 0.9.75 leaves a daemon's cleanup mutex locked when a
+    connection is added at its limit: past max_connections, one of the
+    event loops stopped for good. Flood from many addresses, let go, and
+    every loop must still serve."""
+    baseline = fd_count(gw)
+    flood = []
+    for i in range(MAX_CONNS + 40):
+        try:
+            flood.append(connect(gw, f"127.0.1.{i % 40 + 1}", timeout=2))
+        except OSError:
+            pass
+    for s in flood:
+        s.close()
+    wait_until("the descriptors back", lambda: fd_count(gw) <= baseline + 2)
+    # each loop gets some of these (the acceptor spreads them): all answered
+    many = [connect(gw, "127.0.0.5", timeout=5) for _ in range(PER_IP)]
+    for s in many:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    answered = 0
+    for s in many:
+        try:
+            answered += parse(read_all(s))[0] == 200
+        except socket.timeout:
+            pass
+        s.close()
+    assert answered == PER_IP
 
 
 # ---- 2. slow clients ----------------------------------------------------------------
@@ -430,3 +460,47 @@ def test_a_silent_cluster_cannot_drain_the_database_pool(gw, black_hole):
     for t in views:
         t.join(30)
     assert results == [200] * 4  # answered from the database, the cluster unavailable
+
+
+# ---- CORS (issue #18) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("path, methods", [
+    ("/v1/workspaces/ray/runs", {"GET", "HEAD", "POST", "OPTIONS"}),
+    ("/v1/runs/0d1e9c5a-52b5-4a61-9d6c-6ad6a1c4d4a1", {"GET", "HEAD", "DELETE", "OPTIONS"}),
+    ("/v1/runs/0d1e9c5a-52b5-4a61-9d6c-6ad6a1c4d4a1:cancel", {"POST", "OPTIONS"}),
+    ("/v1/admin/workspaces/ray", {"GET", "HEAD", "PATCH", "DELETE", "OPTIONS"}),
+])
+def test_preflight_answers_what_the_route_accepts(gw, path, methods):
+    r = gw.req("OPTIONS", path, token=None, headers={
+        "Origin": ORIGIN, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, idempotency-key"})
+    assert r.status == 204, r
+    assert r.header("Access-Control-Allow-Origin") == ORIGIN
+    assert set(r.header("Access-Control-Allow-Methods").split(", ")) == methods
+    allowed = r.header("Access-Control-Allow-Headers")
+    for h in ("Authorization", "Idempotency-Key", "Last-Event-ID", "Content-Type",
+              "If-None-Match"):
+        assert h in allowed
+    assert "Origin" in r.header("Vary")
+
+
+def test_cors_answers_and_refusals(gw):
+    r = gw.req("GET", "/v1/admin/workspaces", headers={"Origin": ORIGIN})
+    assert r.status == 200 and r.header("Access-Control-Allow-Origin") == ORIGIN
+    exposed = r.header("Access-Control-Expose-Headers")
+    assert "X-Request-Id" in exposed and "Retry-After" in exposed
+    # errors carry them too, so a browser can read the problem
+    r = gw.req("GET", "/v1/admin/workspaces", token=None, headers={"Origin": ORIGIN})
+    assert r.status == 401 and r.header("Access-Control-Allow-Origin") == ORIGIN
+    # another origin: nothing, and its preflight is refused
+    r = gw.req("GET", "/healthz", headers={"Origin": "https://evil.example"})
+    assert r.header("Access-Control-Allow-Origin") is None and r.header("Vary") == "Origin"
+    r = gw.req("OPTIONS", "/v1/admin/workspaces", token=None, headers={
+        "Origin": "https://evil.example", "Access-Control-Request-Method": "GET"})
+    assert r.status == 403 and r.header("Content-Type") == "application/problem+json"
+    # a path with no route; a plain OPTIONS names the methods
+    r = gw.req("OPTIONS", "/v1/nothing", token=None, headers={
+        "Origin": ORIGIN, "Access-Control-Request-Method": "GET"})
+    assert r.status == 404
+    r = gw.req("OPTIONS", "/healthz", token=None)
+    assert r.status == 204 and r.header("Allow") == "GET, HEAD, OPTIONS"
