@@ -442,7 +442,8 @@ static int main_serve(const tg_config_t *cfg)
     tg_logs_hub_config_t hc = {.max_followers = (int)cfg->logs_http_max_followers,
                                .idle_timeout_s = cfg->logs_http_idle_timeout_s,
                                .poll_ms = cfg->logs_http_poll_ms,
-                               .keepalive_s = cfg->logs_http_keepalive_s};
+                               .keepalive_s = cfg->logs_http_keepalive_s,
+                               .tenancy = app->tenancy};
     d.hub = tg_run_logs_hub_start(app->pool, &hc) == 0;
     if (!d.hub)
         tg_log_warn("main", "log following is unavailable (its notifier did not start)");

@@ -16,7 +16,17 @@ typedef struct {
 static void app_release(void *arg)
 {
     app_lease_t *l = arg;
-    tg_db_release(l->pool, l->conn);
+    tg_db_release(l->pool, l->conn); /* NULL when given back early */
+    l->conn = NULL;
+}
+
+void tg_app_db_release(tg_req_t *req)
+{
+    app_lease_t *l = req->db;
+    if (!l)
+        return;
+    app_release(l); /* the arena's cleanup then finds nothing left to do */
+    req->db = NULL;
 }
 
 tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
@@ -42,16 +52,6 @@ tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
     tg_arena_on_free(req->arena, app_release, l);
     req->db = l;
     return conn;
-}
-
-void tg_app_db_release(tg_req_t *req)
-{
-    app_lease_t *l = req->db;
-    if (!l)
-        return;
-    tg_db_release(l->pool, l->conn);
-    l->conn = NULL; /* the arena's cleanup then releases nothing */
-    req->db = NULL;
 }
 
 /* After every request: its audit row; and a platform admin's change (to

@@ -40,9 +40,12 @@ extern const int tg_api_nroutes;
  * when the request completes (one per request, so a request never waits on
  * the pool twice). On failure answers 503 and returns NULL. */
 tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req);
-/* Give the request's connection back to the pool now (a streaming answer
- * lives for minutes; its request completes only when the stream ends). A
- * later tg_app_db_or_reply borrows again. */
+/* Give the request's connection back to the pool now (outside a
+ * transaction): a streaming answer lives for minutes (its request completes
+ * only when the stream ends), and a request about to wait on the Kubernetes
+ * API must not let a slow cluster drain the pool and take every
+ * database-backed endpoint down with it. A later tg_app_db_or_reply takes a
+ * new one; a connection pointer obtained before must not be used again. */
 void tg_app_db_release(tg_req_t *req);
 
 #endif

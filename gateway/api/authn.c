@@ -69,6 +69,7 @@ tg_authn_t *tg_authn_new(const tg_config_t *cfg, char *err, size_t errlen)
     ac.hs256_secret = authn_opt(cfg->auth_hs256_secret);
     ac.leeway_s = (int)cfg->auth_leeway_s;
     ac.max_token_bytes = (size_t)cfg->auth_max_token_bytes;
+    ac.max_lifetime_s = cfg->auth_max_token_lifetime_s;
     ac.groups_claim = authn_opt(cfg->auth_groups_claim);
     ac.admin_groups = authn_opt(cfg->auth_admin_groups);
     ac.admin_subjects = authn_opt(cfg->auth_admin_subjects);

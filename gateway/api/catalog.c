@@ -54,8 +54,9 @@ static int profile_version_ok(const json_t *v)
     return 1;
 }
 
-static int profile_check(const json_t *body, int partial, json_t *errors)
+static int profile_check(tg_req_t *req, const json_t *body, int partial, json_t *errors)
 {
+    (void)req;
     (void)partial;
     const json_t *s = json_object_get(body, "settings");
     if (!s)
@@ -183,8 +184,9 @@ static const tg_field_t flavor_fields[] = {
     {"tolerations", TG_F_ARRAY, 0, 0, 0, 0, TG_FP_NONE, NULL},
 };
 
-static int flavor_check(const json_t *body, int partial, json_t *errors)
+static int flavor_check(tg_req_t *req, const json_t *body, int partial, json_t *errors)
 {
+    (void)req;
     (void)partial;
     int bad = 0;
     const json_t *v;
@@ -326,8 +328,9 @@ static int cq_check_groups(const json_t *groups, json_t *errors)
     return bad;
 }
 
-static int cq_check(const json_t *body, int partial, json_t *errors)
+static int cq_check(tg_req_t *req, const json_t *body, int partial, json_t *errors)
 {
+    (void)req;
     (void)partial;
     int bad = 0;
     const json_t *p = json_object_get(body, "preemption");

@@ -92,7 +92,7 @@ static json_t *crud_body_or_reply(tg_req_t *req, const tg_crud_t *c, int partial
                 bad++;
             }
     if (!bad && c->check)
-        bad += c->check(body, partial, errors);
+        bad += c->check(req, body, partial, errors);
     if (bad) {
         tg_problem(req, TG_EUNPROCESSABLE, errors, "the %s is not valid (%d problem%s)", c->kind,
                    bad, bad == 1 ? "" : "s");
@@ -177,10 +177,10 @@ void tg_crud_delete(tg_req_t *req)
 {
     const tg_crud_t *c = crud_of(req);
     const char *key = tg_req_param(req, c->key_param);
+    if (c->before_delete && c->before_delete(req, crud_parent(req, c), key) != 0)
+        return;
     tg_db_conn_t *conn = tg_app_db_or_reply(req);
     if (!conn)
-        return;
-    if (c->before_delete && c->before_delete(req, conn, crud_parent(req, c), key) != 0)
         return;
     tg_rc_e rc = tg_store_crud_delete(conn, c->stmts, crud_parent(req, c), key);
     if (rc == TG_ECONFLICT)

@@ -14,12 +14,14 @@
 #include "http/request.h"
 #include "store/crud.h"
 
-/* Extra checks a field table cannot say; append to errors, return the count. */
-typedef int (*tg_crud_check_fn)(const json_t *body, int partial, json_t *errors);
+/* Extra checks a field table cannot say; append to errors, return the count.
+ * `req` gives the checks the application (its configuration). */
+typedef int (*tg_crud_check_fn)(tg_req_t *req, const json_t *body, int partial, json_t *errors);
 /* Runs before a delete; returns 0 to go on, or answers (409, 503...) and
- * returns non-zero. `parent` is NULL for top-level resources. */
-typedef int (*tg_crud_before_delete_fn)(tg_req_t *req, tg_db_conn_t *conn, const char *parent,
-                                        const char *key);
+ * returns non-zero. `parent` is NULL for top-level resources. It takes the
+ * database with tg_app_db_or_reply and may give it back (tg_app_db_release)
+ * before asking the cluster; the delete takes its connection afterwards. */
+typedef int (*tg_crud_before_delete_fn)(tg_req_t *req, const char *parent, const char *key);
 
 typedef struct tg_crud_s {
     const char *kind;         /* "compute profile", for messages */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/quantity.h"
 #include "http/problem.h"
 
 int tg_fields_dns_ok(const char *s, int subdomain)
@@ -159,39 +160,8 @@ int tg_fields_check(const json_t *body, const tg_field_t *fields, int nfields, i
 
 int tg_fields_quantity_ok(const char *s)
 {
-    /* <sign><digits>[.<digits>][<suffix>], suffix one of the binary (Ki..Ei),
-     * decimal (m, k, M..E) or an exponent (e3, E-2); as resource.Quantity. */
-    const char *p = s;
-    if (*p == '+' || *p == '-')
-        p++;
-    int digits = 0;
-    while (*p >= '0' && *p <= '9')
-        p++, digits++;
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9')
-            p++, digits++;
-    }
-    if (!digits)
-        return 0;
-    if (!*p)
-        return 1;
-    static const char *const suffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "m",
-                                           "k",  "M",  "G",  "T",  "P",  "E",  NULL};
-    for (const char *const *x = suffixes; *x; x++)
-        if (strcmp(p, *x) == 0)
-            return 1;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!*p)
-            return 0;
-        while (*p >= '0' && *p <= '9')
-            p++;
-        return *p == '\0';
-    }
-    return 0;
+    tg_qty_t q;
+    return tg_qty_parse(s, &q) == TG_QTY_OK;
 }
 
 int tg_fields_check_string_map(const json_t *v, const char *path, json_t *errors)

@@ -41,7 +41,8 @@ int tg_fields_check(const json_t *body, const tg_field_t *fields, int nfields, i
 /* 1 when s is an RFC 1123 label (or subdomain when `subdomain`). */
 int tg_fields_dns_ok(const char *s, int subdomain);
 
-/* 1 when s is a Kubernetes resource quantity ("500m", "16Gi", "1.5", "2e3"). */
+/* 1 when s is a Kubernetes resource quantity ("500m", "16Gi", "1.5", "2e3",
+ * "100n"; core/quantity.h). */
 int tg_fields_quantity_ok(const char *s);
 /* Structural checks for Kubernetes-shaped values; each appends problems
  * under `path` and returns how many it found. */

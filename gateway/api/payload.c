@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "core/base64.h"
+#include "http/multipart.h"
 #include "http/problem.h"
 
 static int payload_bad(tg_req_t *req, tg_rc_e rc, const char *path, const char *msg)
@@ -110,82 +111,42 @@ static int payload_json(tg_req_t *req, tg_payload_t *out)
     return rc;
 }
 
-static const char *payload_memmem(const char *h, size_t hl, const char *n, size_t nl)
-{
-    return memmem(h, hl, n, nl);
-}
-
-/* A quoted parameter of a Content-Disposition header: name="x". */
-static const char *payload_disp_param(tg_req_t *req, const char *hdrs, size_t len,
-                                      const char *param)
-{
-    char pat[32];
-    snprintf(pat, sizeof(pat), " %s=\"", param);
-    const char *p = payload_memmem(hdrs, len, pat, strlen(pat));
-    if (!p) {
-        snprintf(pat, sizeof(pat), ";%s=\"", param);
-        p = payload_memmem(hdrs, len, pat, strlen(pat));
-    }
-    if (!p)
-        return NULL;
-    p += strlen(pat);
-    const char *end = memchr(p, '"', (size_t)(hdrs + len - p));
-    return end ? tg_arena_strndup(req->arena, p, (size_t)(end - p)) : NULL;
-}
-
 static int payload_multipart(tg_req_t *req, const char *ct, tg_payload_t *out)
 {
-    const char *b = strcasestr(ct, "boundary=");
-    if (!b)
-        return payload_bad(req, TG_EINVAL, "", "multipart/form-data needs a boundary");
-    b += 9;
-    size_t blen = strcspn(b, "; ");
-    if (*b == '"') {
-        b++;
-        blen = strcspn(b, "\"");
-    }
-    if (blen == 0 || blen > 70)
-        return payload_bad(req, TG_EINVAL, "", "the multipart boundary is empty or too long");
-    char delim[80];
-    snprintf(delim, sizeof(delim), "--%.*s", (int)blen, b);
-    size_t dlen = strlen(delim);
-
-    const char *data = req->body.data;
-    size_t len = req->body.len;
-    const char *p = payload_memmem(data, len, delim, dlen);
-    if (!p)
-        return payload_bad(req, TG_EINVAL, "", "the multipart body has no parts");
-    for (;;) {
-        p += dlen;
-        if ((size_t)(data + len - p) >= 2 && p[0] == '-' && p[1] == '-')
-            break; /* closing delimiter */
-        if ((size_t)(data + len - p) < 2 || p[0] != '\r' || p[1] != '\n')
-            return payload_bad(req, TG_EINVAL, "", "malformed multipart delimiter line");
-        p += 2;
-        const char *hend = payload_memmem(p, (size_t)(data + len - p), "\r\n\r\n", 4);
-        if (!hend)
-            return payload_bad(req, TG_EINVAL, "", "a multipart part has no end of headers");
-        const char *content = hend + 4;
-        char close[84];
-        snprintf(close, sizeof(close), "\r\n%s", delim);
-        const char *next = payload_memmem(content, (size_t)(data + len - content), close, dlen + 2);
-        if (!next)
-            return payload_bad(req, TG_EINVAL, "", "a multipart part is not terminated");
-        size_t hlen = (size_t)(hend - p);
-        const char *name = payload_disp_param(req, p, hlen, "name");
-        const char *filename = payload_disp_param(req, p, hlen, "filename");
-        size_t clen = (size_t)(next - content);
-        if (name && strcmp(name, "spec") == 0) {
-            out->spec = tg_arena_strndup(req->arena, content, clen);
-            out->spec_len = clen;
-        } else if (filename || name) {
-            unsigned char *copy = tg_arena_alloc(req->arena, clen + 1);
-            memcpy(copy, content, clen);
-            const char *why = payload_add_file(req, out, filename ? filename : name, copy, clen);
-            if (why)
-                return payload_bad(req, TG_EUNPROCESSABLE, "files", why);
+    char boundary[80];
+    const char *why = NULL;
+    if (tg_multipart_boundary(ct, boundary, sizeof(boundary), &why) != 0)
+        return payload_bad(req, TG_EINVAL, "", why);
+    /* the spec, the files, and room to tell "too many files" apart */
+    enum { MAX_PARTS = TG_PAYLOAD_MAX_FILES + 2 };
+    tg_multipart_part_t *parts = tg_arena_alloc(req->arena, MAX_PARTS * sizeof(*parts));
+    size_t n = 0;
+    if (tg_multipart_parse(boundary, req->body.data ? req->body.data : "", req->body.len,
+                           req->arena, parts, MAX_PARTS, &n, &why) != 0)
+        return payload_bad(req, TG_EINVAL, "", why);
+    for (size_t i = 0; i < n; i++) {
+        const tg_multipart_part_t *part = &parts[i];
+        if (part->name && strcmp(part->name, "spec") == 0) {
+            /* one spec: a second one would silently replace the first */
+            if (out->spec)
+                return payload_bad(req, TG_EUNPROCESSABLE, "spec",
+                                   "the multipart body has two parts named spec; send one");
+            if (memchr(part->data, '\0', part->len))
+                return payload_bad(req, TG_EUNPROCESSABLE, "spec",
+                                   "the YAML text holds a NUL byte");
+            out->spec = tg_arena_strndup(req->arena, part->data, part->len);
+            out->spec_len = part->len;
+            continue;
         }
-        p = next + 2;
+        const char *fname = part->filename ? part->filename : part->name;
+        if (!fname)
+            return payload_bad(req, TG_EUNPROCESSABLE, "files",
+                               "a multipart part has neither a name nor a filename");
+        unsigned char *copy = tg_arena_alloc(req->arena, part->len + 1);
+        memcpy(copy, part->data, part->len);
+        why = payload_add_file(req, out, fname, copy, part->len);
+        if (why)
+            return payload_bad(req, TG_EUNPROCESSABLE, "files", why);
     }
     if (!out->spec)
         return payload_bad(req, TG_EUNPROCESSABLE, "spec",

@@ -245,6 +245,9 @@ void tg_api_workspace_queue(tg_req_t *req)
                    ws);
         return;
     }
+    /* everything from here on is the cluster's: no pooled connection waits
+     * on it */
+    tg_app_db_release(req);
     tg_app_t *app = tg_req_app(req);
     qv_live_t lv = {.kube = app->kube};
     const char *ns = qv_str(view, "namespace");

@@ -356,7 +356,9 @@ void tg_api_admin_quota_reject(tg_req_t *req)
 /* ---- queues in use ------------------------------------------------------- */
 
 /* Admitted + reserving Workloads the cluster counts for a queue; -1 when
- * the cluster cannot be read (why filled), 0 when the queue is not there. */
+ * the cluster cannot be read (why filled), 0 when the queue is not there.
+ * One attempt within TG_QUOTA_CLUSTER_TIMEOUT_MS: an admin waits seconds,
+ * not the client's minutes of retries, for a cluster that does not answer. */
 static long quota_cluster_busy(tg_kube_client_t *kube, const tg_kube_gvr_t *gvr, const char *ns,
                                const char *name, char *why, size_t whylen)
 {
@@ -364,7 +366,7 @@ static long quota_cluster_busy(tg_kube_client_t *kube, const tg_kube_gvr_t *gvr,
     tg_kube_result_t res;
     tg_kube_result_init(&res);
     long n = 0;
-    if (tg_kube_get(kube, &ref, &res) == TG_OK) {
+    if (tg_kube_get_once(kube, &ref, TG_QUOTA_CLUSTER_TIMEOUT_MS, &res) == TG_OK) {
         const json_t *st = json_object_get(res.body, "status");
         n = (long)json_integer_value(json_object_get(st, "admittedWorkloads")) +
             (long)json_integer_value(json_object_get(st, "reservingWorkloads"));
@@ -377,30 +379,33 @@ static long quota_cluster_busy(tg_kube_client_t *kube, const tg_kube_gvr_t *gvr,
     return n;
 }
 
-int tg_quota_queue_in_use(tg_db_conn_t *conn, struct tg_kube_client_s *kube, const char *workspace,
-                          const char *queue, char *why, size_t whylen)
+int tg_quota_queue_in_use(tg_req_t *req, const char *workspace, const char *queue, char *why,
+                          size_t whylen)
 {
+    tg_app_t *app = tg_req_app(req);
     long runs = 0, busy = 0;
     char example[37];
     why[0] = '\0';
-    if (tg_store_quota_queue_runs(conn, workspace, queue, &runs, example) != TG_OK) {
+    tg_db_conn_t *conn = tg_app_db_or_reply(req);
+    json_t *ws = NULL;
+    const char *ns = NULL;
+    if (!conn || tg_store_quota_queue_runs(conn, workspace, queue, &runs, example) != TG_OK) {
         snprintf(why, whylen, "the database could not say whether it is in use");
         return -1;
     }
-    if (kube) {
-        json_t *ws = NULL;
-        const char *ns = NULL;
-        if (workspace &&
-            tg_store_crud_get(conn, &tg_store_workspaces, NULL, workspace, &ws) == TG_OK)
-            ns = quota_str(ws, "namespace");
-        if (!workspace || ns)
-            busy = quota_cluster_busy(
-                kube, workspace ? &tg_kube_gvr_localqueues : &tg_kube_gvr_clusterqueues, ns, queue,
-                why, whylen);
-        json_decref(ws);
-        if (busy < 0)
-            return -1;
-    }
+    if (app->kube && workspace &&
+        tg_store_crud_get(conn, &tg_store_workspaces, NULL, workspace, &ws) == TG_OK)
+        ns = quota_str(ws, "namespace");
+    /* nothing below needs the database: no pooled connection waits on the
+     * cluster */
+    tg_app_db_release(req);
+    if (app->kube && (!workspace || ns))
+        busy = quota_cluster_busy(app->kube,
+                                  workspace ? &tg_kube_gvr_localqueues : &tg_kube_gvr_clusterqueues,
+                                  ns, queue, why, whylen);
+    json_decref(ws);
+    if (busy < 0)
+        return -1;
     if (!runs && !busy)
         return 0;
     char a[160] = "", b[160] = "";
@@ -415,12 +420,10 @@ int tg_quota_queue_in_use(tg_db_conn_t *conn, struct tg_kube_client_s *kube, con
     return 1;
 }
 
-static int quota_guard(tg_req_t *req, tg_db_conn_t *conn, const char *ws, const char *key,
-                       const char *kind)
+static int quota_guard(tg_req_t *req, const char *ws, const char *key, const char *kind)
 {
     char why[512];
-    tg_app_t *app = tg_req_app(req);
-    int used = tg_quota_queue_in_use(conn, app->kube, ws, key, why, sizeof(why));
+    int used = tg_quota_queue_in_use(req, ws, key, why, sizeof(why));
     if (used == 0)
         return 0;
     if (used > 0) {
@@ -432,15 +435,13 @@ static int quota_guard(tg_req_t *req, tg_db_conn_t *conn, const char *ws, const 
     return -1;
 }
 
-int tg_quota_lq_before_delete(tg_req_t *req, tg_db_conn_t *conn, const char *parent,
-                              const char *key)
+int tg_quota_lq_before_delete(tg_req_t *req, const char *parent, const char *key)
 {
-    return quota_guard(req, conn, parent, key, "queue");
+    return quota_guard(req, parent, key, "queue");
 }
 
-int tg_quota_cq_before_delete(tg_req_t *req, tg_db_conn_t *conn, const char *parent,
-                              const char *key)
+int tg_quota_cq_before_delete(tg_req_t *req, const char *parent, const char *key)
 {
     (void)parent;
-    return quota_guard(req, conn, NULL, key, "cluster queue");
+    return quota_guard(req, NULL, key, "cluster queue");
 }

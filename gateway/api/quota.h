@@ -43,22 +43,23 @@ void tg_api_admin_quota_approve(tg_req_t *req);
 void tg_api_admin_quota_reject(tg_req_t *req);
 
 /* Is a queue busy? `workspace` set: `queue` is that workspace's LocalQueue;
- * NULL: `queue` is a ClusterQueue. Busy means the cluster counts admitted or
- * reserving Workloads in it (LocalQueue/ClusterQueue status
- * admittedWorkloads, reservingWorkloads; skipped when `kube` is NULL), or
- * runs in state Admitted or Running use it (runs.resolved policy.queue or
- * the current attempt's queue_info). RET: 1 busy, with `why` saying by
- * what; 0 idle; -1 when it cannot be told (database or cluster unreachable),
- * with `why`. */
-int tg_quota_queue_in_use(tg_db_conn_t *conn, struct tg_kube_client_s *kube, const char *workspace,
-                          const char *queue, char *why, size_t whylen);
+ * NULL: `queue` is a ClusterQueue. Busy means runs in state Admitted or
+ * Running use it (runs.resolved policy.queue or the current attempt's
+ * queue_info), or the cluster counts admitted or reserving Workloads in it
+ * (LocalQueue/ClusterQueue status admittedWorkloads, reservingWorkloads;
+ * skipped without a cluster). The database is read first and the request's
+ * connection given back before the cluster is asked (one attempt,
+ * TG_QUOTA_CLUSTER_TIMEOUT_MS). RET: 1 busy, with `why` saying by what; 0
+ * idle; -1 when it cannot be told (database or cluster unreachable), with
+ * `why`. */
+#define TG_QUOTA_CLUSTER_TIMEOUT_MS 3000
+int tg_quota_queue_in_use(tg_req_t *req, const char *workspace, const char *queue, char *why,
+                          size_t whylen);
 
 /* Delete guards for api/crud.c (tg_crud_t.before_delete): answer 409 when
  * the queue is busy, 503 when that cannot be told, and return -1; return 0
  * to let the delete go on. `parent` is the workspace (LocalQueues) or NULL. */
-int tg_quota_lq_before_delete(tg_req_t *req, tg_db_conn_t *conn, const char *parent,
-                              const char *key);
-int tg_quota_cq_before_delete(tg_req_t *req, tg_db_conn_t *conn, const char *parent,
-                              const char *key);
+int tg_quota_lq_before_delete(tg_req_t *req, const char *parent, const char *key);
+int tg_quota_cq_before_delete(tg_req_t *req, const char *parent, const char *key);
 
 #endif

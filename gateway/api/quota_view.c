@@ -358,13 +358,11 @@ static json_t *qv_flavors(const json_t *live_cq, const json_t *db, int *in_clust
     return out;
 }
 
-static json_t *qv_queue(qv_ctx_t *c, tg_db_conn_t *conn, const char *ws, const json_t *lqrow,
+/* One queue: `db` its stored ClusterQueue (borrowed), then the cluster. */
+static json_t *qv_queue(qv_ctx_t *c, const json_t *lqrow, const json_t *db,
                         const char *default_queue)
 {
     const char *name = qv_str(lqrow, "name"), *cqn = qv_str(lqrow, "cluster_queue");
-    json_t *db = NULL;
-    if (tg_store_quota_queue(conn, ws, name, &db) != TG_OK)
-        db = json_object();
     json_t *live_lq = qv_get(c, &tg_kube_gvr_localqueues, c->ns, name);
     json_t *live_cq = qv_get(c, &tg_kube_gvr_clusterqueues, NULL, cqn);
     const json_t *cq_spec = json_object_get(live_cq, "spec");
@@ -416,7 +414,6 @@ static json_t *qv_queue(qv_ctx_t *c, tg_db_conn_t *conn, const char *ws, const j
         qv_counts(json_object_get(live_cq, "status")), "resources", resources, "flavors", flavors);
     json_decref(live_lq);
     json_decref(live_cq);
-    json_decref(db);
     return q;
 }
 
@@ -436,13 +433,25 @@ void tg_api_quota_view(tg_req_t *req)
         json_decref(wsrow);
         return;
     }
+    /* the database first, whole; then the connection goes back to the pool
+     * before the cluster is asked anything */
+    json_t *stored = json_array();
+    size_t i;
+    json_t *row;
+    json_array_foreach(lqs, i, row) {
+        json_t *db = NULL;
+        if (tg_store_quota_queue(conn, ws, qv_str(row, "name"), &db) != TG_OK)
+            db = json_object();
+        json_array_append_new(stored, db);
+    }
+    tg_app_db_release(req);
     qv_ctx_t c = {.kube = app->kube, .ns = qv_str(wsrow, "namespace")};
     const char *dq = qv_str(wsrow, "default_queue");
     json_t *queues = json_array();
-    size_t i;
-    json_t *row;
-    json_array_foreach(lqs, i, row)
-        json_array_append_new(queues, qv_queue(&c, conn, ws, row, dq));
+    json_array_foreach(lqs, i, row) {
+        json_array_append_new(queues, qv_queue(&c, row, json_array_get(stored, i), dq));
+    }
+    json_decref(stored);
     json_t *out = json_pack("{s:s, s:s?, s:s?, s:s, s:o}", "workspace", ws, "namespace", c.ns,
                             "default_queue", dq, "source",
                             app->kube && !c.error[0] ? "cluster" : "database", "queues", queues);

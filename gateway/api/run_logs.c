@@ -152,26 +152,6 @@ static void logs_positions_merge(json_t *pos, const json_t *later)
     }
 }
 
-/* The request's database lease is released when the request completes; a
- * stream lives for minutes, so the connection goes back to the pool now.
- * api/app.c keeps the lease as {pool, conn} in req->db and calls
- * tg_db_release(pool, conn) at the end, which ignores a NULL conn.
- * TODO(lead): replace with a tg_app_db_release(req) exported by api/app.c. */
-typedef struct {
-    tg_db_pool_t *pool;
-    tg_db_conn_t *conn;
-} logs_app_lease_t;
-
-static void logs_db_release_early(tg_req_t *req)
-{
-    logs_app_lease_t *l = req->db;
-    if (!l)
-        return;
-    tg_db_release(l->pool, l->conn);
-    l->conn = NULL;
-    req->db = NULL;
-}
-
 /* Where the stream starts: positions per stream and lines to skip. */
 static tg_rc_e logs_start(tg_db_conn_t *conn, const tg_log_sel_t *sel, const logs_query_t *q,
                           json_t **positions, long *skip, size_t *nstreams)
@@ -233,23 +213,29 @@ void tg_api_run_logs(tg_req_t *req)
     long skip = 0;
     size_t nstreams = 0;
     tg_rc_e rc = logs_start(conn, &sel, &q, &positions, &skip, &nstreams);
-    logs_db_release_early(req);
+    /* a stream lives for minutes: the connection goes back to the pool now */
+    tg_app_db_release(req);
     if (rc != TG_OK) {
         tg_problem(req, rc, NULL, "the run's logs could not be read");
         goto out;
     }
-    tg_logs_stream_spec_t spec = {.run_id = sel.run_id,
-                                  .attempt = attempt,
-                                  .pod = q.pod,
-                                  .container = q.container,
-                                  .follow = q.follow,
-                                  .sse = q.sse,
-                                  .timestamps = q.timestamps,
-                                  .prefix = q.prefix >= 0 ? q.prefix : nstreams > 1,
-                                  .has_since = q.has_since,
-                                  .since_ns = q.since_ns,
-                                  .skip = skip,
-                                  .positions = positions};
+    tg_logs_stream_spec_t spec = {
+        .run_id = sel.run_id,
+        .attempt = attempt,
+        .pod = q.pod,
+        .container = q.container,
+        .follow = q.follow,
+        .sse = q.sse,
+        .timestamps = q.timestamps,
+        .prefix = q.prefix >= 0 ? q.prefix : nstreams > 1,
+        .has_since = q.has_since,
+        .since_ns = q.since_ns,
+        .skip = skip,
+        .positions = positions,
+        .access = q.follow ? tg_stream_access_new(
+                                 req, json_string_value(json_object_get(run, "workspace")),
+                                 TG_ROLE_VIEWER)
+                           : NULL};
     if (tg_run_logs_stream_reply(req, &spec) != TG_OK) {
         tg_problem(req, TG_EUNAVAILABLE, NULL,
                    "log streaming is unavailable or too many clients follow logs; retry shortly");

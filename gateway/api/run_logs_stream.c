@@ -501,6 +501,8 @@ int tg_run_logs_hub_start(tg_db_pool_t *pool, const tg_logs_hub_config_t *cfg)
         h->cfg.poll_ms = 250;
     if (h->cfg.keepalive_s <= 0)
         h->cfg.keepalive_s = 15;
+    if (h->cfg.access_check_s <= 0)
+        h->cfg.access_check_s = 5;
     if (h->cfg.buffer_bytes == 0)
         h->cfg.buffer_bytes = 64 * 1024;
     pthread_mutex_init(&h->lock, NULL);

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "api/app.h"
 #include "api/quota.h"
 #include "http/problem.h"
 #include "store/workspaces.h"
@@ -20,6 +21,33 @@ static const tg_field_t ws_fields[] = {
 };
 static const char *const ws_immutable[] = {"name", NULL};
 
+/* Kubernetes' own namespaces (kube-system, kube-public, kube-node-lease and
+ * any kube-* to come) are never a workspace's: runs there would sit beside
+ * the control plane. `default` is refused unless the operator allows it
+ * (workspaces_allow_default_namespace). */
+static int ws_check(tg_req_t *req, const json_t *body, int partial, json_t *errors)
+{
+    (void)partial;
+    const char *ns = json_string_value(json_object_get(body, "namespace"));
+    if (!ns)
+        return 0;
+    const tg_config_t *cfg = ((tg_app_t *)tg_req_app(req))->cfg;
+    if (strncmp(ns, "kube-", 5) == 0) {
+        json_array_append_new(errors, tg_problem_error("namespace", 0, 0,
+                                                       "kube-* namespaces are reserved by "
+                                                       "Kubernetes; choose another namespace"));
+        return 1;
+    }
+    if (strcmp(ns, "default") == 0 && !cfg->workspaces_allow_default_namespace) {
+        json_array_append_new(
+            errors, tg_problem_error("namespace", 0, 0,
+                                     "the default namespace is reserved (an operator may allow "
+                                     "it with workspaces_allow_default_namespace)"));
+        return 1;
+    }
+    return 0;
+}
+
 const tg_crud_t tg_api_workspaces = {
     .kind = "workspace",
     .collection = "/v1/admin/workspaces",
@@ -28,6 +56,7 @@ const tg_crud_t tg_api_workspaces = {
     .fields = ws_fields,
     .nfields = (int)(sizeof(ws_fields) / sizeof(ws_fields[0])),
     .immutable = ws_immutable,
+    .check = ws_check,
     .stmts = &tg_store_workspaces,
     .in_use = "its runs are kept as evidence, so it cannot be deleted",
     .kueue = 1,

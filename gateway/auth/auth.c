@@ -211,6 +211,7 @@ tg_auth_t *tg_auth_new(const tg_auth_config_t *cfg, char *err, size_t errlen)
     a->policy.audiences = (const char *const *)a->audiences.v;
     a->policy.n_audiences = a->audiences.n;
     a->policy.leeway_s = cfg->leeway_s;
+    a->policy.max_lifetime_s = cfg->max_lifetime_s;
     a->policy.max_token_bytes =
         cfg->max_token_bytes ? cfg->max_token_bytes : TG_AUTH_MAX_TOKEN_DEFAULT;
     a->ppolicy.groups_claim = a->groups_claim;
@@ -348,7 +349,11 @@ tg_rc_e tg_auth_verify(tg_auth_t *a, const char *authorization, time_t now, tg_p
     }
     if (r != TG_AUTH_OK)
         goto out;
-    tg_principal_from_claims(out, claims, &a->ppolicy);
+    if (tg_principal_from_claims(out, claims, &a->ppolicy) != 0) {
+        tg_principal_clean(out);
+        tg_principal_init(out);
+        r = TG_AUTH_BAD_CLAIMS;
+    }
 out:
     if (out == &scratch)
         tg_principal_clean(&scratch);

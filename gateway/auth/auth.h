@@ -57,6 +57,7 @@ typedef struct tg_auth_config_s {
     const char *audience;   /* required: comma-separated; aud must name one */
     int leeway_s;           /* clock skew allowed on exp/nbf/iat; default 60, max 600 */
     size_t max_token_bytes; /* default 8192, at most 65536 */
+    long max_lifetime_s;    /* longest exp - iat / exp - now; 0: unbounded (the default) */
 
     /* Principal. */
     const char *groups_claim;   /* default "groups" (member name or dotted path) */

@@ -5,13 +5,17 @@
  *   1. size limit, then the exact shape `b64url.b64url.b64url`;
  *   2. the header, decoded and parsed here (duplicate members refused): alg
  *      must be one we support and never `none`; `crit`, `enc`, `zip` refused;
- *      `typ`, when present, must be "JWT" (libjwt 1.10 refuses any other);
+ *      `typ`, when present, must be "JWT" or "at+jwt" (RFC 9068 access
+ *      tokens; "application/" prefix optional, any case);
  *   3. the key, looked up by kid and required to be pinned to that very alg;
  *      ES signatures must be exactly 64/96 bytes;
- *   4. the signature: HS256 compared in constant time here first, then libjwt
- *      (jwt_decode) with the chosen key's material;
+ *   4. the signature, with OpenSSL: HS256 compared in constant time; RS and
+ *      ES with the key's public key of the matching type (libjwt, which
+ *      refuses every typ but "JWT", is used for minting only);
  *   5. the claims (parsed with the header, trusted only now): exp required;
- *      nbf and iat honoured with leeway; iss and aud must match; sub required.
+ *      nbf and iat honoured with leeway; a bounded lifetime (exp - iat and
+ *      exp - now at most max_lifetime_s); iss and aud must match; sub
+ *      required.
  * Pure: no I/O, no globals; safe to call from many threads at once. */
 #ifndef TG_AUTH_JWT_H
 #define TG_AUTH_JWT_H
@@ -33,6 +37,7 @@ typedef struct tg_auth_jwt_policy_s {
     const char *const *audiences; /* accepted aud values; at least one */
     size_t n_audiences;
     int leeway_s;           /* applied to exp, nbf and iat */
+    long max_lifetime_s;    /* longest exp - iat and exp - now accepted; 0: unbounded */
     size_t max_token_bytes; /* 0 → TG_AUTH_MAX_TOKEN_DEFAULT */
 } tg_auth_jwt_policy_t;
 

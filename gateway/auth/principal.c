@@ -89,7 +89,7 @@ static char *claim_str(json_t *claims, const char *name)
     return s && *s ? tg_xstrdup(s) : NULL;
 }
 
-void tg_principal_from_claims(tg_principal_t *p, json_t *claims, const tg_principal_policy_t *pol)
+int tg_principal_from_claims(tg_principal_t *p, json_t *claims, const tg_principal_policy_t *pol)
 {
     static const char *const default_names[] = {"name", "preferred_username", "email"};
 
@@ -117,20 +117,21 @@ void tg_principal_from_claims(tg_principal_t *p, json_t *claims, const tg_princi
 
     const char *gc = pol->groups_claim && *pol->groups_claim ? pol->groups_claim
                                                              : TG_PRINCIPAL_DEFAULT_GROUPS_CLAIM;
+    /* An array of strings or nothing: a lone string is not read as one
+     * group, nor is any other shape guessed at (issue #17). */
     json_t *groups = claims_find(claims, gc);
-    if (json_is_string(groups)) {
-        tg_principal_add_group(p, json_string_value(groups));
-    } else if (json_is_array(groups)) {
-        size_t i, dropped = 0;
-        json_t *g;
-        json_array_foreach(groups, i, g) {
-            if (!json_is_string(g) || !tg_principal_add_group(p, json_string_value(g)))
-                dropped++;
-        }
-        if (dropped)
-            tg_log_debug("auth",
-                         "%zu group values ignored (not strings, duplicates or over limits)",
-                         dropped);
+    if (groups && !json_is_array(groups))
+        return -1;
+    size_t i, dropped = 0;
+    json_t *g;
+    json_array_foreach(groups, i, g) {
+        if (!json_is_string(g))
+            return -1;
+        if (!tg_principal_add_group(p, json_string_value(g)))
+            dropped++;
     }
+    if (dropped)
+        tg_log_debug("auth", "%zu group values ignored (duplicates or over limits)", dropped);
     tg_principal_apply_admin(p, pol->admin_groups, pol->admin_subjects);
+    return 0;
 }

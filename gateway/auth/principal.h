@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "auth/list.h"
+#include "core/mem.h"
 
 /* Groups past this many are ignored; so are names longer than the second. */
 #define TG_PRINCIPAL_MAX_GROUPS           256
@@ -57,8 +58,12 @@ int tg_principal_add_group(tg_principal_t *p, const char *g);
 int tg_principal_in_group(const tg_principal_t *p, const char *g);
 
 /* Fill `p` (initialised, empty) from verified claims (borrowed; must hold a
- * string "sub", as tg_auth_jwt_check_claims ensures). Sets is_admin. */
-void tg_principal_from_claims(tg_principal_t *p, json_t *claims, const tg_principal_policy_t *pol);
+ * string "sub", as tg_auth_jwt_check_claims ensures). Sets is_admin. The
+ * groups claim, when present, must be an array of strings (empty, over-long
+ * and surplus ones are dropped). RET: 0, or -1 when the groups claim has
+ * another shape (the token is then refused; clean `p` either way). */
+int tg_principal_from_claims(tg_principal_t *p, json_t *claims,
+                             const tg_principal_policy_t *pol) TG_MUSTCHECK;
 
 /* Set p->is_admin: the subject is in admin_subjects or a group in
  * admin_groups (either list may be NULL). */

@@ -28,6 +28,8 @@ static const struct {
     [TG_AUTH_WRONG_AUDIENCE] = {"wrong_audience",
                                 WWW_INVALID("The access token is not valid for this service")},
     [TG_AUTH_BAD_CLAIMS] = {"bad_claims", WWW_INVALID("The access token lacks required claims")},
+    [TG_AUTH_LIFETIME] = {"lifetime",
+                          WWW_INVALID("The access token lives longer than this service accepts")},
 };
 
 const char *tg_auth_reason_str(tg_auth_reason_e r)

@@ -19,13 +19,15 @@ typedef enum {
     TG_AUTH_NOT_YET_VALID,   /* nbf or iat is ahead of now + leeway */
     TG_AUTH_WRONG_ISSUER,    /* iss missing or not the configured issuer */
     TG_AUTH_WRONG_AUDIENCE,  /* aud missing or names none of ours */
-    TG_AUTH_BAD_CLAIMS,      /* claims not a JSON object, exp missing, wrong types, no sub */
+    TG_AUTH_BAD_CLAIMS,      /* claims not a JSON object, exp missing, wrong types, no sub,
+                              * groups not an array of strings */
+    TG_AUTH_LIFETIME,        /* exp - iat or exp - now over the configured maximum */
     TG_AUTH_REASON_COUNT
 } tg_auth_reason_e;
 
 /* Stable short label: "missing", "malformed", "too_large", "alg_not_allowed",
  * "unknown_key", "bad_signature", "expired", "not_yet_valid", "wrong_issuer",
- * "wrong_audience", "bad_claims" ("ok" for TG_AUTH_OK). */
+ * "wrong_audience", "bad_claims", "lifetime" ("ok" for TG_AUTH_OK). */
 const char *tg_auth_reason_str(tg_auth_reason_e r);
 
 /* The WWW-Authenticate header value for a 401 with this reason (a static

@@ -15,6 +15,10 @@ typedef struct tg_config_s {
     long max_connections;
     long max_connections_per_ip;
     long connection_timeout_s;
+    long request_header_timeout_s;
+    long request_body_timeout_s;
+    long request_body_min_rate_bps;
+    char *cors_allowed_origins;
     long max_body_bytes;
     long max_header_bytes;
     long shutdown_grace_s;
@@ -58,6 +62,9 @@ typedef struct tg_config_s {
     char *auth_hs256_secret;
     long auth_leeway_s;
     long auth_max_token_bytes;
+    long auth_max_token_lifetime_s;
+    int workspaces_allow_default_namespace;
+    int metrics_tenant_labels;
     char *auth_groups_claim;
     char *auth_admin_groups;
     char *auth_admin_subjects;

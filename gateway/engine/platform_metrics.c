@@ -40,6 +40,10 @@ static struct {
     _Atomic int64_t last_s[PM_NKINDS];
 } pm_watch;
 
+/* Workspace names on /metrics only when the operator opts in
+ * (metrics_tenant_labels): the endpoint is unauthenticated. */
+static atomic_int pm_tenant_labels;
+
 static struct {
     pthread_mutex_t lock;
     tg_db_pool_t *pool;
@@ -228,33 +232,50 @@ static tg_rc_e pm_series(tg_buf_t *out, const char *name, const char *label, con
     return rc;
 }
 
+/* taugate_runs{state} summed over workspaces, or {workspace, state} with
+ * tenant labels. Every state is present (0 when none). */
 static tg_rc_e pm_runs(const json_t *stats, tg_buf_t *out)
 {
+    int per_ws = atomic_load(&pm_tenant_labels);
     json_t *counts = json_object();
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(stats, "workspaces"), i, x) {
-        for (size_t s = 0; s < TG_ARRAY_LEN(pm_states); s++) {
-            char key[600];
-            char esc[512];
+    char key[1100];
+    char esc[512];
+    if (per_ws) {
+        json_array_foreach(json_object_get(stats, "workspaces"), i, x) {
             tg_metrics_label_escape(json_string_value(x), esc, sizeof(esc));
-            snprintf(key, sizeof(key), "%s\",state=\"%s", esc, pm_states[s]);
+            for (size_t s = 0; s < TG_ARRAY_LEN(pm_states); s++) {
+                snprintf(key, sizeof(key), "workspace=\"%s\",state=\"%s", esc, pm_states[s]);
+                pm_add(counts, key, 0);
+            }
+        }
+    } else {
+        for (size_t s = 0; s < TG_ARRAY_LEN(pm_states); s++) {
+            snprintf(key, sizeof(key), "state=\"%s", pm_states[s]);
             pm_add(counts, key, 0);
         }
     }
     json_array_foreach(json_object_get(stats, "runs"), i, x) {
-        char key[600];
-        char esc[512];
-        tg_metrics_label_escape(pm_s(x, 0), esc, sizeof(esc));
-        snprintf(key, sizeof(key), "%s\",state=\"%s", esc, pm_s(x, 1));
+        tg_metrics_label_escape(pm_s(x, 1), esc, sizeof(esc));
+        if (per_ws) {
+            char ws[512];
+            tg_metrics_label_escape(pm_s(x, 0), ws, sizeof(ws));
+            snprintf(key, sizeof(key), "workspace=\"%s\",state=\"%s", ws, esc);
+        } else {
+            snprintf(key, sizeof(key), "state=\"%s", esc);
+        }
         pm_add(counts, key, pm_n(x, 2));
     }
-    tg_rc_e rc = pm_family(out, "taugate_runs", "gauge", "Runs by workspace and state.");
+    tg_rc_e rc = pm_family(out, "taugate_runs", "gauge",
+                           per_ws ? "Runs by workspace and state."
+                                  : "Runs by state (per workspace: GET /v1/admin/usage, or "
+                                    "metrics_tenant_labels).");
     /* keys hold pre-escaped label text: print them as they are */
     const char *k;
     json_t *v;
     json_object_foreach(counts, k, v) {
-        rc |= tg_buf_printf(out, "taugate_runs{workspace=\"%s\"} %.17g\n", k, json_number_value(v));
+        rc |= tg_buf_printf(out, "taugate_runs{%s\"} %.17g\n", k, json_number_value(v));
     }
     json_decref(counts);
     return rc;
@@ -577,6 +598,14 @@ void tg_platform_metrics_start(tg_db_pool_t *pool, long cache_ms)
     pthread_mutex_unlock(&pm.lock);
     if (reg)
         tg_metrics_register(pm_collect, NULL);
+}
+
+void tg_platform_metrics_tenant_labels(int on)
+{
+    atomic_store(&pm_tenant_labels, on ? 1 : 0);
+    pthread_mutex_lock(&pm.lock);
+    TG_FREE_NULL(pm.text); /* the cached rendering has the other labels */
+    pthread_mutex_unlock(&pm.lock);
 }
 
 void tg_platform_metrics_stop(void)

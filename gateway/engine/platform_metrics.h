@@ -4,7 +4,10 @@
  * statement, its rendering cached for cache_ms so a burst of scrapes costs
  * one query). These are the same on every replica: aggregate them with
  * max(), not sum().
- *   taugate_runs{workspace,state}                       gauge
+ *   taugate_runs{state}                                 gauge; {workspace,state}
+ *        with tenant labels (tg_platform_metrics_tenant_labels): /metrics is
+ *        unauthenticated, so workspace names appear only when the operator
+ *        opts in; admins get per-workspace figures from GET /v1/admin/usage
  *   taugate_queue_wait_seconds{cluster_queue}           histogram: attempt
  *        created (submission or retry) → admitted by Kueue
  *   taugate_admissions_total{cluster_queue}             counter
@@ -57,6 +60,8 @@
 /* Register the collector. `pool` must outlive it; cache_ms 0 queries on
  * every scrape. Calling it again replaces the pool and cache time. */
 void tg_platform_metrics_start(tg_db_pool_t *pool, long cache_ms);
+/* Label taugate_runs by workspace (1) or not (0, the default). */
+void tg_platform_metrics_tenant_labels(int on);
 /* Unregister; safe when never started. */
 void tg_platform_metrics_stop(void);
 

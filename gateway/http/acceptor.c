@@ -18,6 +18,7 @@
 
 struct tg_acceptor_s {
     struct MHD_Daemon *const *daemons;
+    tg_conn_table_t *conns;
     _Atomic int *open;
     unsigned n, next; /* next: where the search for the least busy starts */
     int fd;           /* listening */
@@ -40,12 +41,19 @@ static unsigned acceptor_pick(tg_acceptor_t *a)
     return best;
 }
 
+/* How often connections are checked against their deadlines. */
+#define ACCEPTOR_SWEEP_MS 100
+
 static void *acceptor_main(void *arg)
 {
     tg_acceptor_t *a = arg;
     struct pollfd p[2] = {{.fd = a->fd, .events = POLLIN}, {.fd = a->stop, .events = POLLIN}};
     for (;;) {
-        if (poll(p, 2, -1) < 0) {
+        tg_conn_table_sweep(a->conns);
+        int ready = poll(p, 2, ACCEPTOR_SWEEP_MS);
+        if (ready == 0)
+            continue;
+        if (ready < 0) {
             if (errno == EINTR)
                 continue;
             tg_log_error("http", "accept loop: poll failed: %s", strerror(errno));
@@ -63,22 +71,30 @@ static void *acceptor_main(void *arg)
             }
             continue;
         }
-        /* libmicrohttpd owns (and closes) the socket from here, whether it
-         * takes it or refuses it (connection limits). */
+        tg_conn_admit_e admit = tg_conn_table_admit(a->conns, c, (struct sockaddr *)&ss, len);
+        if (admit != TG_CONN_ADMITTED) {
+            tg_conn_table_refuse(a->conns, c, admit);
+            continue;
+        }
+        /* libmicrohttpd owns (and closes) the socket from here. Its own
+         * limits are out of reach (http/conn_table.h says why). */
         unsigned i = acceptor_pick(a);
         atomic_fetch_add(&a->open[i], 1); /* before its notification, so a burst spreads */
-        if (MHD_add_connection(a->daemons[i], c, (struct sockaddr *)&ss, len) != MHD_YES)
+        if (MHD_add_connection(a->daemons[i], c, (struct sockaddr *)&ss, len) != MHD_YES) {
             atomic_fetch_sub(&a->open[i], 1);
+            tg_conn_table_release(a->conns, c);
+        }
     }
     return NULL;
 }
 
 tg_acceptor_t *tg_acceptor_start(struct MHD_Daemon *const *daemons, _Atomic int *open, unsigned n,
-                                 const struct sockaddr *addr, socklen_t addrlen, char *err,
-                                 size_t errlen)
+                                 tg_conn_table_t *conns, const struct sockaddr *addr,
+                                 socklen_t addrlen, char *err, size_t errlen)
 {
     tg_acceptor_t *a = tg_xcalloc(1, sizeof(*a));
     a->daemons = daemons;
+    a->conns = conns;
     a->open = open;
     a->n = n;
     a->stop = eventfd(0, EFD_CLOEXEC);

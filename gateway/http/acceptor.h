@@ -17,15 +17,19 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "http/conn_table.h"
+
 typedef struct tg_acceptor_s tg_acceptor_t;
 
 /* Bind and listen on addr, then accept into daemons[0..n) (started with
  * MHD_USE_NO_LISTEN_SOCKET); open[i] is the number of connections daemons[i]
- * holds, kept by its connection-notification callback. Both arrays are
- * borrowed until tg_acceptor_stop. NULL with err on failure. */
+ * holds, kept by its connection-notification callback. A connection is
+ * admitted by conns (limits; refused ones are answered and closed), and the
+ * accept thread sweeps conns for deadlines. All are borrowed until
+ * tg_acceptor_stop. NULL with err on failure. */
 tg_acceptor_t *tg_acceptor_start(struct MHD_Daemon *const *daemons, _Atomic int *open, unsigned n,
-                                 const struct sockaddr *addr, socklen_t addrlen, char *err,
-                                 size_t errlen);
+                                 tg_conn_table_t *conns, const struct sockaddr *addr,
+                                 socklen_t addrlen, char *err, size_t errlen);
 unsigned tg_acceptor_port(const tg_acceptor_t *a);
 /* Stop accepting and close the listening socket: new connections are
  * refused from here; those already accepted stay with their daemons. */

@@ -18,18 +18,17 @@ json_t *tg_problem_error(const char *path, int line, int column, const char *mes
     return e;
 }
 
-static void problem_vsend(tg_req_t *req, tg_rc_e rc, const char *slug, json_t *errors,
-                          const char *fmt, va_list ap)
+static void problem_vsend_http(tg_req_t *req, unsigned status, const char *slug, const char *title,
+                               json_t *errors, const char *fmt, va_list ap)
 {
     char detail[1024];
     vsnprintf(detail, sizeof(detail), fmt, ap);
-    unsigned status = tg_rc_http_status(rc);
     char type[160];
-    snprintf(type, sizeof(type), TG_PROBLEM_TYPE_BASE "%s", slug ? slug : tg_rc_slug(rc));
+    snprintf(type, sizeof(type), TG_PROBLEM_TYPE_BASE "%s", slug);
 
     json_t *p = json_object();
     json_object_set_new(p, "type", json_string(type));
-    json_object_set_new(p, "title", json_string(tg_rc_title(rc)));
+    json_object_set_new(p, "title", json_string(title));
     json_object_set_new(p, "status", json_integer(status));
     json_t *d = json_string(detail);
     json_object_set_new(p, "detail", d ? d : json_string("(detail was not valid UTF-8)"));
@@ -37,6 +36,22 @@ static void problem_vsend(tg_req_t *req, tg_rc_e rc, const char *slug, json_t *e
     if (errors)
         json_object_set_new(p, "errors", errors);
     tg_resp_json(req, status, p);
+}
+
+static void problem_vsend(tg_req_t *req, tg_rc_e rc, const char *slug, json_t *errors,
+                          const char *fmt, va_list ap)
+{
+    problem_vsend_http(req, tg_rc_http_status(rc), slug ? slug : tg_rc_slug(rc), tg_rc_title(rc),
+                       errors, fmt, ap);
+}
+
+void tg_problem_http(tg_req_t *req, unsigned status, const char *slug, const char *title,
+                     const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    problem_vsend_http(req, status, slug, title, NULL, fmt, ap);
+    va_end(ap);
 }
 
 void tg_problem(tg_req_t *req, tg_rc_e rc, json_t *errors, const char *fmt, ...)

@@ -19,6 +19,10 @@ void tg_problem(tg_req_t *req, tg_rc_e rc, json_t *errors, const char *fmt, ...)
 /* Same, with a specific problem type slug instead of the status's. */
 void tg_problem_typed(tg_req_t *req, tg_rc_e rc, const char *type_slug, json_t *errors,
                       const char *fmt, ...) TG_PRINTF(5, 6);
+/* Same, for an HTTP status no tg_rc_e stands for (408, 414, 417, 431,
+ * 501, 505: answers about the request's framing). */
+void tg_problem_http(tg_req_t *req, unsigned status, const char *slug, const char *title,
+                     const char *fmt, ...) TG_PRINTF(5, 6);
 /* One {path, line, column, message} entry; line/column 0 are left out. New reference. */
 json_t *tg_problem_error(const char *path, int line, int column, const char *message);
 

@@ -40,7 +40,10 @@ typedef struct tg_req_s {
     struct MHD_Connection *conn;
     tg_method_e method;
     const char *method_name;
-    const char *path; /* borrowed from MHD, valid for the request */
+    const char *path;       /* decoded (by MHD), valid for the request */
+    const char *raw_target; /* as sent, before percent-decoding */
+    int fd;                 /* the connection's socket (http/conn_table.h) */
+    int close_after;        /* answer with Connection: close */
     char request_id[130];
     uint64_t start_us;
     tg_buf_t body;

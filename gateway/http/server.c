@@ -16,12 +16,24 @@
 #include "core/mem.h"
 #include "core/metrics.h"
 #include "http/acceptor.h"
+#include "http/conn_table.h"
+#include "http/cors.h"
+#include "http/head_check.h"
 #include "http/problem.h"
+
+/* What a daemon's connection notifications need. */
+typedef struct {
+    struct tg_server_s *server;
+    _Atomic int *open; /* connections the daemon holds */
+} server_loop_t;
 
 struct tg_server_s {
     struct MHD_Daemon **daemons; /* one event loop (thread) each */
     _Atomic int *open;           /* connections each daemon holds */
+    server_loop_t *loops;
     unsigned ndaemons;
+    tg_conn_table_t *conns;
+    tg_cors_t *cors;
     tg_acceptor_t *acceptor;
     tg_router_t *router;
     const tg_config_t *cfg;
@@ -60,13 +72,16 @@ static tg_method_e server_method(const char *m)
 static void *server_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     tg_server_t *s = cls;
-    (void)uri;
     tg_arena_t *arena = tg_arena_new(8192);
     tg_req_t *req = tg_arena_alloc(arena, sizeof(*req));
     req->magic = TG_REQ_MAGIC;
     req->arena = arena;
     req->server = s;
     req->conn = conn;
+    req->raw_target = tg_arena_strdup(arena, uri ? uri : "");
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    req->fd = ci ? ci->connect_fd : -1;
     req->start_us = tg_now_mono_us();
     req->route_index = -1;
     tg_buf_init(&req->body, (size_t)s->cfg->max_body_bytes);
@@ -110,6 +125,7 @@ static void server_completed(void *cls, struct MHD_Connection *conn, void **con_
         req->status = 499; /* client went away or timed out before an answer */
     tg_metrics_http_observe(req->route_index, req->status, dur);
     server_access_log(s, req, dur);
+    tg_conn_table_request_done(s->conns, req->fd);
     if (req->response)
         MHD_destroy_response(req->response);
     tg_buf_clean(&req->body);
@@ -124,7 +140,9 @@ static enum MHD_Result server_queue(tg_server_t *s, tg_req_t *req)
     if (!req->response)
         tg_problem(req, TG_EINTERNAL, NULL, "the handler produced no answer");
     MHD_add_response_header(req->response, "X-Request-Id", req->request_id);
-    if (atomic_load(&s->draining))
+    tg_conn_table_request_read(s->conns, req->fd);
+    tg_cors_decorate(s->cors, req);
+    if (req->close_after || atomic_load(&s->draining))
         MHD_add_response_header(req->response, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result r = MHD_queue_response(req->conn, req->status, req->response);
     return r;
@@ -134,6 +152,19 @@ static void server_dispatch(tg_server_t *s, tg_req_t *req)
 {
     unsigned allowed = 0;
     int idx = tg_router_match(s->router, req->method, req->path, req, &allowed);
+    if (idx < 0 && allowed && req->method == TG_M_OPTIONS) {
+        /* OPTIONS is the server's own on every routed path: a CORS
+         * preflight, or the methods the path accepts */
+        if (tg_req_header(req, "Origin") && tg_req_header(req, "Access-Control-Request-Method")) {
+            tg_cors_preflight(s->cors, req, allowed);
+        } else {
+            char allow[128];
+            tg_router_allow_header(allowed | TG_M_OPTIONS, allow, sizeof(allow));
+            tg_resp_bytes(req, 204, NULL, "", 0);
+            tg_resp_header(req, MHD_HTTP_HEADER_ALLOW, allow);
+        }
+        return;
+    }
     if (idx < 0) {
         if (allowed) {
             char allow[128];
@@ -182,7 +213,6 @@ static enum MHD_Result server_access(void *cls, struct MHD_Connection *conn, con
 {
     tg_server_t *s = cls;
     tg_req_t *req = *con_cls;
-    (void)version;
     if (!req) /* MHD always calls the URI logger first; be defensive anyway */
         return MHD_NO;
 
@@ -191,6 +221,17 @@ static enum MHD_Result server_access(void *cls, struct MHD_Connection *conn, con
         req->method = server_method(method);
         req->path = tg_arena_strdup(req->arena, url);
         server_set_request_id(req);
+        tg_head_fault_t fault;
+        if (tg_head_check(conn, req->raw_target, version, s->cfg, &fault) != 0) {
+            /* Answered before the body is read: the connection closes. */
+            req->path = req->raw_target; /* logged as sent, not as decoded */
+            req->close_after = 1;
+            tg_problem_http(req, fault.status, fault.slug, fault.title, "%s", fault.detail);
+            if (fault.www_authenticate)
+                tg_resp_header(req, "WWW-Authenticate", fault.www_authenticate);
+            return server_queue(s, req);
+        }
+        tg_conn_table_head_done(s->conns, req->fd);
         const char *cl =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body_bytes) {
@@ -204,6 +245,7 @@ static enum MHD_Result server_access(void *cls, struct MHD_Connection *conn, con
     }
 
     if (*upload_data_size) {
+        tg_conn_table_body_bytes(s->conns, req->fd, *upload_data_size);
         if (!req->body_too_large &&
             tg_buf_append(&req->body, upload_data, *upload_data_size) != TG_OK) {
             req->body_too_large = 1;
@@ -215,25 +257,31 @@ static enum MHD_Result server_access(void *cls, struct MHD_Connection *conn, con
 
     if (req->response) /* already answered (a streaming handler resumed us) */
         return MHD_YES;
+    tg_conn_table_request_read(s->conns, req->fd);
     server_dispatch(s, req);
     return server_queue(s, req);
 }
 
-/* Counts a daemon's connections down (the acceptor counted them up). */
+/* Counts a daemon's connections down and gives the connection's share of
+ * the limits back (the acceptor counted them up). */
 static void server_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                                enum MHD_ConnectionNotificationCode code)
 {
-    (void)conn;
+    server_loop_t *loop = cls;
     (void)socket_context;
-    if (code == MHD_CONNECTION_NOTIFY_CLOSED)
-        atomic_fetch_sub((_Atomic int *)cls, 1);
+    if (code != MHD_CONNECTION_NOTIFY_CLOSED)
+        return;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci)
+        tg_conn_table_release(loop->server->conns, ci->connect_fd);
+    atomic_fetch_sub(loop->open, 1);
 }
 
-/* A share of a limit for one of n daemons (0: none). */
-static unsigned server_share(long limit, unsigned n)
-{
-    return limit > 0 ? (unsigned)((limit + n - 1) / n) : 0;
-}
+/* Each daemon's own connection limit: out of reach, since the acceptor
+ * admits connections only below max_connections (http/conn_table.h says
+ * why libmicrohttpd's limit must never be met). */
+#define SERVER_MHD_CONNECTION_LIMIT (1u << 24)
 
 static void server_mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -289,23 +337,29 @@ tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int
     s->ndaemons = cfg->threads > 0 ? (unsigned)cfg->threads : 1;
     s->daemons = tg_xcalloc(s->ndaemons, sizeof(*s->daemons));
     s->open = tg_xcalloc(s->ndaemons, sizeof(*s->open));
-    unsigned per_ip = server_share(cfg->max_connections_per_ip, s->ndaemons);
+    s->loops = tg_xcalloc(s->ndaemons, sizeof(*s->loops));
+    s->conns = tg_conn_table_new(cfg);
+    s->cors = tg_cors_new(cfg->cors_allowed_origins);
+    /* Room for twice max_header_bytes plus the read buffer, so a head over
+     * it reaches http/head_check.c and gets a problem+json 431 (past this
+     * memory the library answers by itself). */
+    size_t memory = (size_t)cfg->max_header_bytes * 2 + 16384;
     int started = 1;
     for (unsigned i = 0; i < s->ndaemons && started; i++) {
+        s->loops[i] = (server_loop_t){.server = s, .open = &s->open[i]};
         s->daemons[i] = MHD_start_daemon(
             flags, 0, NULL, NULL, server_access, s, MHD_OPTION_CONNECTION_LIMIT,
-            server_share(cfg->max_connections, s->ndaemons), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-            per_ip, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->connection_timeout_s,
-            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->max_header_bytes,
+            SERVER_MHD_CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+            (unsigned)cfg->connection_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory,
             MHD_OPTION_URI_LOG_CALLBACK, server_uri_log, s, MHD_OPTION_NOTIFY_COMPLETED,
-            server_completed, s, MHD_OPTION_NOTIFY_CONNECTION, server_conn_notify, &s->open[i],
+            server_completed, s, MHD_OPTION_NOTIFY_CONNECTION, server_conn_notify, &s->loops[i],
             MHD_OPTION_EXTERNAL_LOGGER, server_mhd_log, NULL, MHD_OPTION_END);
         started = s->daemons[i] != NULL;
     }
     char why[128] = "";
     if (started)
-        s->acceptor = tg_acceptor_start(s->daemons, s->open, s->ndaemons, (struct sockaddr *)&ss,
-                                        sslen, why, sizeof(why));
+        s->acceptor = tg_acceptor_start(s->daemons, s->open, s->ndaemons, s->conns,
+                                        (struct sockaddr *)&ss, sslen, why, sizeof(why));
     if (!s->acceptor) {
         snprintf(err, errlen, "cannot listen on %s:%ld (%s)", cfg->listen_address, cfg->port,
                  started ? why : "the HTTP server did not start");
@@ -329,8 +383,10 @@ static void server_stop_daemons(tg_server_t *s)
             MHD_stop_daemon(s->daemons[i]);
     free(s->daemons);
     free(s->open);
+    free(s->loops);
     s->daemons = NULL;
     s->open = NULL;
+    s->loops = NULL;
 }
 
 void tg_server_drain_and_stop(tg_server_t *s, long grace_s)
@@ -355,6 +411,8 @@ void tg_server_free(tg_server_t *s)
         return;
     tg_acceptor_stop(s->acceptor);
     server_stop_daemons(s);
+    tg_conn_table_free(s->conns);
+    tg_cors_free(s->cors);
     tg_metrics_shutdown();
     tg_router_free(s->router);
     free(s->metric_methods);

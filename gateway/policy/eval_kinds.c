@@ -10,7 +10,6 @@
 
 #include "policy/eval_int.h"
 #include "spec/path.h"
-#include "spec/units.h"
 
 #define K_C(...) ((const char *const[]){__VA_ARGS__, NULL})
 
@@ -50,6 +49,60 @@ static const char *k_list(char *buf, size_t n, const json_t *list)
         len += (size_t)w;
     }
     return buf;
+}
+
+/* ---- values a rule cannot evaluate ----------------------------------------------------- */
+
+/* Every check fails closed: a value that is present but cannot be read as
+ * what the rule compares (a count that is not a whole number, a quantity
+ * that does not parse, a name that is not a string) is a violation, never
+ * skipped. */
+
+/* An integer field: 1 and *out when absent (def) or a non-negative integer;
+ * 0 when it is anything else. */
+static int k_int(const tg_policy_ev_t *e, const char *sect, const char *key, json_int_t def,
+                 json_int_t *out)
+{
+    const json_t *v = tg_policy_ev_get(e, sect, key);
+    *out = def;
+    if (!v)
+        return 1;
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return 0;
+    *out = json_integer_value(v);
+    return 1;
+}
+
+/* A string field: 1 and *out (NULL when absent) unless it is present and
+ * not a string. */
+static int k_str(const tg_policy_ev_t *e, const char *sect, const char *key, const char **out)
+{
+    const json_t *v = tg_policy_ev_get(e, sect, key);
+    *out = json_string_value(v);
+    return !v || *out;
+}
+
+/* The refusal of a value the rule cannot evaluate. */
+static void k_unreadable(tg_policy_ev_t *e, const tg_policy_rule_t *r, const char *rpath,
+                         const char *what)
+{
+    tg_policy_at_t at;
+    tg_policy_ev_locate(e, rpath, K_C(rpath), 1, &at);
+    if (at.path == rpath) {
+        k_cat(at.buf, sizeof(at.buf), rpath, NULL);
+        at.path = at.buf;
+    }
+    const json_t *v = NULL;
+    const char *dot = strchr(rpath, '.');
+    if (dot) {
+        char sect[32];
+        k_cat(sect,
+              (size_t)(dot - rpath) + 1 < sizeof(sect) ? (size_t)(dot - rpath) + 1 : sizeof(sect),
+              rpath, NULL);
+        v = tg_policy_ev_get(e, sect, dot + 1);
+    }
+    tg_policy_ev_violation(e, r, &at, v ? json_deep_copy(v) : NULL,
+                           "%s is not %s, so this rule cannot check it", rpath, what);
 }
 
 /* ---- images ---------------------------------------------------------------------------- */
@@ -96,7 +149,11 @@ static void k_allowed_images(tg_policy_ev_t *e, const tg_policy_rule_t *r)
 {
     tg_policy_at_t at;
     tg_policy_ev_locate(e, "runtime.image", K_C("runtime.image", "run.image", "image"), 1, &at);
-    const char *img = tg_policy_ev_str(e, "runtime", "image");
+    const char *img;
+    if (!k_str(e, "runtime", "image", &img)) {
+        k_unreadable(e, r, "runtime.image", "a string");
+        return;
+    }
     if (!img) {
         tg_policy_ev_allow(e, r, &at, NULL);
         return;
@@ -156,24 +213,35 @@ typedef struct k_shape_s {
     json_int_t per_pod, pods, cpu_pods, total;
 } k_shape_t;
 
-static void k_shape(const tg_policy_ev_t *e, k_shape_t *s)
+/* The run's shape; 0 (after refusing for r) when a count is unreadable. */
+static int k_shape(tg_policy_ev_t *e, const tg_policy_rule_t *r, k_shape_t *s)
 {
-    s->per_pod = tg_policy_ev_int(e, "compute", "gpu_count", 0);
+    const char *bad = NULL;
+    if (!k_int(e, "compute", "gpu_count", 0, &s->per_pod))
+        bad = "compute.gpu_count";
+    s->cpu_pods = 0;
     if (e->is_ray) {
-        s->pods = tg_policy_ev_int(e, "compute", "workers", 1);
-        s->cpu_pods = tg_policy_ev_int(e, "compute", "cpu_workers", 0);
-    } else {
-        s->pods = tg_policy_ev_int(e, "execution", "nodes", 1);
-        s->cpu_pods = 0;
+        if (!k_int(e, "compute", "workers", 1, &s->pods))
+            bad = "compute.workers";
+        if (!k_int(e, "compute", "cpu_workers", 0, &s->cpu_pods))
+            bad = "compute.cpu_workers";
+    } else if (!k_int(e, "execution", "nodes", 1, &s->pods)) {
+        bad = "execution.nodes";
+    }
+    if (bad) {
+        k_unreadable(e, r, bad, "a whole number of at least 0");
+        return 0;
     }
     if (__builtin_mul_overflow(s->per_pod, s->pods, &s->total))
         s->total = INT64_MAX;
+    return 1;
 }
 
 static void k_max_gpus_per_run(tg_policy_ev_t *e, const tg_policy_rule_t *r)
 {
     k_shape_t s;
-    k_shape(e, &s);
+    if (!k_shape(e, r, &s))
+        return;
     tg_policy_at_t at;
     if (e->is_ray)
         tg_policy_ev_locate(e, "compute.gpus_per_worker",
@@ -193,7 +261,8 @@ static void k_max_gpus_per_run(tg_policy_ev_t *e, const tg_policy_rule_t *r)
 static void k_max_gpus_per_worker(tg_policy_ev_t *e, const tg_policy_rule_t *r)
 {
     k_shape_t s;
-    k_shape(e, &s);
+    if (!k_shape(e, r, &s))
+        return;
     const char *path = e->is_ray ? "compute.gpus_per_worker" : "compute.gpus";
     tg_policy_at_t at;
     tg_policy_ev_locate(e, path, K_C(path), 1, &at);
@@ -208,7 +277,8 @@ static void k_max_gpus_per_worker(tg_policy_ev_t *e, const tg_policy_rule_t *r)
 static void k_max_nodes(tg_policy_ev_t *e, const tg_policy_rule_t *r)
 {
     k_shape_t s;
-    k_shape(e, &s);
+    if (!k_shape(e, r, &s))
+        return;
     json_int_t n;
     if (__builtin_add_overflow(s.pods, s.cpu_pods, &n))
         n = INT64_MAX;
@@ -230,9 +300,14 @@ static void k_allowed_gpu_classes(tg_policy_ev_t *e, const tg_policy_rule_t *r)
 {
     tg_policy_at_t at;
     tg_policy_ev_locate(e, "policy.gpu_class", K_C("policy.gpu_class"), 1, &at);
-    const char *gc = tg_policy_ev_str(e, "policy", "gpu_class");
+    const char *gc;
     k_shape_t s;
-    k_shape(e, &s);
+    if (!k_shape(e, r, &s))
+        return;
+    if (!k_str(e, "policy", "gpu_class", &gc)) {
+        k_unreadable(e, r, "policy.gpu_class", "a string");
+        return;
+    }
     if (s.per_pod == 0 || tg_policy_match_any(r->param, gc)) {
         tg_policy_ev_allow(e, r, &at, tg_policy_ev_ref(e, "policy", "gpu_class"));
         return;
@@ -248,7 +323,8 @@ static void k_fill_gpu_class(tg_policy_ev_t *e, const tg_policy_rule_t *r)
     tg_policy_at_t at;
     tg_policy_ev_locate(e, "policy.gpu_class", K_C("policy.gpu_class"), 1, &at);
     k_shape_t s;
-    k_shape(e, &s);
+    if (!k_shape(e, r, &s))
+        return;
     const char *first = json_string_value(json_array_get(r->param, 0));
     /* Only GPU runs: a class on a CPU run would pin it to GPU nodes. */
     if (s.per_pod > 0 && first && tg_policy_ev_fillable(e, "policy", "gpu_class")) {
@@ -287,7 +363,11 @@ static void k_max_active_deadline(tg_policy_ev_t *e, const tg_policy_rule_t *r)
     tg_policy_at_t at;
     tg_policy_ev_locate(e, "run.active_deadline_seconds", NULL, 1, &at);
     const json_t *v = tg_policy_ev_get(e, "run", "active_deadline_seconds");
-    json_int_t ads = json_is_integer(v) ? json_integer_value(v) : 0;
+    json_int_t ads;
+    if (!k_int(e, "run", "active_deadline_seconds", 0, &ads)) {
+        k_unreadable(e, r, "run.active_deadline_seconds", "a whole number of seconds");
+        return;
+    }
     if (!v || ads <= r->ilimit)
         tg_policy_ev_allow(e, r, &at, tg_policy_ev_ref(e, "run", "active_deadline_seconds"));
     else
@@ -423,7 +503,11 @@ static void k_max_retries(tg_policy_ev_t *e, const tg_policy_rule_t *r)
 {
     tg_policy_at_t at;
     tg_policy_ev_locate(e, "resilience.max_retries", K_C("resilience.max_retries"), 1, &at);
-    json_int_t n = tg_policy_ev_int(e, "resilience", "max_retries", 0);
+    json_int_t n;
+    if (!k_int(e, "resilience", "max_retries", 0, &n)) {
+        k_unreadable(e, r, "resilience.max_retries", "a whole number of at least 0");
+        return;
+    }
     if (n <= r->ilimit)
         tg_policy_ev_allow_int(e, r, &at, n);
     else
@@ -449,7 +533,11 @@ static void k_allowed_priority_tiers(tg_policy_ev_t *e, const tg_policy_rule_t *
     tg_policy_at_t at;
     tg_policy_ev_locate(e, "policy.priority_tier", K_C("policy.priority_tier", "policy.priority"),
                         1, &at);
-    const char *tier = tg_policy_ev_str(e, "policy", "priority_tier");
+    const char *tier;
+    if (!k_str(e, "policy", "priority_tier", &tier)) {
+        k_unreadable(e, r, "policy.priority_tier", "a string");
+        return;
+    }
     if (!tier)
         tier = "default";
     char list[128];
@@ -512,30 +600,61 @@ static void k_locate_q(const tg_policy_ev_t *e, const char *prefix, const char *
     at->path = at->buf;
 }
 
+/* A quantity field of compute: 1 with *present and *q; 0 when it is set
+ * but not a quantity (nor a JSON number, read as its decimal text). */
+static int k_qty(const tg_policy_ev_t *e, const char *key, int *present, tg_qty_t *q)
+{
+    const json_t *v = tg_policy_ev_get(e, "compute", key);
+    *present = v != NULL;
+    if (!v)
+        return 1;
+    char num[64];
+    const char *text = json_string_value(v);
+    if (json_is_integer(v)) {
+        snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        text = num;
+    } else if (json_is_real(v)) {
+        snprintf(num, sizeof(num), "%.17g", json_real_value(v));
+        text = num;
+    }
+    return text && tg_qty_parse(text, q) == TG_QTY_OK;
+}
+
 static void k_max_per_pod(tg_policy_ev_t *e, const tg_policy_rule_t *r, const char *res)
 {
     k_role_t roles[3];
     size_t nroles = k_roles(e, roles);
     static const char *const which[2] = {"request", "limit"};
-    double biggest = -1;
+    tg_qty_t biggest = {0, 0, 0, TG_QTY_DECIMAL_SI};
     char biggest_key[48] = "";
     int bad = 0;
     for (size_t i = 0; i < nroles; i++) {
         for (int w = 0; w < 2; w++) {
             char key[48];
             k_cat(key, sizeof(key), roles[i].prefix, res, "_", which[w], NULL);
-            const char *q = tg_policy_ev_str(e, "compute", key);
-            double v;
-            if (!q || tg_spec_quantity_parse(q, &v) != 0)
+            tg_qty_t v;
+            int present;
+            if (!k_qty(e, key, &present, &v)) {
+                char path[64];
+                k_cat(path, sizeof(path), "compute.", key, NULL);
+                k_unreadable(e, r, path, "a Kubernetes quantity");
+                bad = 1;
                 continue;
-            if (v > biggest) {
+            }
+            if (!present)
+                continue;
+            if (!*biggest_key || tg_qty_cmp(&v, &biggest) > 0) {
                 biggest = v;
                 memcpy(biggest_key, key, sizeof(biggest_key));
             }
-            if (v <= r->qlimit * (1 + 1e-12))
+            if (tg_qty_cmp(&v, &r->qlimit) <= 0)
                 continue;
             tg_policy_at_t at;
             k_locate_q(e, roles[i].prefix, res, which[w], &at);
+            const char *q = tg_policy_ev_str(e, "compute", key);
+            char text[TG_QTY_MAX_TEXT];
+            if (!q)
+                q = tg_qty_format(&v, text, sizeof(text)) == TG_QTY_OK ? text : "?";
             tg_policy_ev_violation(e, r, &at, json_string(q),
                                    "the %s %s of %s is %s; at most %s per pod is allowed", res,
                                    which[w], roles[i].what, q, json_string_value(r->param));
@@ -571,9 +690,11 @@ static void k_fill_per_pod(tg_policy_ev_t *e, const tg_policy_rule_t *r, const c
         char rk[48], lk[48];
         k_cat(rk, sizeof(rk), roles[i].prefix, res, "_request", NULL);
         k_cat(lk, sizeof(lk), roles[i].prefix, res, "_limit", NULL);
-        const char *q = tg_policy_ev_str(e, "compute", rk);
-        double v;
-        int req_ok = !q || (tg_spec_quantity_parse(q, &v) == 0 && v <= r->qlimit * (1 + 1e-12));
+        tg_qty_t v;
+        int present;
+        /* An unreadable request is replaced when it may be (else the check
+         * refuses it). */
+        int req_ok = k_qty(e, rk, &present, &v) && (!present || tg_qty_cmp(&v, &r->qlimit) <= 0);
         tg_policy_at_t at;
         if (!req_ok && tg_policy_ev_fillable(e, "compute", rk)) {
             k_locate_q(e, roles[i].prefix, res, "request", &at);
@@ -582,10 +703,10 @@ static void k_fill_per_pod(tg_policy_ev_t *e, const tg_policy_rule_t *r, const c
             req_ok = filled = 1;
         }
         /* An unset limit gets the cap; a built-in one only when above it. */
-        const char *lq = tg_policy_ev_str(e, "compute", lk);
-        double lv;
-        int lim_over = lq && tg_spec_quantity_parse(lq, &lv) == 0 && lv > r->qlimit * (1 + 1e-12);
-        if (req_ok && (!lq || lim_over) && tg_policy_ev_fillable(e, "compute", lk)) {
+        tg_qty_t lv;
+        int lim_set;
+        int lim_over = !k_qty(e, lk, &lim_set, &lv) || (lim_set && tg_qty_cmp(&lv, &r->qlimit) > 0);
+        if (req_ok && (!lim_set || lim_over) && tg_policy_ev_fillable(e, "compute", lk)) {
             k_locate_q(e, roles[i].prefix, res, "limit", &at);
             tg_policy_ev_set(e, "compute", lk, json_incref((json_t *)r->param), r);
             tg_policy_ev_filled(e, r, &at, "compute", lk);
@@ -617,7 +738,11 @@ static void k_allowed_pvcs(tg_policy_ev_t *e, const tg_policy_rule_t *r)
     json_t *seen = NULL; /* the PVCs compared, for the allow decision */
     int bad = 0;
     tg_policy_at_t at;
-    const char *data = tg_policy_ev_str(e, "storage", "data_pvc");
+    const char *data;
+    if (!k_str(e, "storage", "data_pvc", &data)) {
+        k_unreadable(e, r, "storage.data_pvc", "a string");
+        return;
+    }
     if (data) {
         seen = json_array();
         json_array_append_new(seen, json_string(data));

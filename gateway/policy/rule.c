@@ -202,7 +202,7 @@ tg_rc_e tg_policy_rule_compile(json_t *rule, const char *source, json_int_t vers
         break;
     case PK_QUANTITY:
         if (!json_is_string(param) ||
-            tg_spec_quantity_parse(json_string_value(param), &out->qlimit) != 0)
+            tg_qty_parse(json_string_value(param), &out->qlimit) != TG_QTY_OK)
             return TG_EINVAL;
         break;
     case PK_STRING:

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "core/mem.h"
+#include "core/quantity.h"
 #include "core/status.h"
 #include "spec/diag.h"
 
@@ -66,7 +67,7 @@ typedef struct tg_policy_rule_s {
     json_int_t version;  /* the file's `version` (default 1) or the database version */
     const json_t *param; /* borrowed: the kind key's value */
     json_int_t ilimit;   /* integer kinds */
-    double qlimit;       /* quantity kinds, in base units */
+    tg_qty_t qlimit;     /* quantity kinds, exact */
     /* scope lists (borrowed arrays of strings); NULL when not narrowed */
     const json_t *scope_workspaces, *scope_teams, *scope_lanes, *scope_engines;
     char *source;          /* owned: "file:default.yaml" or "database" */

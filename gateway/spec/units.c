@@ -5,77 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/quantity.h"
+
 int tg_spec_quantity_parse(const char *s, double *out)
 {
-    /* <number><suffix>; number is digits[.digits] | .digits. */
-    const char *p = s;
-    if (*p == '+')
-        p++;
-    const char *num = p;
-    size_t digits = 0;
-    while (*p >= '0' && *p <= '9') {
-        p++;
-        digits++;
-    }
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9') {
-            p++;
-            digits++;
-        }
-    }
-    if (digits == 0 || p - num > 40)
+    tg_qty_t q;
+    if (tg_qty_parse(s, &q) != TG_QTY_OK || q.neg)
         return -1;
-    char buf[48];
-    memcpy(buf, num, (size_t)(p - num));
-    buf[p - num] = '\0';
-    double v = strtod(buf, NULL);
-    double mul = 1;
-    static const struct {
-        const char *sfx;
-        double mul;
-    } sfx[] = {{"Ki", 1024.0},
-               {"Mi", 1048576.0},
-               {"Gi", 1073741824.0},
-               {"Ti", 1099511627776.0},
-               {"Pi", 1125899906842624.0},
-               {"Ei", 1152921504606846976.0},
-               {"n", 1e-9},
-               {"u", 1e-6},
-               {"m", 1e-3},
-               {"k", 1e3},
-               {"M", 1e6},
-               {"G", 1e9},
-               {"T", 1e12},
-               {"P", 1e15},
-               {"E", 1e18},
-               {"", 1}};
-    if (*p == 'e' || *p == 'E') {
-        const char *e = p + 1;
-        if (*e == '+' || *e == '-')
-            e++;
-        if (*e < '0' || *e > '9')
-            return -1;
-        while (*e >= '0' && *e <= '9')
-            e++;
-        if (*e != '\0')
-            return -1;
-        long ex = strtol(p + 1, NULL, 10);
-        if (ex > 30 || ex < -30)
-            return -1;
-        mul = pow(10.0, (double)ex);
-    } else {
-        size_t i;
-        /* The first byte rules out all but one or two suffixes (the
-         * common empty one too) without a call. */
-        for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
-            if (p[0] == sfx[i].sfx[0] && strcmp(p, sfx[i].sfx) == 0)
-                break;
-        if (i == sizeof(sfx) / sizeof(sfx[0]))
-            return -1;
-        mul = sfx[i].mul;
-    }
-    *out = v * mul;
+    *out = tg_qty_to_double(&q);
     return isfinite(*out) ? 0 : -1;
 }
 

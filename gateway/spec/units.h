@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 /* Parse a Kubernetes quantity ("500m", "2", "1.5Gi", "1e3") into its value in
- * base units (cores, bytes). Negative quantities are rejected. 0 on success. */
+ * base units (cores, bytes), the nearest double to the exact value
+ * (core/quantity.h). Negative quantities are rejected. 0 on success. */
 int tg_spec_quantity_parse(const char *s, double *out);
 
 /* Parse a Go duration ("30s", "1h30m", "1.5h", "0") into nanoseconds.

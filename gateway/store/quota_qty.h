@@ -1,4 +1,5 @@
-/* Exact Kubernetes resource quantities for quota arithmetic.
+/* Kubernetes resource quantities in milli-units, for quota arithmetic: a
+ * view of core/quantity.h (the one quantity parser and formatter).
  *
  * A quantity ("500m", "8", "64Gi", "1.5", "2e3", "1k") is parsed into an
  * exact integer number of milli-units (milli-cores for cpu, milli-bytes for
@@ -11,7 +12,8 @@
  * as resource.Quantity.String() does. Precision finer than a milli-unit is
  * rounded up, as Quantity.MilliValue() does. Values must fit in int64
  * milli-units (about 9.2e15 base units, 8 PiB of memory); larger ones are
- * refused, never wrapped.
+ * refused, never wrapped. The text-level helpers (canonical, compare) work
+ * on the exact value: "100n" stays "100n".
  *
  * Pure functions, no allocation, thread-safe. No jansson values. */
 #ifndef TG_STORE_QUOTA_QTY_H

@@ -448,6 +448,17 @@ function checkExchanges(c, exchanges, failures, stats) {
     const url = new URL(ex.path, 'http://x');
     const method = ex.method === 'HEAD' ? 'GET' : ex.method;
     const matches = c.match(url.pathname);
+    if (ex.method === 'OPTIONS') {
+      // the server answers OPTIONS on every path itself (Allow, or a CORS
+      // preflight: gateway/http/cors.h): 204 without a body on a documented
+      // path, a 403 problem for an origin it does not allow, a 404 problem
+      // elsewhere
+      const ok = matches.length === 0 ? isProblem(c, ex, 404)
+        : (ex.status === 204 && bodySize(ex.response.body) === 0) || isProblem(c, ex, 403);
+      if (!ok) fail('options', 'OPTIONS must answer 204 (or a 403 problem) on a documented path, a 404 problem elsewhere');
+      stats.unrouted++;
+      return;
+    }
     const m = matches.find((x) => x.o.method === method);
     if (!m) {
       if (matches.length === 0) {

@@ -16,12 +16,13 @@ def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def mint(sub, groups=(), ttl=3600, secret=SECRET, alg="HS256", **claims):
+def mint(sub, groups=(), ttl=3600, secret=SECRET, alg="HS256", typ="JWT", **claims):
     now = int(time.time())
+    # a string is sent as it is (a token that says groups is one string)
     payload = {"iss": ISSUER, "aud": AUDIENCE, "sub": sub, "iat": now, "exp": now + ttl,
-               "groups": list(groups)}
+               "groups": groups if isinstance(groups, str) else list(groups)}
     payload.update(claims)
-    header = {"alg": alg, "typ": "JWT"}
+    header = {"alg": alg, "typ": typ}
     signing = f"{b64url(json.dumps(header).encode())}.{b64url(json.dumps(payload).encode())}"
     sig = hmac.new(secret.encode(), signing.encode(), hashlib.sha256).digest()
     return f"{signing}.{b64url(sig)}"

@@ -34,8 +34,10 @@ def db_url(pg):
 
 
 @pytest.fixture(scope="module")
-def gateway(db_url):
-    gw = Gateway(BUILD, db_url).start()
+def gateway(db_url, request):
+    """The gateway, configured further by the module's GATEWAY_ENV (a dict of
+    TAUGATE_* variables) when it has one."""
+    gw = Gateway(BUILD, db_url, extra_env=getattr(request.module, "GATEWAY_ENV", None)).start()
     yield gw
     status = gw.stop()
     logs = gw.logs()

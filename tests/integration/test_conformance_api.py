@@ -19,6 +19,11 @@ with open(os.path.join(UP, "world.json"), encoding="utf-8") as _f:
     WORLD = json.load(_f)
 
 
+# TauGrid's examples run in the namespace named default, which a workspace
+# may only be bound to when the operator allows it.
+GATEWAY_ENV = {"TAUGATE_WORKSPACES_ALLOW_DEFAULT_NAMESPACE": "true"}
+
+
 @pytest.fixture(scope="module")
 def world(gateway):
     posts = [("/v1/admin/priority-classes", pc) for pc in WORLD["priority_classes"]]

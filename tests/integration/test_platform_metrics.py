@@ -84,7 +84,8 @@ def setup_catalog(g):
 @pytest.fixture(scope="module")
 def gw(db_url, cluster):
     g = Gateway(BUILD, db_url, extra_env={"TAUGATE_KUBE_API_URL": cluster.url,
-                                          "TAUGATE_PLATFORM_METRICS_CACHE_MS": "0"}).start()
+                                          "TAUGATE_PLATFORM_METRICS_CACHE_MS": "0",
+                                          "TAUGATE_METRICS_TENANT_LABELS": "true"}).start()
     setup_catalog(g)
     yield g
     status = g.stop()

@@ -501,6 +501,47 @@ def test_another_tenants_run_is_404(env):
     assert env.gw.req("GET", "/v1/runs/not-a-uuid/logs", token=bob).status == 404
 
 
+def test_revoked_viewer_stops_receiving_an_open_stream(env):
+    """Issue #17: a viewer removed from the workspace kept receiving an open
+    log stream. The stream re-checks access (every 5 s, from the tenancy
+    cache that the membership change voided) and ends with a final event
+    saying why, as the run-change stream does."""
+    ws = "revoke"
+    assert env.gw.req("POST", "/v1/admin/workspaces",
+                      body={"name": ws, "namespace": ws}).status == 201
+    member = env.gw.req("POST", f"/v1/admin/workspaces/{ws}/members",
+                        body={"kind": "user", "subject": "carol", "role": "viewer"}).json()
+    rid = env.new_run(ws=ws)
+    pod = env.start_pod(rid, ws, [("main", "i=1; while [ $i -le 150 ]; do echo tick $i;"
+                                           " i=$((i+1)); sleep 0.2; done")])
+    conn = http.client.HTTPConnection("127.0.0.1", env.gw.port, timeout=15)
+    conn.request("GET", f"/v1/runs/{rid}/logs?follow=true",
+                 headers={"Authorization": "Bearer " + tokens.mint("carol"),
+                          "Accept": "text/event-stream"})
+    resp = conn.getresponse()
+    assert resp.status == 200
+    seen = b""
+    while seen.count(b"data: tick") < 3:  # the stream is flowing
+        seen += resp.read1(65536)
+    removed = env.gw.req("DELETE", f"/v1/admin/workspaces/{ws}/members/{member['id']}")
+    assert removed.status == 204, removed
+    revoked_at = time.time()
+    rest = b""
+    while True:  # until the server ends the stream (the socket times out otherwise)
+        part = resp.read1(65536)
+        if not part:
+            break
+        rest += part
+    conn.close()
+    assert time.time() - revoked_at < 11.5
+    events = sse_events((seen + rest).decode())
+    assert events[-1] == {"id": None, "event": "end", "data": ['{"reason":"revoked"}']}
+    # new requests were refused already
+    assert env.logs(rid, token=tokens.mint("carol")).status == 404
+    env.ks.delete(api_path("v1", "pods", ws, pod))  # no need to print on
+    env.wait_log_done(rid, timeout=30)
+
+
 def test_retention_prunes_old_chunks(env):
     env.sql("UPDATE workspaces SET log_retention_days = 1 WHERE name = 'old'")
     rid = env.new_run(ws="old", state="Succeeded")

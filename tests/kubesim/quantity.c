@@ -6,43 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/quantity.h"
 #include "util.h"
 
 int ks_qty_parse(const char *s, long long *milli)
 {
-    if (!s || !*s)
+    /* the gateway's exact parser: kubesim reads quantities as it writes them */
+    tg_qty_t q;
+    int64_t m;
+    if (tg_qty_parse(s, &q) != TG_QTY_OK || tg_qty_to_milli(&q, &m) != TG_QTY_OK)
         return -1;
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s)
-        return -1;
-    double mult = 1;
-    static const struct {
-        const char *sfx;
-        double m;
-    } sfx[] = {{"Ki", 1024.0},
-               {"Mi", 1048576.0},
-               {"Gi", 1073741824.0},
-               {"Ti", 1099511627776.0},
-               {"Pi", 1125899906842624.0},
-               {"n", 1e-9},
-               {"u", 1e-6},
-               {"m", 1e-3},
-               {"k", 1e3},
-               {"M", 1e6},
-               {"G", 1e9},
-               {"T", 1e12},
-               {"P", 1e15},
-               {"", 1}};
-    size_t i;
-    for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
-        if (!strcmp(end, sfx[i].sfx)) {
-            mult = sfx[i].m;
-            break;
-        }
-    if (i == sizeof(sfx) / sizeof(sfx[0]))
-        return -1;
-    *milli = (long long)llround(v * mult * 1000.0);
+    *milli = m;
     return 0;
 }
 

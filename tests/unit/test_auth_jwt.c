@@ -97,17 +97,110 @@ static void test_accept_far_future_exp(void **state)
     free(c);
 }
 
+/* RFC 9068 access tokens (typ at+jwt, which several identity providers
+ * issue) verify with every algorithm, as plain JWTs do (issue #17). */
+static void test_accept_at_jwt(void **state)
+{
+    (void)state;
+    char *c = good_claims(NULL);
+    static const struct {
+        const char *typ, *alg, *kid;
+    } cases[] = {
+        {"at+jwt", "RS256", "rsa-1"},          {"application/at+jwt", "ES256", "ec-1"},
+        {"AT+JWT", "ES384", "ec-384"},         {"at+jwt", "RS512", "rsa-512"},
+        {"application/jwt", "RS256", "rsa-1"},
+    };
+    for (size_t i = 0; i < TG_ARRAY_LEN(cases); i++) {
+        EVP_PKEY *k = !strcmp(cases[i].kid, "rsa-1")    ? F.rsa1
+                      : !strcmp(cases[i].kid, "ec-1")   ? F.ec256
+                      : !strcmp(cases[i].kid, "ec-384") ? F.ec384
+                                                        : F.rsa2;
+        char hdr[160];
+        snprintf(hdr, sizeof(hdr), "{\"alg\":\"%s\",\"typ\":\"%s\",\"kid\":\"%s\"}", cases[i].alg,
+                 cases[i].typ, cases[i].kid);
+        char *t = tu_sign(hdr, c, cases[i].alg, k);
+        if (check(t) != TG_AUTH_OK)
+            fail_msg("typ %s with %s refused", cases[i].typ, cases[i].alg);
+        /* and the signature still has to be right */
+        t[strlen(t) - 2] = t[strlen(t) - 2] == 'A' ? 'B' : 'A';
+        assert_int_equal(check(t), TG_AUTH_BAD_SIGNATURE);
+        free(t);
+    }
+    free(c);
+}
+
+/* A configured maximum lifetime bounds exp - iat and exp - now. */
+static void test_max_lifetime(void **state)
+{
+    (void)state;
+    tg_auth_config_t cfg;
+    base_config(&cfg);
+    cfg.jwks_file = F.jwks_path;
+    cfg.max_lifetime_s = 3600;
+    char err[256] = "";
+    tg_auth_t *a = tg_auth_new(&cfg, err, sizeof(err));
+    assert_non_null(a);
+    static const struct {
+        long iat, exp; /* relative to now; iat 1 means absent */
+        const char *exp_text;
+        tg_auth_reason_e want;
+    } cases[] = {
+        {0, 3600, NULL, TG_AUTH_OK},
+        {-600, 3000, NULL, TG_AUTH_OK},
+        {0, 3601, NULL, TG_AUTH_LIFETIME},      /* exp - iat */
+        {-7200, 600, NULL, TG_AUTH_LIFETIME},   /* minted long-lived, used late */
+        {1, 3600 + 60, NULL, TG_AUTH_OK},       /* no iat: exp - now, with leeway */
+        {1, 3600 + 61, NULL, TG_AUTH_LIFETIME}, /* no iat: one second past it */
+        {0, 0, "1e308", TG_AUTH_LIFETIME},      /* issue #17 */
+        {1, 0, "1e308", TG_AUTH_LIFETIME},
+    };
+    for (size_t i = 0; i < TG_ARRAY_LEN(cases); i++) {
+        char extra[128] = "";
+        if (cases[i].exp_text)
+            snprintf(extra, sizeof(extra), "{\"exp\":%s}", cases[i].exp_text);
+        char *c = tu_claims(ISS, AUD, "alice", cases[i].iat == 1 ? 0 : F.now + cases[i].iat,
+                            cases[i].exp_text ? 0 : F.now + cases[i].exp, extra[0] ? extra : NULL);
+        char *t = token(F.rsa1, "RS256", "rsa-1", c);
+        tg_auth_reason_e r = check_on(a, t, F.now, NULL);
+        if (r != cases[i].want)
+            fail_msg("case %zu: %s, want %s", i, tg_auth_reason_str(r),
+                     tg_auth_reason_str(cases[i].want));
+        /* the verified-token cache must not let it through the second time */
+        assert_int_equal(check_on(a, t, F.now, NULL), cases[i].want);
+        free(t);
+        free(c);
+    }
+    assert_string_equal(tg_auth_reason_str(TG_AUTH_LIFETIME), "lifetime");
+    assert_non_null(strstr(tg_auth_www_authenticate(TG_AUTH_LIFETIME), "invalid_token"));
+    tg_auth_free(a);
+}
+
+/* groups must be an array of strings: a lone string is not one group. */
+static void test_reject_groups_not_an_array_of_strings(void **state)
+{
+    (void)state;
+    static const char *const extra[] = {"{\"groups\":\"platform-admins\"}",
+                                        "{\"groups\":[\"ml\",7]}", "{\"groups\":{}}"};
+    for (size_t i = 0; i < TG_ARRAY_LEN(extra); i++) {
+        char *c = good_claims(extra[i]);
+        char *t = token(F.rsa1, "RS256", "rsa-1", c);
+        assert_int_equal(check(t), TG_AUTH_BAD_CLAIMS);
+        free(t);
+        free(c);
+    }
+}
+
 static void test_accept_principal_fields(void **state)
 {
     (void)state;
-    char *c = good_claims("{\"groups\":[\"ml\",\"platform-admins\",7,\"ml\"],"
+    char *c = good_claims("{\"groups\":[\"ml\",\"platform-admins\",\"ml\"],"
                           "\"preferred_username\":\"alice.s\",\"email\":\"alice@example.test\"}");
     char *t = token(F.rsa1, "RS256", "rsa-1", c);
     tg_principal_t p;
     assert_int_equal(check_on(F.auth, t, F.now, &p), TG_AUTH_OK);
     assert_string_equal(p.name, "alice.s");
     assert_string_equal(p.email, "alice@example.test");
-    assert_int_equal(p.n_groups, 2); /* non-string and duplicate dropped */
+    assert_int_equal(p.n_groups, 2); /* the duplicate dropped */
     assert_true(tg_principal_in_group(&p, "ml"));
     assert_true(p.is_admin);
     tg_principal_clean(&p);
@@ -532,7 +625,9 @@ static void test_reject_malformed(void **state)
         "{\"alg\":\"RS256\",\"kid\":\"rsa-1\",\"b64\":false,\"crit\":[\"b64\"]}",
         "{\"alg\":\"RS256\",\"kid\":\"rsa-1\",\"enc\":\"A256GCM\"}",
         "{\"alg\":\"RS256\",\"kid\":\"rsa-1\",\"zip\":\"DEF\"}",
-        "{\"alg\":\"RS256\",\"kid\":\"rsa-1\",\"typ\":\"at+jwt\"}",
+        "{\"alg\":\"RS256\",\"kid\":\"rsa-1\",\"typ\":\"JOSE\"}",
+        "{\"alg\":\"RS256\",\"kid\":\"rsa-1\",\"typ\":\"application/jose+json\"}",
+        "{\"alg\":\"RS256\",\"kid\":\"rsa-1\",\"typ\":\"at+jwtx\"}",
         "{\"alg\":\"RS256\",\"kid\":\"rsa-1\",\"typ\":7}",
         "{\"alg\":\"RS256\",\"kid\":1}",
         "{\"alg\":\"RS256\",\"kid\":\"\"}",
@@ -701,7 +796,8 @@ static void test_www_authenticate_and_labels(void **state)
                             "not_yet_valid",
                             "wrong_issuer",
                             "wrong_audience",
-                            "bad_claims"};
+                            "bad_claims",
+                            "lifetime"};
     assert_int_equal(TG_ARRAY_LEN(labels), TG_AUTH_REASON_COUNT);
     for (int r = 0; r < TG_AUTH_REASON_COUNT; r++) {
         assert_string_equal(tg_auth_reason_str((tg_auth_reason_e)r), labels[r]);
@@ -725,6 +821,9 @@ int main(void)
         cmocka_unit_test(test_accept_es256),
         cmocka_unit_test(test_accept_es384_rs512),
         cmocka_unit_test(test_accept_within_leeway),
+        cmocka_unit_test(test_accept_at_jwt),
+        cmocka_unit_test(test_max_lifetime),
+        cmocka_unit_test(test_reject_groups_not_an_array_of_strings),
         cmocka_unit_test(test_accept_aud_array_and_real_numbers),
         cmocka_unit_test(test_accept_far_future_exp),
         cmocka_unit_test(test_accept_principal_fields),

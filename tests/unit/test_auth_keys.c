@@ -297,7 +297,7 @@ static void test_principal_claims(void **state)
                                 0, NULL);
     tg_principal_t p;
     tg_principal_init(&p);
-    tg_principal_from_claims(&p, claims, &pol);
+    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), 0);
     assert_string_equal(p.subject, "u1");
     assert_string_equal(p.name, "u1@example.test"); /* display_name absent */
     assert_int_equal(p.n_groups, 2);
@@ -305,15 +305,22 @@ static void test_principal_claims(void **state)
     tg_principal_clean(&p);
     json_decref(claims);
 
-    /* A namespaced claim name with dots is found as a member first; a single
-     * string is one group. */
+    /* A namespaced claim name with dots is found as a member first. */
     pol.groups_claim = "https://taugate.example/groups";
-    claims = json_loads("{\"sub\":\"u2\",\"https://taugate.example/groups\":\"ml\"}", 0, NULL);
-    tg_principal_from_claims(&p, claims, &pol);
+    claims = json_loads("{\"sub\":\"u2\",\"https://taugate.example/groups\":[\"ml\"]}", 0, NULL);
+    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), 0);
     assert_int_equal(p.n_groups, 1);
     assert_string_equal(p.groups[0], "ml");
     assert_false(p.is_admin);
     assert_string_equal(p.name, "u2");
+    tg_principal_clean(&p);
+    json_decref(claims);
+
+    /* A lone string is not read as one group (issue #17): refused. */
+    claims =
+        json_loads("{\"sub\":\"u2\",\"https://taugate.example/groups\":\"gpu-admins\"}", 0, NULL);
+    tg_principal_init(&p);
+    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), -1);
     tg_principal_clean(&p);
     json_decref(claims);
 
@@ -332,19 +339,32 @@ static void test_principal_claims(void **state)
     claims = json_pack("{s:s, s:o}", "sub", "u3", "groups", arr);
     pol.groups_claim = NULL; /* default "groups" */
     pol.name_claims = NULL;  /* default name list */
-    tg_principal_from_claims(&p, claims, &pol);
+    tg_principal_init(&p);
+    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), 0);
     assert_int_equal(p.n_groups, TG_PRINCIPAL_MAX_GROUPS);
     assert_string_equal(p.groups[0], "g0");
     tg_principal_clean(&p);
     json_decref(claims);
 
-    /* Groups claim absent or of another type: no groups. */
-    claims = json_loads("{\"sub\":\"u4\",\"groups\":{\"a\":1},\"name\":\"U Four\"}", 0, NULL);
-    tg_principal_from_claims(&p, claims, &pol);
+    /* Groups claim absent: no groups; of another type, or with a member
+     * that is not a string: refused. */
+    claims = json_loads("{\"sub\":\"u4\",\"name\":\"U Four\"}", 0, NULL);
+    tg_principal_init(&p);
+    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), 0);
     assert_int_equal(p.n_groups, 0);
     assert_string_equal(p.name, "U Four");
     tg_principal_clean(&p);
     json_decref(claims);
+    static const char *const bad[] = {"{\"sub\":\"u4\",\"groups\":{\"a\":1}}",
+                                      "{\"sub\":\"u4\",\"groups\":[\"a\",1]}",
+                                      "{\"sub\":\"u4\",\"groups\":true}"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        claims = json_loads(bad[i], 0, NULL);
+        tg_principal_init(&p);
+        assert_int_equal(tg_principal_from_claims(&p, claims, &pol), -1);
+        tg_principal_clean(&p);
+        json_decref(claims);
+    }
 
     /* Admin by subject, applied to a PAT principal built by hand. */
     tg_auth_list_t subs;

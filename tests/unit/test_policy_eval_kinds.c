@@ -368,6 +368,86 @@ static void test_max_memory_per_pod(void **state)
     tp_run_clean(&run);
 }
 
+/* Issue #17: 300 cores and an exabyte, however they are spelt, are refused
+ * by a per-pod limit (the parser used to fail on them and the check skipped
+ * the value). */
+static void test_per_pod_limits_see_every_spelling(void **state)
+{
+    (void)state;
+    const char *cpu =
+        "rules:\n- id: r\n  description: d\n  action: deny\n  max_cpu_per_pod: \"16\"\n";
+    const char *mem =
+        "rules:\n- id: r\n  description: d\n  action: deny\n  max_memory_per_pod: 2T\n";
+    static const char *const cores[] = {"\"300\"", "0.0000000000000003E", "3e2", "300000000000n"};
+    tp_run_t run;
+    char spec[256];
+    for (size_t i = 0; i < sizeof(cores) / sizeof(cores[0]); i++) {
+        snprintf(spec, sizeof(spec), JOB_CPU "compute:\n  cpu_request: %s\n", cores[i]);
+        expect_deny(one(&run, cpu, spec), "compute.cpu_request", 8, 16);
+        tp_run_clean(&run);
+    }
+    static const char *const bytes[] = {"3T", "0.000003E", "1Ei", "9Ei"};
+    for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++) {
+        snprintf(spec, sizeof(spec), JOB_CPU "compute:\n  memory_request: %s\n", bytes[i]);
+        expect_deny(one(&run, mem, spec), "compute.memory_request", 8, 19);
+        tp_run_clean(&run);
+    }
+    /* exactly the limit passes; one nano-core more does not */
+    const json_t *d = one(&run, cpu, JOB_CPU "compute:\n  cpu_request: 16000000000n\n");
+    assert_string_equal(tp_outcome(d), "allow");
+    tp_run_clean(&run);
+    d = one(&run, cpu, JOB_CPU "compute:\n  cpu_request: 16000000001n\n");
+    expect_deny(d, "compute.cpu_request", 8, 16);
+    tp_run_clean(&run);
+}
+
+/* A value a rule cannot read is refused, never skipped (the resolved config
+ * is built here by hand: the spec pipeline would stop such values first). */
+static void test_unreadable_values_are_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *rule, *resolved, *path;
+    } cases[] = {
+        {"max_cpu_per_pod: \"16\"", "{\"compute\": {\"cpu_request\": \"lots\"}}",
+         "compute.cpu_request"},
+        {"max_memory_per_pod: 1Gi", "{\"compute\": {\"memory_limit\": true}}",
+         "compute.memory_limit"},
+        {"max_gpus_per_run: 8", "{\"compute\": {\"gpu_count\": \"2\"}}", "compute.gpu_count"},
+        {"max_gpus_per_worker: 8", "{\"compute\": {\"gpu_count\": -1}}", "compute.gpu_count"},
+        {"max_nodes: 4", "{\"execution\": {\"nodes\": 2.5}}", "execution.nodes"},
+        {"max_retries: 3", "{\"resilience\": {\"max_retries\": \"1\"}}", "resilience.max_retries"},
+        {"max_active_deadline_seconds: 60", "{\"run\": {\"active_deadline_seconds\": 1e9}}",
+         "run.active_deadline_seconds"},
+        {"allowed_images: [ghcr.io/acme]", "{\"runtime\": {\"image\": 7}}", "runtime.image"},
+        {"allowed_priority_tiers: [default]", "{\"policy\": {\"priority_tier\": [1]}}",
+         "policy.priority_tier"},
+        {"allowed_pvcs: [data-a]", "{\"storage\": {\"data_pvc\": {}}}", "storage.data_pvc"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char pol[256];
+        snprintf(pol, sizeof(pol), "rules:\n- id: r\n  description: d\n  action: deny\n  %s\n",
+                 cases[i].rule);
+        tg_policy_snapshot_t *snap = tp_snapshot(pol);
+        json_t *resolved = json_loads(cases[i].resolved, 0, NULL);
+        assert_non_null(resolved);
+        json_object_set_new(resolved, "engine", json_string("job"));
+        tg_policy_input_t in = {.resolved = resolved};
+        tg_policy_result_t res;
+        assert_int_equal(tg_policy_evaluate(snap, &in, &res), TG_EUNPROCESSABLE);
+        json_t *decisions = tg_policy_result_decisions(&res);
+        const json_t *d = json_array_get(decisions, 0);
+        if (json_array_size(decisions) != 1 || strcmp(tp_outcome(d), "deny") != 0 ||
+            strcmp(tp_str(d, "path"), cases[i].path) != 0)
+            fail_msg("%s on %s was not refused at %s", cases[i].rule, cases[i].resolved,
+                     cases[i].path);
+        json_decref(decisions);
+        tg_policy_result_clean(&res);
+        json_decref(resolved);
+        tg_policy_snapshot_release(snap);
+    }
+}
+
 static void test_allowed_pvcs(void **state)
 {
     (void)state;
@@ -411,6 +491,8 @@ int main(void)
         cmocka_unit_test(test_allowed_priority_tiers),
         cmocka_unit_test(test_max_cpu_per_pod),
         cmocka_unit_test(test_max_memory_per_pod),
+        cmocka_unit_test(test_per_pod_limits_see_every_spelling),
+        cmocka_unit_test(test_unreadable_values_are_refused),
         cmocka_unit_test(test_allowed_pvcs),
     };
     return cmocka_run_group_tests(tests, tp_setup, tp_teardown);
