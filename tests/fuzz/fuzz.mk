@@ -27,7 +27,7 @@ FUZZ_BINS   := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_DIRS_spec := core spec render
 FUZZ_DIRS_jwt  := core auth
 FUZZ_DIRS_policy := core spec render policy
-FUZZ_DIRS_multipart := core http
+FUZZ_DIRS_multipart := core http auth
 
 fuzz_all_dirs = $(patsubst gateway/%/,%,$(sort $(dir $(wildcard gateway/*/*.c))))
 fuzz_srcs = $(foreach d,$(or $(FUZZ_DIRS_$(1)),$(fuzz_all_dirs)),$(wildcard gateway/$(d)/*.c))
