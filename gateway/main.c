@@ -178,6 +178,7 @@ static void main_loops_start(main_daemon_t *d)
         if (!d->reconcile)
             tg_log_error("main", "Kueue reconciler: %s", err);
     }
+    tg_platform_metrics_tenant_labels((int)cfg->metrics_tenant_labels);
     tg_platform_metrics_start(app->pool, cfg->platform_metrics_cache_ms);
     d->platform_metrics = 1;
     if (app->kube && cfg->engine) {

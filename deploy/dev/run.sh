@@ -167,6 +167,8 @@ export TAUGATE_AUTH_ISSUER=${TAUGATE_AUTH_ISSUER:-https://taugate.local/dev}
 export TAUGATE_AUTH_AUDIENCE=${TAUGATE_AUTH_AUDIENCE:-taugate}
 export TAUGATE_AUTH_PEM_FILE=$RUN/dev-signing.pub
 export TAUGATE_AUTH_ADMIN_GROUPS=${TAUGATE_AUTH_ADMIN_GROUPS:-platform-admins}
+# the demo tokens (deploy/dev/token.sh) live 7 days; production keeps 1 day
+export TAUGATE_AUTH_MAX_TOKEN_LIFETIME_S=${TAUGATE_AUTH_MAX_TOKEN_LIFETIME_S:-604800}
 mint() { TAUGATE_DEV_DIR=$RUN BUILD=$BUILD "$REPO/deploy/dev/token.sh" "$@"; }
 ADMIN_TOKEN=$(mint admin platform-admins)
 TOKEN=$(mint alice)

@@ -19,6 +19,7 @@ import sse
 import tokens
 from gateway import Gateway
 from paths import BUILD
+from wait import wait_for
 from world import kind_cpu_workspace, smoke_body
 
 WS = "ray"
@@ -95,7 +96,12 @@ def position(gw):
 
 def settled(env):
     """The stream position once every change committed so far is behind it
-    (it trails the newest commit by a notifier tick)."""
+    (it trails the newest commit by a notifier tick), after the gateway has
+    said of every new run that it waits for a cluster (there is none here:
+    one change per run, made within a keeper tick)."""
+    wait_for(lambda: env.sql("SELECT count(*) FROM runs WHERE state = 'Accepted'"
+                             " AND reason IS DISTINCT FROM 'WaitingForCluster'").strip() == "0",
+             10, "every accepted run marked as waiting for a cluster")
     top = int(env.sql("SELECT coalesce(max(id), 0) FROM run_changes"))
     deadline = time.time() + 10
     while True:
