@@ -286,14 +286,22 @@ static void main_no_cluster_words(main_daemon_t *d)
 #define MAIN_TICK_MS      10000L
 #define MAIN_NOCLUSTER_MS 2000L
 
+static long main_mono_ms(void)
+{
+    return (long)(tg_now_mono_us() / 1000u);
+}
+
 /* The keeper thread: start-up as soon as the database answers, then JWKS
- * freshness and rules changed through another replica every 10 s, and,
- * without a cluster, the words of waiting runs every 2 s. */
+ * freshness every 10 s, rules changed through another replica every
+ * policy_poll_s (0: never), and, without a cluster, the words of waiting
+ * runs every 2 s. */
 static void *main_keeper(void *arg)
 {
     pthread_setname_np(pthread_self(), "tg-keeper");
     main_daemon_t *d = arg;
-    long wait_ms = 0, since_tick_ms = 0;
+    const long policy_ms = d->cfg->policy_poll_s * 1000L;
+    long wait_ms = 0, now = main_mono_ms();
+    long next_tick = now + MAIN_TICK_MS, next_policy = now + policy_ms;
     pthread_mutex_lock(&d->lock);
     while (!d->keeper_stop) {
         if (wait_ms > 0) {
@@ -303,10 +311,13 @@ static void *main_keeper(void *arg)
                 break;
         }
         pthread_mutex_unlock(&d->lock);
-        since_tick_ms += wait_ms;
-        if (since_tick_ms >= MAIN_TICK_MS) {
-            since_tick_ms = 0;
+        now = main_mono_ms();
+        if (now >= next_tick) {
+            next_tick = now + MAIN_TICK_MS;
             tg_authn_tick(d->app.authn);
+        }
+        if (policy_ms > 0 && now >= next_policy) {
+            next_policy = now + policy_ms;
             if (d->booted)
                 tg_api_policies_poll(d->app.pool, tg_api_policies_registry());
         }
@@ -316,6 +327,13 @@ static void *main_keeper(void *arg)
         if (d->booted && !d->app.kube)
             main_no_cluster_words(d);
         wait_ms = !d->booted ? retry_ms : d->app.kube ? MAIN_TICK_MS : MAIN_NOCLUSTER_MS;
+        /* wake for whichever periodic task falls due first */
+        now = main_mono_ms();
+        long due = next_tick - now;
+        if (policy_ms > 0 && next_policy - now < due)
+            due = next_policy - now;
+        if (due < wait_ms)
+            wait_ms = due > 0 ? due : 1;
         pthread_mutex_lock(&d->lock);
     }
     pthread_mutex_unlock(&d->lock);

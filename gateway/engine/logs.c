@@ -427,7 +427,7 @@ static void *collector_main(void *arg)
 {
     pthread_setname_np(pthread_self(), "tg-logs");
     tg_logs_collector_t *col = arg;
-    int scan_due = 0; /* woken (a follower ended, a pod started) since the last scan */
+    int scan_due = 0; /* woken (a follower ended) since the last scan */
     pthread_mutex_lock(&col->lock);
     while (!col->stopping) {
         if (!col->woken) {
@@ -446,7 +446,7 @@ static void *collector_main(void *arg)
 
         collector_reap(col);
         uint64_t now = tg_now_mono_us();
-        /* A wake asks for a scan, but at most one per LOGS_SCAN_GAP_MS: when
+        /* A follower's end asks for a scan, but at most one per LOGS_SCAN_GAP_MS: when
          * hundreds of followers end each second, one scan serves them all
          * (the scan's cost is per pending container, each wake would pay it). */
         scan_due |= woken;
@@ -554,16 +554,6 @@ int tg_logs_collector_start(tg_logs_collector_t *c)
     tg_log_info("logs", "log collector started (owner %s, up to %d followers)", c->owner,
                 c->cfg.max_followers);
     return 0;
-}
-
-void tg_logs_collector_wake(tg_logs_collector_t *c)
-{
-    if (!c)
-        return;
-    pthread_mutex_lock(&c->lock);
-    c->woken = 1;
-    pthread_cond_signal(&c->cond);
-    pthread_mutex_unlock(&c->lock);
 }
 
 void tg_logs_collector_stop_and_free(tg_logs_collector_t *c)

@@ -2,9 +2,9 @@
  * watcher recorded in run_pods and keeps them in log_chunks, with the
  * metric and checkpoint markers found in them (engine/markers.h).
  *
- * Threads. One scanner thread wakes every scan_interval_ms (or at once on
- * tg_logs_collector_wake): it joins finished followers, stores batches that
- * waited flush_interval_ms, renews leases, starts followers for unclaimed
+ * Threads. One scanner thread wakes every scan_interval_ms (sooner, at most
+ * every 200 ms, when a follower ends): it joins finished followers, stores
+ * batches that waited flush_interval_ms, renews leases, starts followers for unclaimed
  * containers (run_pods: NOT log_done AND phase <> 'Pending'; one follower
  * per container, at most max_followers at once) and prunes old chunks every
  * prune_interval_s. Each follower is a thread blocked on one
@@ -36,7 +36,7 @@
  * taugate_log_chunks_pruned_total.
  *
  * Ownership: the collector borrows pool and kube (both must outlive it).
- * Thread-safety: new/start/stop_and_free from one thread; wake from any. */
+ * Thread-safety: new/start/stop_and_free from one thread. */
 #ifndef TG_ENGINE_LOGS_H
 #define TG_ENGINE_LOGS_H
 
@@ -64,8 +64,6 @@ tg_logs_collector_t *tg_logs_collector_new(tg_db_pool_t *pool, tg_kube_client_t 
                                            const tg_logs_config_t *cfg);
 /* Start the scanner thread. RET: 0, or -1 when the thread cannot start. */
 int tg_logs_collector_start(tg_logs_collector_t *c);
-/* Scan now (e.g. the watcher saw a pod start or finish). NULL-safe. */
-void tg_logs_collector_wake(tg_logs_collector_t *c);
 /* Stop all threads (within ~2 s), store pending batches if possible, free.
  * NULL-safe; fine on a collector never started. */
 void tg_logs_collector_stop_and_free(tg_logs_collector_t *c);

@@ -1,18 +1,24 @@
-/* The watcher: follows the cluster objects of taugate's runs (Workloads,
- * Jobs, RayJobs, Pods) with list-then-watch informers and turns what it sees
- * into run state transitions, each recorded as a run_event with its source.
+/* The watcher: turns what the cluster objects of taugate's runs (Workloads,
+ * Jobs, RayJobs, Pods) say into run state transitions, each recorded as a
+ * run_event with its source.
  *
  *   Workload pending (QuotaReserved not true)  → Queued, with Kueue's message
  *   Workload Admitted                          → Admitted, with flavors
- *   Workload Evicted / Preempted               → Recovering (Kueue requeues it)
+ *   Workload Evicted / Preempted, not Admitted → recovery (engine/recovery.h)
  *   a pod Running                              → Running
  *   Job Complete / RayJob SUCCEEDED            → Succeeded
- *   Job Failed / RayJob FAILED                 → Failed, with the reason
+ *   Job Failed / RayJob FAILED                 → recovery when the pods say
+ *                                                why (OOMKilled, Evicted, a
+ *                                                faulty node), else Failed
+ *                                                with the object's reason
  *   our object deleted by someone else         → Failed (ObjectDeleted)
  *
- * Pods are also recorded in run_pods (node, phase, exit code) for logs and
- * evidence. The engine (engine/follow.h) calls it for each changed object
- * of its informers' caches, and again for any it could not commit. */
+ * Recovery, not Kueue, decides what an eviction leads to: Recovering and
+ * attempt n+1 with new object names when the run's resilience allows it,
+ * else Failed. Pods are also recorded in run_pods (node, phase, exit code)
+ * for logs and evidence. The observer (engine/observer.h) calls the watcher
+ * for each changed object of its informers' caches, and again for any it
+ * could not commit. */
 #ifndef TG_ENGINE_WATCHER_H
 #define TG_ENGINE_WATCHER_H
 

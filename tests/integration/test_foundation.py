@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from paths import BUILD
+from paths import BUILD, REPO
 from gateway import Gateway
 
 PROBLEM_KEYS = {"type", "title", "status", "detail", "instance"}
@@ -193,6 +193,65 @@ def test_help_lists_every_key():
     for key in ("listen_address", "threads", "database_url", "db_pool_size", "max_body_bytes",
                 "connection_timeout_s", "log_level", "TAUGATE_DATABASE_URL"):
         assert key in out.stdout
+
+
+def help_keys():
+    """{key: default} as `taugate --help` prints the config table."""
+    out = subprocess.run([os.path.join(BUILD, "taugate"), "--help"], capture_output=True,
+                         text=True, check=True).stdout
+    keys, key = {}, None
+    for line in out.splitlines():
+        m = re.match(r"  --(\w+)\s", line)
+        if m:
+            key = m.group(1)
+            keys[key] = ""
+            continue
+        m = re.match(r"\s+default ?(.*?)(?:, range \[.*| \(secret.*)?$", line)
+        if m and key:
+            keys[key] = m.group(1).strip()
+    return keys
+
+
+def readme_config_rows():
+    """[(keys, defaults column)] of README's configuration table."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        text = f.read()
+    section = text.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or cells[0] in ("key", "---"):
+            continue
+        keys, prev = [], None
+        for name in re.findall(r"`([\w]+)`(?:/`(_\w+)`)?", cells[0]):
+            prev = name[0]
+            keys.append(prev)
+            if name[1]:  # `rate_limit_rps`/`_burst`
+                keys.append(prev.rsplit("_", 1)[0] + name[1])
+        rows.append((keys, cells[1]))
+    return rows
+
+
+def test_readme_config_table_matches_the_code():
+    """README's table names every key of gateway/core/config.c, and only
+    those, with the default the code has."""
+    code = help_keys()
+    rows = readme_config_rows()
+    documented = [k for keys, _ in rows for k in keys]
+    assert len(code) > 60, code
+    assert sorted(set(code) - set(documented)) == []
+    assert sorted(set(documented) - set(code)) == []
+    sizes = {"1 MiB": "1048576", "32 KiB": "32768"}
+    for keys, defaults in rows:
+        if "--help" in defaults:
+            continue
+        for human, raw in sizes.items():
+            defaults = defaults.replace(human, raw)
+        words = set(re.findall(r"[^\s,`()]+", defaults))
+        words |= {p for w in list(words) for p in w.split("/")}
+        for k in keys:
+            if code[k]:
+                assert code[k] in words, (k, code[k], defaults)
 
 
 def test_sigterm_finishes_in_flight_request(db_url):

@@ -301,6 +301,25 @@ def test_database_rule_replaces_file_rule(gw):
     assert validate(gw, text).status == 422
 
 
+def test_another_replica_polls_rule_changes_every_policy_poll_s(gw, db_url, policy_dir):
+    """A rule made through one replica reaches another on its next poll, at
+    the pace of policy_poll_s (1 s here; the keeper's own tick is 10 s)."""
+    env = dict(policy_env(policy_dir), TAUGATE_POLICY_POLL_S="1")
+    replica = Gateway(BUILD, db_url, extra_env=env).start()
+    try:
+        rule = {"id": "polled-rule", "description": "made elsewhere", "action": "warn",
+                "max_retries": 7}
+        assert gw.req("POST", "/v1/admin/policies", body=rule).status == 201
+        wait_for(lambda: "polled-rule" in effective_ids(replica), 5,
+                 "the replica's next policy poll", detail=lambda: replica.logs()[-2000:])
+        assert gw.req("DELETE", "/v1/admin/policies/polled-rule").status == 204
+        wait_for(lambda: "polled-rule" not in effective_ids(replica), 5,
+                 "the replica's poll after the delete", detail=lambda: replica.logs()[-2000:])
+    finally:
+        assert replica.stop() == 0, replica.logs()[-2000:]
+        replica.close()
+
+
 def test_workspace_view(gw):
     rita, oscar = tokens.mint("rita"), tokens.mint("oscar")
     r = gw.req("GET", "/v1/workspaces/pol/policy", token=rita)
