@@ -8,6 +8,7 @@
  *   delete NAME    DELETE <collection>/NAME */
 #include <string.h>
 
+#include "apply.h"
 #include "commands.h"
 #include "http.h"
 #include "lists.h"
@@ -288,6 +289,37 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
     return rc;
 }
 
+/* One object of `admin apply`: its resource, the command's arguments. */
+typedef struct {
+    const tau_args_t *a;
+    const admin_res_t *r;
+    json_t *obj;
+} admin_applied_t;
+
+static int admin_apply_create(tau_ctx_t *ctx, void *arg)
+{
+    admin_applied_t *x = arg;
+    return admin_create_one(ctx, x->a, x->r, x->obj, NULL);
+}
+
+/* Only what differs, less what the server owns or will not change. */
+static json_t *admin_apply_patch(const json_t *cur, void *arg)
+{
+    admin_applied_t *x = arg;
+    json_t *patch = json_deep_copy(x->obj);
+    admin_strip(patch, admin_readonly);
+    admin_strip(patch, x->r->immutable);
+    json_object_del(patch, x->r->key);
+    const char *k;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(patch, tmp, k, v) {
+        if (json_equal(v, json_object_get(cur, k)))
+            json_object_del(patch, k);
+    }
+    return patch;
+}
+
 static int admin_apply(tau_ctx_t *ctx, const tau_args_t *a)
 {
     const admin_res_t *r = admin_res(ctx);
@@ -305,50 +337,11 @@ static int admin_apply(tau_ctx_t *ctx, const tau_args_t *a)
         }
         tau_url_t u;
         rc = admin_item(ctx, a, r, name, &u);
-        if (rc != TAU_EXIT_OK) {
-            tau_url_clean(&u);
-            break;
+        if (rc == TAU_EXIT_OK) {
+            admin_applied_t x = {.a = a, .r = r, .obj = o};
+            rc = tau_apply_one(ctx, tau_url_str(&u), r->kind, name, admin_apply_create,
+                               admin_apply_patch, &x);
         }
-        /* does it exist? a 404 is an answer here, not an error */
-        tau_http_req_t rq = {.method = "GET", .path = tau_url_str(&u)};
-        tau_http_resp_t resp;
-        tau_http_resp_init(&resp);
-        if (!rq.path || tau_http_do(ctx, &rq, &resp) != 0) {
-            rc = tau_fail(ctx, TAU_EXIT_NETWORK, "cannot reach the gateway: %s", resp.error);
-        } else if (resp.status == 404 && !tau_http_no_route(&resp)) {
-            rc = admin_create_one(ctx, a, r, o, NULL);
-            if (rc == TAU_EXIT_OK)
-                printf("%s %s created\n", r->kind, name);
-        } else if (resp.status == 200) {
-            json_t *cur = json_loadb(resp.body.data, resp.body.len, 0, NULL);
-            json_t *patch = json_deep_copy(o);
-            admin_strip(patch, admin_readonly);
-            admin_strip(patch, r->immutable);
-            json_object_del(patch, r->key);
-            /* send only what differs */
-            const char *k;
-            json_t *v;
-            void *tmp;
-            json_object_foreach_safe(patch, tmp, k, v) {
-                if (json_equal(v, json_object_get(cur, k)))
-                    json_object_del(patch, k);
-            }
-            if (json_object_size(patch) == 0) {
-                printf("%s %s unchanged\n", r->kind, name);
-            } else {
-                rc = tau_api(ctx, "PATCH", rq.path, patch, NULL);
-                if (rc == TAU_EXIT_OK)
-                    printf("%s %s configured\n", r->kind, name);
-            }
-            json_decref(patch);
-            json_decref(cur);
-        } else {
-            rc = tau_http_exit_code(resp.status);
-            if (rc == TAU_EXIT_OK)
-                rc = TAU_EXIT_NETWORK;
-            tau_problem_print(ctx, &resp, NULL);
-        }
-        tau_http_resp_clean(&resp);
         tau_url_clean(&u);
         if (rc != TAU_EXIT_OK)
             break;

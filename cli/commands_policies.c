@@ -12,6 +12,7 @@
  * {rules: [...]} (as the files in policies/), in YAML or JSON. */
 #include <string.h>
 
+#include "apply.h"
 #include "commands.h"
 #include "http.h"
 #include "lists.h"
@@ -149,6 +150,16 @@ static json_t *pol_diff(const json_t *cur, const json_t *want)
     return patch;
 }
 
+static int pol_apply_create(tau_ctx_t *ctx, void *rule)
+{
+    return tau_api(ctx, "POST", "/v1/admin/policies", rule, NULL);
+}
+
+static json_t *pol_apply_patch(const json_t *cur, void *rule)
+{
+    return pol_diff(cur, rule);
+}
+
 static int pol_apply(tau_ctx_t *ctx, const tau_args_t *a)
 {
     json_t *rules = pol_load_rules(ctx, a);
@@ -161,34 +172,8 @@ static int pol_apply(tau_ctx_t *ctx, const tau_args_t *a)
         const char *id = json_string_value(json_object_get(r, "id"));
         tau_url_t u;
         pol_url(&u, id, "");
-        tau_http_req_t rq = {.method = "GET", .path = tau_url_str(&u)};
-        tau_http_resp_t resp;
-        tau_http_resp_init(&resp);
-        if (!rq.path || tau_http_do(ctx, &rq, &resp) != 0) {
-            rc = tau_fail(ctx, TAU_EXIT_NETWORK, "cannot reach the gateway: %s", resp.error);
-        } else if (resp.status == 404 && !tau_http_no_route(&resp)) {
-            rc = tau_api(ctx, "POST", "/v1/admin/policies", r, NULL);
-            if (rc == TAU_EXIT_OK)
-                printf("policy %s created\n", id);
-        } else if (resp.status == 200) {
-            json_t *cur = json_loadb(resp.body.data, resp.body.len, 0, NULL);
-            json_t *patch = pol_diff(cur, r);
-            if (json_object_size(patch) == 0) {
-                printf("policy %s unchanged\n", id);
-            } else {
-                rc = tau_api(ctx, "PATCH", rq.path, patch, NULL);
-                if (rc == TAU_EXIT_OK)
-                    printf("policy %s configured\n", id);
-            }
-            json_decref(patch);
-            json_decref(cur);
-        } else {
-            rc = tau_http_exit_code(resp.status);
-            if (rc == TAU_EXIT_OK)
-                rc = TAU_EXIT_NETWORK;
-            tau_problem_print(ctx, &resp, NULL);
-        }
-        tau_http_resp_clean(&resp);
+        rc =
+            tau_apply_one(ctx, tau_url_str(&u), "policy", id, pol_apply_create, pol_apply_patch, r);
         tau_url_clean(&u);
         if (rc != TAU_EXIT_OK)
             break;
