@@ -171,6 +171,13 @@ static void job_service(tg_render_ctx_t *c)
     tg_jw_end_obj(w);
 }
 
+/* The volume name of image asset `a`: its mount and its volume must agree. */
+static void job_asset_volume(const json_t *a, char *out, size_t n)
+{
+    const char *name = json_string_value(json_object_get(a, "name"));
+    tg_render_cat(out, n, "tau-asset-", name ? name : "", NULL);
+}
+
 /* The common mounts, then run.source's tree and the image assets
  * (read-only). */
 static void job_mounts(tg_render_ctx_t *c, int dshm, const json_t *source, const json_t *assets)
@@ -181,8 +188,7 @@ static void job_mounts(tg_render_ctx_t *c, int dshm, const json_t *source, const
     const json_t *a;
     json_array_foreach(assets, i, a) {
         char vname[80];
-        const char *name = json_string_value(json_object_get(a, "name"));
-        tg_render_cat(vname, sizeof(vname), "tau-asset-", name ? name : "", NULL);
+        job_asset_volume(a, vname, sizeof(vname));
         tg_jw_obj(w);
         tg_jw_kstr(w, "mountPath", json_string_value(json_object_get(a, "mount_path")));
         tg_jw_kstr(w, "name", vname);
@@ -206,8 +212,7 @@ static void job_volumes(tg_render_ctx_t *c, int dshm, const json_t *source, cons
     const json_t *a;
     json_array_foreach(assets, i, a) {
         char vname[80];
-        const char *name = json_string_value(json_object_get(a, "name"));
-        tg_render_cat(vname, sizeof(vname), "tau-asset-", name ? name : "", NULL);
+        job_asset_volume(a, vname, sizeof(vname));
         tg_jw_obj(w);
         tg_jw_kobj(w, "emptyDir");
         tg_jw_end_obj(w);
