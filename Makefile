@@ -103,7 +103,7 @@ test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 # kubesims; the REST contract is checked once at the end
 # (tests/harness/contract_check.py). The tests wait on facts, not on the
 # CPU, so a worker more than the cores keeps them busy.
-TEST_JOBS ?= 4
+TEST_JOBS ?= 3
 PYTEST_JOBS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 test-integration: all $(KUBESIM_BIN)
