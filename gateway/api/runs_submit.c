@@ -17,7 +17,7 @@
 #include "api/policies.h"
 #include "policy/hook.h"
 #include "render/render.h"
-#include "spec/pipeline.h"
+#include "submit/pipeline.h"
 #include "store/runs.h"
 #include "store/tenancy_cache.h"
 

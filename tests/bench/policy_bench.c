@@ -20,7 +20,7 @@
 #include "policy/eval.h"
 #include "policy/hook.h"
 #include "policy/load.h"
-#include "spec/pipeline.h"
+#include "submit/pipeline.h"
 #include "spec/yaml_tree.h"
 
 static double bench_now(void)

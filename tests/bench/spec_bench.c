@@ -24,7 +24,7 @@
 
 #include "core/json_alloc.h"
 #include "core/log.h"
-#include "spec/pipeline.h"
+#include "submit/pipeline.h"
 
 #define BENCH_BATCH      32 /* specs per variant per round */
 #define BENCH_MAX_ROUNDS 100000

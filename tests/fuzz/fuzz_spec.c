@@ -18,7 +18,7 @@
 
 #include "core/log.h"
 #include "render/render.h"
-#include "spec/pipeline.h"
+#include "submit/pipeline.h"
 
 static tg_spec_schema_t *fz_schema;
 static json_t *fz_ctx;

@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "spec/pipeline.h"
+#include "submit/pipeline.h"
 #include "spec/schema.h"
 
 static tg_spec_schema_t *tu_schema;

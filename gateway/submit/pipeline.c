@@ -1,5 +1,5 @@
 /* tau.yaml submission pipeline. */
-#include "spec/pipeline.h"
+#include "submit/pipeline.h"
 
 #include <string.h>
 #include <time.h>
