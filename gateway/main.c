@@ -34,7 +34,7 @@
 #include "store/evidence_verify.h"
 #include "store/lifecycle.h"
 #include "kube/client.h"
-#include "spec/schema.h"
+#include "tauyaml/schema.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/json_alloc.h"

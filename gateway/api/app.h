@@ -5,7 +5,7 @@
 #include "core/config.h"
 #include "http/router.h"
 #include "http/server.h"
-#include "spec/limits.h"
+#include "tauyaml/limits.h"
 #include "store/pool.h"
 
 struct tg_authn_s;

@@ -11,7 +11,7 @@
 #include "api/openapi_bundle.h"
 #include "api/yaml_out.h"
 #include "http/problem.h"
-#include "spec/yaml_tree.h"
+#include "tauyaml/yaml_tree.h"
 
 typedef struct {
     char *data;

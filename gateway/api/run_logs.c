@@ -11,7 +11,7 @@
 #include "core/ids.h"
 #include "engine/logs_batch.h"
 #include "http/problem.h"
-#include "spec/units.h"
+#include "tauyaml/units.h"
 #include "store/logs_read.h"
 
 #define LOGS_TAIL_MAX 10000000

@@ -9,7 +9,7 @@
 #include <yaml.h>
 
 #include "core/buf.h"
-#include "spec/yaml_tree.h"
+#include "tauyaml/yaml_tree.h"
 
 typedef struct {
     tg_buf_t out;

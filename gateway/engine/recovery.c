@@ -7,7 +7,7 @@
 
 #include "core/log.h"
 #include "render/common.h"
-#include "spec/units.h"
+#include "tauyaml/units.h"
 #include "store/lifecycle.h"
 #include "store/recovery.h"
 

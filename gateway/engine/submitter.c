@@ -8,7 +8,7 @@
 #include "kube/verbs.h"
 #include "render/metadata.h"
 #include "render/render.h"
-#include "spec/diag.h"
+#include "tauyaml/diag.h"
 #include "store/lifecycle.h"
 #include "store/recovery.h"
 

@@ -9,7 +9,7 @@
 
 #include "core/buf.h"
 #include "policy/eval_int.h"
-#include "spec/path.h"
+#include "tauyaml/path.h"
 
 /* ---- reading the config -------------------------------------------------------------------- */
 

@@ -39,7 +39,7 @@
 #include "core/buf.h"
 #include "core/status.h"
 #include "policy/snapshot.h"
-#include "spec/prov.h"
+#include "tauyaml/prov.h"
 
 /* Where a spec path was written: 1 with *line and *column set when the
  * spec has a node at exactly `spec_path` (its key when want_value is 0, else

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "policy/eval_int.h"
-#include "spec/path.h"
+#include "tauyaml/path.h"
 
 #define K_C(...) ((const char *const[]){__VA_ARGS__, NULL})
 

@@ -24,8 +24,8 @@
 
 #include "core/status.h"
 #include "policy/eval.h"
-#include "spec/diag.h"
-#include "spec/pos.h"
+#include "tauyaml/diag.h"
+#include "tauyaml/pos.h"
 
 typedef struct tg_policy_hook_s {
     const tg_policy_snapshot_t *snapshot; /* borrowed; the caller holds a reference */

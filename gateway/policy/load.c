@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "spec/diag.h"
-#include "spec/limits.h"
-#include "spec/path.h"
-#include "spec/validate.h"
-#include "spec/yaml_tree.h"
+#include "tauyaml/diag.h"
+#include "tauyaml/limits.h"
+#include "tauyaml/path.h"
+#include "tauyaml/validate.h"
+#include "tauyaml/yaml_tree.h"
 
 /* ---- schema ---------------------------------------------------------------------------- */
 

@@ -16,7 +16,7 @@
 
 #include "core/status.h"
 #include "policy/snapshot.h"
-#include "spec/schema.h"
+#include "tauyaml/schema.h"
 
 #define TG_POLICY_MAX_RULES  2000
 #define TG_POLICY_MAX_ERRORS 200

@@ -9,8 +9,8 @@
 
 #include "core/buf.h"
 #include "core/digest.h"
-#include "spec/path.h"
-#include "spec/units.h"
+#include "tauyaml/path.h"
+#include "tauyaml/units.h"
 
 typedef enum { PK_LIST = 0, PK_TRUE, PK_INT, PK_QUANTITY, PK_STRING } pk_param_e;
 

@@ -21,7 +21,7 @@
 #include "core/mem.h"
 #include "core/quantity.h"
 #include "core/status.h"
-#include "spec/diag.h"
+#include "tauyaml/diag.h"
 
 typedef enum {
     TG_POLICY_DENY = 0,

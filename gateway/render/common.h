@@ -15,8 +15,8 @@
 #include "core/buf.h"
 #include "core/status.h"
 #include "core/json_writer.h"
-#include "spec/files.h"
-#include "spec/prov.h"
+#include "tauyaml/files.h"
+#include "tauyaml/prov.h"
 
 /* Inputs of one rendering. */
 typedef struct tg_render_opts_s {

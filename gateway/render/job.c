@@ -9,7 +9,7 @@
 #include "render/metadata.h"
 #include "render/pod.h"
 #include "core/base64.h"
-#include "spec/units.h"
+#include "tauyaml/units.h"
 
 #define JOB_RDZV_PORT    29500
 #define JOB_SOURCE_MOUNT "/tau/source"

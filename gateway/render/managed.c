@@ -9,7 +9,7 @@
 #include "render/payload.h"
 #include "render/pod.h"
 #include "core/digest.h"
-#include "spec/files.h"
+#include "tauyaml/files.h"
 
 /* The pods of TauGrid's templates: the Job's single pod; a RayJob's
  * control-only head and its workers (the GPU actor worker of rayjob-eval);

@@ -7,7 +7,7 @@
 
 #include "core/json_canon.h"
 #include "core/digest.h"
-#include "spec/units.h"
+#include "tauyaml/units.h"
 
 void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *text)
 {

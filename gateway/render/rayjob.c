@@ -10,7 +10,7 @@
 #include "render/payload.h"
 #include "render/pod.h"
 #include "core/digest.h"
-#include "spec/units.h"
+#include "tauyaml/units.h"
 
 #define RJ_TUNE_DRIVER "_tau_tune_driver.py"
 

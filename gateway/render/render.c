@@ -10,7 +10,7 @@
 #include "render/metadata.h"
 #include "render/rayjob.h"
 #include "core/digest.h"
-#include "spec/units.h"
+#include "tauyaml/units.h"
 
 /* The files the resolved config recorded must be the ones supplied now. */
 static int render_files_match(tg_render_ctx_t *c)

@@ -18,7 +18,7 @@
 #include "core/buf.h"
 #include "core/status.h"
 #include "render/common.h"
-#include "spec/files.h"
+#include "tauyaml/files.h"
 
 /* Render as JSON text: the manifests array is appended to `out` (compact,
  * fixed key order; the text the submitter stores and sends to Kubernetes).

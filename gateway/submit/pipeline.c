@@ -7,12 +7,12 @@
 #include "core/log.h"
 #include "render/metadata.h"
 #include "render/render.h"
-#include "spec/diag.h"
-#include "spec/managed.h"
-#include "spec/resolve.h"
-#include "spec/semantic.h"
-#include "spec/validate.h"
-#include "spec/yaml_tree.h"
+#include "tauyaml/diag.h"
+#include "tauyaml/managed.h"
+#include "tauyaml/resolve.h"
+#include "tauyaml/semantic.h"
+#include "tauyaml/validate.h"
+#include "tauyaml/yaml_tree.h"
 
 /* The stage clock of a request that asked for timing (t != NULL). */
 typedef struct pipeline_clock_s {

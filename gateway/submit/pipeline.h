@@ -28,12 +28,12 @@
 
 #include "core/status.h"
 #include "render/common.h"
-#include "spec/files.h"
-#include "spec/limits.h"
-#include "spec/diag.h"
-#include "spec/pos.h"
-#include "spec/prov.h"
-#include "spec/schema.h"
+#include "tauyaml/files.h"
+#include "tauyaml/limits.h"
+#include "tauyaml/diag.h"
+#include "tauyaml/pos.h"
+#include "tauyaml/prov.h"
+#include "tauyaml/schema.h"
 
 /* Called once the run resolved without errors, before the config hash and
  * the manifests are computed: may replace *resolved (releasing the old one),

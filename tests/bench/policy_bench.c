@@ -21,7 +21,7 @@
 #include "policy/hook.h"
 #include "policy/load.h"
 #include "submit/pipeline.h"
-#include "spec/yaml_tree.h"
+#include "tauyaml/yaml_tree.h"
 
 static double bench_now(void)
 {

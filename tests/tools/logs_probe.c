@@ -36,7 +36,7 @@
 #include "engine/logs.h"
 #include "http/server.h"
 #include "kube/client.h"
-#include "spec/schema.h"
+#include "tauyaml/schema.h"
 #include "store/audit_writer.h"
 #include "store/migrate.h"
 #include "store/pool.h"

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "submit/pipeline.h"
-#include "spec/schema.h"
+#include "tauyaml/schema.h"
 
 static tg_spec_schema_t *tu_schema;
 

@@ -18,8 +18,8 @@
 #include "api/experiments.h"
 #include "api/openapi_bundle.h"
 #include "api/yaml_out.h"
-#include "spec/limits.h"
-#include "spec/yaml_tree.h"
+#include "tauyaml/limits.h"
+#include "tauyaml/yaml_tree.h"
 
 /* ---- entity tags ---- */
 

@@ -17,7 +17,7 @@
 #include "core/json_canon.h"
 #include "core/json_writer.h"
 #include "render/metadata.h"
-#include "spec/prov.h"
+#include "tauyaml/prov.h"
 
 /* The escapes of every JSON writer (core/json_canon.h's tg_json_escape). */
 static size_t ref_escape(unsigned char c, char *o)

@@ -9,7 +9,7 @@
 #include "policy/eval.h"
 #include "policy/hook.h"
 #include "policy/load.h"
-#include "spec/yaml_tree.h"
+#include "tauyaml/yaml_tree.h"
 
 static tg_policy_schema_t *tp_schema;
 

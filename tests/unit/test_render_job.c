@@ -4,7 +4,7 @@
 
 #include "render/metadata.h"
 #include "render/render.h"
-#include "spec/units.h"
+#include "tauyaml/units.h"
 
 static const char *const job_yaml =
     "name: unit-job\nengine: job\nentrypoint: train.py\nimage: python:3.12\n"

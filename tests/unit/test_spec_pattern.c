@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "spec/pattern.h"
+#include "tauyaml/pattern.h"
 
 static uint64_t pt_rng = 0x9e3779b97f4a7c15u;
 

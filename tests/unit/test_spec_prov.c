@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "spec/prov.h"
+#include "tauyaml/prov.h"
 
 static const char *path_at(const tg_spec_prov_t *p, size_t i)
 {

@@ -2,7 +2,7 @@
  * line and a message that says how to fix it. */
 #include "spec_test_util.h"
 
-#include "spec/units.h"
+#include "tauyaml/units.h"
 
 typedef struct vcase_s {
     const char *what;

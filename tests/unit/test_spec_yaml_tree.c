@@ -2,7 +2,7 @@
  * (aliases, depth, duplicates, UTF-8, documents, size). */
 #include "spec_test_util.h"
 
-#include "spec/yaml_tree.h"
+#include "tauyaml/yaml_tree.h"
 
 typedef struct yt_res_s {
     tg_rc_e rc;
