@@ -7,7 +7,7 @@
 #include "api/app.h"
 #include "api/authz.h"
 #include "api/queue_why.h"
-#include "engine/reconcile_render.h"
+#include "render/kueue.h"
 #include "http/problem.h"
 #include "http/server.h"
 #include "kube/client.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
-#include "engine/reconcile_render.h"
+#include "render/kueue.h"
 #include "kube/verbs.h"
 #include "store/kueue_sync.h"
 

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "engine/reconcile_render.h"
+#include "render/kueue.h"
 
 static json_t *load(const char *text)
 {

@@ -1,5 +1,5 @@
 /* Desired Kueue objects from rows; normalised comparison with live ones. */
-#include "engine/reconcile_render.h"
+#include "render/kueue.h"
 
 #include <stdio.h>
 #include <stdlib.h>
