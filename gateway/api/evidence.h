@@ -22,7 +22,7 @@
 #ifndef TG_API_EVIDENCE_H
 #define TG_API_EVIDENCE_H
 
-#include "core/signer.h"
+#include "evidence/signer.h"
 #include "http/request.h"
 
 /* The key GET /v1/evidence/public-key serves (borrowed; must outlive the

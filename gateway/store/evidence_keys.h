@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "core/signer.h"
+#include "evidence/signer.h"
 #include "store/pool.h"
 
 /* Record signer's public key (borrowed), or note that it is still in use. */

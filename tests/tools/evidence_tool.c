@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "core/signer.h"
-#include "engine/evidence.h"
+#include "evidence/signer.h"
+#include "evidence/sealer.h"
 #include "store/evidence.h"
-#include "store/evidence_verify.h"
+#include "evidence/verify.h"
 #include "store/pool.h"
 
 static tg_db_pool_t *tool_pool(const char *url)

@@ -12,10 +12,10 @@
 
 #include "core/digest.h"
 #include "core/log.h"
-#include "core/signer.h"
+#include "evidence/signer.h"
 #include "store/events.h"
 #include "store/evidence.h"
-#include "store/evidence_verify.h"
+#include "evidence/verify.h"
 
 #define RUN_ID "6f1d2c3b-0a9e-4c8d-8e7f-112233445566"
 

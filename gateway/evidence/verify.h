@@ -25,7 +25,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "core/signer.h"
+#include "evidence/signer.h"
 #include "store/evidence.h"
 #include "store/pool.h"
 

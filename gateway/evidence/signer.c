@@ -1,5 +1,5 @@
 /* Ed25519 signing keys (see signer.h). */
-#include "core/signer.h"
+#include "evidence/signer.h"
 
 #include <errno.h>
 #include <openssl/bio.h>

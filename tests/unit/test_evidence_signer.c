@@ -15,7 +15,7 @@
 
 #include "core/digest.h"
 #include "core/log.h"
-#include "core/signer.h"
+#include "evidence/signer.h"
 
 /* --- helpers -------------------------------------------------------------------------------- */
 

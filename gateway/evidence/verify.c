@@ -1,5 +1,5 @@
 /* Verifying sealed evidence (see evidence_verify.h). */
-#include "store/evidence_verify.h"
+#include "evidence/verify.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

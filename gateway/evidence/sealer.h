@@ -19,7 +19,7 @@
 #ifndef TG_ENGINE_EVIDENCE_H
 #define TG_ENGINE_EVIDENCE_H
 
-#include "core/signer.h"
+#include "evidence/signer.h"
 #include "engine/observer.h"
 #include "store/pool.h"
 

@@ -1,5 +1,5 @@
 /* The evidence sealer (see evidence.h). */
-#include "engine/evidence.h"
+#include "evidence/sealer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
