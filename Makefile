@@ -75,7 +75,7 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtaugate.a
 
 # tests/integration/test_render_schemas.py validates the manifests this
 # unit test renders for the upstream corpus.
-test-integration: $(BUILD)/tests/unit/test_spec_upstream
+test-integration: $(BUILD)/tests/unit/test_submit_pipeline_upstream
 
 -include tests/kubesim/kubesim.mk
 -include tests/fuzz/fuzz.mk

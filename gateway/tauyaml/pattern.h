@@ -7,7 +7,7 @@
  * table lookup per byte. A pattern outside the subset compiles to NULL and
  * the caller keeps using regexec; the subset is matched exactly as regexec
  * matches it in the C locale, the daemon's (it never calls setlocale), where
- * every byte is a character (tests/unit/test_spec_pattern.c compares the two
+ * every byte is a character (tests/unit/test_tauyaml_pattern.c compares the two
  * on the schema's patterns and random strings).
  *
  * Subset: the whole pattern is ^...$ (no other anchors); literals (UTF-8

@@ -1,7 +1,7 @@
 """TauGrid's own cases (tests/conformance/upstream/cases.json) through the
 HTTP API: in the world of world.json, created through the admin API, each
 case gets the outcome the corpus records from POST .../runs:validate, as
-build/tests/unit/test_spec_upstream checks it through the unit pipeline
+build/tests/unit/test_submit_pipeline_upstream checks it through the unit pipeline
 (tests/conformance/upstream/README.md says how a case reads). Accepted
 cases are also accepted as runs, with the manifests their dry runs answer."""
 import base64

@@ -6,7 +6,7 @@ tests/tools/validate-manifests.js, which uses ajv (a third-party JSON Schema
 validator, pinned in tests/package-lock.json) on the schema files in
 $TAUGATE_SHARED/k8s-schemas, and so is every manifest the accepted cases of
 TauGrid's own corpus (tests/conformance/upstream) render to, written by
-build/tests/unit/test_spec_upstream. A deliberately broken manifest must
+build/tests/unit/test_submit_pipeline_upstream. A deliberately broken manifest must
 fail, so the check is known to be able to fail.
 """
 import copy
@@ -51,9 +51,9 @@ def test_upstream_corpus_manifests_match_real_schemas(tmp_path):
     managed manifests, run.source, image assets, staged publishing, profile
     pod settings and all."""
     runner = os.path.join(os.environ.get("TAUGATE_BUILD", os.path.join(REPO, "build")),
-                          "tests", "unit", "test_spec_upstream")
+                          "tests", "unit", "test_submit_pipeline_upstream")
     if not os.access(runner, os.X_OK):
-        pytest.fail(f"{runner} is missing; build it (make build/tests/unit/test_spec_upstream)")
+        pytest.fail(f"{runner} is missing; build it (make build/tests/unit/test_submit_pipeline_upstream)")
     run = subprocess.run([runner], cwd=REPO, capture_output=True, text=True, timeout=300,
                          env=dict(os.environ, TG_UPSTREAM_MANIFESTS=str(tmp_path)))
     assert run.returncode == 0, run.stdout + run.stderr

@@ -4,7 +4,7 @@
 #ifndef TG_TEST_POLICY_UTIL_H
 #define TG_TEST_POLICY_UTIL_H
 
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 #include "policy/eval.h"
 #include "policy/hook.h"

@@ -4,9 +4,9 @@
  * one of each GPU toleration, and TauGrid's workload metadata contract next
  * to taugate's own labels, a managed eval manifest's rayjob-eval shape and
  * its guards, and the staged publication's shell program run for real. The upstream corpus
- * (test_spec_upstream) and the goldens (job-pod-settings, managed-*) cover the rest of the
- * rendering. */
-#include "spec_test_util.h"
+ * (test_submit_pipeline_upstream) and the goldens (job-pod-settings, managed-*) cover the
+ * rest of the rendering. */
+#include "pipeline_test_util.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

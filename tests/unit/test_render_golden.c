@@ -4,7 +4,7 @@
  * <name>.resolved.json byte for byte. TAUGATE_UPDATE_GOLDEN=1 rewrites them.
  * Rendering is also checked for determinism: the same resolved config after
  * a JSON round trip with reordered keys renders the same bytes. */
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 #include "render/render.h"
 

@@ -1,6 +1,6 @@
 /* Job rendering: names, metadata contract, GPUs, Indexed torchrun, retries,
  * determinism and the render-time input checks. */
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 #include "render/metadata.h"
 #include "render/render.h"

@@ -1,6 +1,6 @@
 /* RayJob rendering: rayVersion from the image, probes, head/worker shape,
  * payload init container, runtimeEnvYAML and GPU placement. */
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 #include "render/rayjob.h"
 #include "render/render.h"

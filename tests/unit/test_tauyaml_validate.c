@@ -1,6 +1,6 @@
 /* Schema and semantic validation: each bad input is reported with its path,
  * line and a message that says how to fix it. */
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 #include "tauyaml/units.h"
 

@@ -1,6 +1,6 @@
 /* tau.yaml parser: YAML 1.2 scalars as yaml.v3, positions, and the bounds
  * (aliases, depth, duplicates, UTF-8, documents, size). */
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 #include "tauyaml/yaml_tree.h"
 

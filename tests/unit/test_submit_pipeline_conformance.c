@@ -1,7 +1,7 @@
 /* Conformance: each real tau.yaml in $TAUGATE_SHARED/conformance/taugrid gets
  * the outcome its README names, in the fixture workspaces of that README
  * (tests/fixtures/context). */
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 #define CTX "tests/fixtures/context/"
 

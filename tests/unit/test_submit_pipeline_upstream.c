@@ -4,7 +4,7 @@
  * same expectations are checked through the HTTP API by
  * tests/integration/test_conformance_api.py; both read the corpus with
  * tests/conformance/upstream/README.md's rules. */
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 #define UP "tests/conformance/upstream/"
 

@@ -1,6 +1,6 @@
 /* Resolution: precedence spec > profile > workspace > default, provenance,
  * and the workspace/profile/queue/PVC/priority checks. */
-#include "spec_test_util.h"
+#include "pipeline_test_util.h"
 
 static const char *const ctx_text =
     "{\"workspace\": {\"name\": \"team-a\", \"namespace\": \"ns-a\", \"default_queue\": \"lq-ws\","
