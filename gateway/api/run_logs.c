@@ -9,7 +9,7 @@
 #include "api/run_logs_stream.h"
 #include "api/runs_read.h"
 #include "core/ids.h"
-#include "engine/logs_batch.h"
+#include "kube/log_line.h"
 #include "http/problem.h"
 #include "tauyaml/units.h"
 #include "store/logs_read.h"

@@ -13,7 +13,7 @@
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/metrics.h"
-#include "engine/logs_batch.h"
+#include "kube/log_line.h"
 #include "store/logs_read.h"
 
 #define STREAM_FETCH_ROWS  16
