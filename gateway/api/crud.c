@@ -5,7 +5,7 @@
 
 #include "api/app.h"
 #include "api/paging.h"
-#include "engine/reconcile.h"
+#include "engine/engine.h"
 #include "http/problem.h"
 #include "http/router.h"
 #include "store/workspaces.h"

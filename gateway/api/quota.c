@@ -11,7 +11,7 @@
 #include "api/paging.h"
 #include "core/digest.h"
 #include "core/ids.h"
-#include "engine/reconcile.h"
+#include "engine/engine.h"
 #include "http/problem.h"
 #include "http/router.h"
 #include "kube/verbs.h"

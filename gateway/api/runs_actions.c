@@ -9,7 +9,6 @@
 #include "api/authz.h"
 #include "api/runs_read.h"
 #include "engine/engine.h"
-#include "engine/recovery.h"
 #include "http/problem.h"
 #include "store/lifecycle.h"
 #include "store/runs.h"

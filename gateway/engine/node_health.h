@@ -34,18 +34,10 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define TG_NODE_RULES_MAX       48
-#define TG_NODE_CLASS_LABELS    8
-#define TG_NODE_ANN_CORDONED_BY "taugate.io/cordoned-by"
-#define TG_NODE_ANN_REASON      "taugate.io/cordon-reason"
-#define TG_NODE_ANN_AT          "taugate.io/cordoned-at"
-/* "admin" or "drain" when a platform admin cordoned the node through the API
- * (api/node_ops.c): the automation never takes that cordon back. Absent for
- * the automation's own cordons. */
-#define TG_NODE_ANN_SOURCE "taugate.io/cordon-source"
-/* When a platform admin last uncordoned the node: the automation leaves a
- * fault that began before it alone (it cordons again only for a new one). */
-#define TG_NODE_ANN_UNCORDONED_AT "taugate.io/uncordoned-at"
+#include "engine/engine.h"
+
+#define TG_NODE_RULES_MAX    48
+#define TG_NODE_CLASS_LABELS 8
 
 typedef struct tg_node_rules_s {
     int n;

@@ -10,7 +10,7 @@
 #include "core/log.h"
 #include "engine/node_health.h"
 #include "engine/platform_metrics.h"
-#include "engine/recovery.h"
+#include "engine/engine.h"
 #include "kube/verbs.h"
 #include "store/audit.h"
 #include "store/nodes.h"

@@ -51,11 +51,4 @@ typedef struct tg_node_policy_s {
 tg_rc_e tg_node_policy_apply(const tg_node_policy_t *p, tg_db_conn_t *conn, tg_kube_client_t *kube,
                              const json_t *row);
 
-/* Evict one pod (policy/v1 Eviction; a delete when the server has no
- * eviction subresource). A pod already gone is TG_OK. res (initialised by
- * the caller) says what the cluster answered: 429 when a
- * PodDisruptionBudget refuses. Shared with the drain of api/node_ops.c. */
-tg_rc_e tg_node_evict_pod(tg_kube_client_t *kube, const char *ns, const char *pod,
-                          tg_kube_result_t *res);
-
 #endif

@@ -3,7 +3,7 @@
  *
  * One step (tg_reconcile_step):
  *   1. reads the desired state from PostgreSQL in one snapshot
- *      (store/kueue_sync.h) and renders the objects (engine/reconcile_render.h);
+ *      (store/kueue_sync.h) and renders the objects (render/kueue.h);
  *   2. lists each kind in the cluster, then, in the order Namespace,
  *      ResourceFlavor, WorkloadPriorityClass, ClusterQueue, LocalQueue:
  *      - creates what is missing (namespaces only get created, never changed);
@@ -81,7 +81,7 @@ json_t *tg_reconcile_report_json(const tg_reconcile_report_t *r);
 
 /* Start the loop thread (one per process). It tries for the lock, and while
  * it holds it runs a step at once and then every interval_s seconds, or
- * sooner after tg_reconcile_kick. Its database work runs on its own lock
+ * sooner after tg_reconcile_kick (engine/engine.h). Its database work runs on its own lock
  * connection (opts->conninfo), never on the server's pool. `kube` must
  * outlive the loop. Registers Prometheus series taugate_kueue_*.
  * RET: 0, or -1 with err. */
@@ -89,10 +89,5 @@ int tg_reconcile_loop_start(tg_kube_client_t *kube, const tg_reconcile_opts_t *o
                             size_t errlen);
 /* Stop the loop, wait for it, release the lock. Safe when never started. */
 void tg_reconcile_loop_stop(void);
-/* Run a step soon (after an admin change). A no-op without a loop; on a
- * replica that is not the leader the leader catches up within interval_s. */
-void tg_reconcile_kick(void);
-/* 1 while this process holds the reconciler lock. */
-int tg_reconcile_is_leader(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/metrics.h"
 #include "engine/reconcile.h"
+#include "engine/engine.h"
 
 /* pg_try_advisory_lock(int4, int4): "taug", "Kueu". The two-key form lives
  * in its own key space (objsubid 2), apart from the migrator's bigint lock. */

@@ -1,5 +1,5 @@
 /* Recovery of failed attempts. */
-#include "engine/recovery.h"
+#include "engine/engine.h"
 
 #include <stdint.h>
 #include <stdio.h>

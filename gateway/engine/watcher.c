@@ -9,7 +9,7 @@
 #include "core/log.h"
 #include "engine/nodes.h"
 #include "engine/positions.h"
-#include "engine/recovery.h"
+#include "engine/engine.h"
 #include "render/metadata.h"
 #include "store/lifecycle.h"
 #include "store/recovery.h"
