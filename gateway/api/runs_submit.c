@@ -114,8 +114,7 @@ static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_
                             .run_id = run_id,
                             .attempt = 1,
                             .texts = texts,
-                            .on_resolved = tg_policy_spec_hook,
-                            .on_resolved_arg = &ph};
+                            .policy = &ph};
     tg_rc_e rc = tg_spec_pipeline(app->schema, &app->limits, &sr, out);
     if (rc == TG_OK && !texts) /* a dry run shows {digest, generation, decisions} */
         json_object_set_new(*out, "policy", tg_policy_hook_evidence(&ph));

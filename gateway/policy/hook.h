@@ -1,13 +1,12 @@
-/* Plugging policy evaluation into the tau.yaml pipeline.
+/* Policy evaluation on a resolved tau.yaml, as the submission pipeline runs it.
  *
- * The pipeline (spec/pipeline.c) resolves a run and then renders it; policy
- * must run in between, on the resolved config, with the spec's positions
- * table at hand so decisions can name a line and column. tg_policy_spec_hook
- * is the pipeline's resolved-config hook (tg_spec_resolved_hook_fn):
+ * The pipeline (submit/pipeline.c) resolves a run and then renders it; policy
+ * runs in between, on the resolved config, with the spec's positions table
+ * at hand so decisions can name a line and column. The caller hands the
+ * pipeline a tg_policy_hook_t, which it evaluates with tg_policy_spec_hook:
  *
  *     tg_policy_hook_t ph = {.snapshot = snap, .workspace = ws};
- *     tg_spec_request_t sr = {..., .on_resolved = tg_policy_spec_hook,
- *                             .on_resolved_arg = &ph};
+ *     tg_spec_request_t sr = {..., .policy = &ph};
  *     rc = tg_spec_pipeline(schema, &limits, &sr, &out);
  *     json_t *decisions = tg_policy_hook_decisions(&ph);  // for the run's evidence
  *     tg_policy_hook_clean(&ph);
@@ -34,7 +33,7 @@ typedef struct tg_policy_hook_s {
     int ran;                              /* the hook ran (the spec resolved cleanly) */
 } tg_policy_hook_t;
 
-/* The resolved-config hook. `arg` is a tg_policy_hook_t. *resolved and
+/* Evaluate the policy on a resolved config. `arg` is a tg_policy_hook_t. *resolved and
  * `provenance` are owned by the pipeline; *resolved may be replaced (the old
  * one released) and `provenance` written to. Errors and warnings are appended to `diag`. Returns
  * TG_OK, or TG_EINTERNAL when the input is unusable (a bug; the pipeline answers 500). */
@@ -47,7 +46,7 @@ json_t *tg_policy_hook_decisions(const tg_policy_hook_t *h);
 json_t *tg_policy_hook_evidence(const tg_policy_hook_t *h);
 void tg_policy_hook_clean(tg_policy_hook_t *h);
 
-/* tg_policy_locate_fn over a spec/pos.h table (`pos` is a const tg_spec_pos_t *). */
+/* tg_policy_locate_fn over a tauyaml/pos.h table (`pos` is a const tg_spec_pos_t *). */
 int tg_policy_locate_pos(void *pos, const char *spec_path, int want_value, unsigned *line,
                          unsigned *column);
 

@@ -110,8 +110,8 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
         rc = TG_EUNPROCESSABLE;
         goto fail;
     }
-    if (req->on_resolved) {
-        if (req->on_resolved(req->on_resolved_arg, doc.pos, &resolved, &prov, &d) != TG_OK) {
+    if (req->policy) {
+        if (tg_policy_spec_hook(req->policy, doc.pos, &resolved, &prov, &d) != TG_OK) {
             tg_spec_diag_error_at(&d, "", 1, 1, "the gateway could not apply its policy");
             rc = TG_EINTERNAL;
             goto fail;

@@ -3,7 +3,9 @@
  *   YAML text + files -> tree with positions (yaml_tree) -> managed-manifest
  *   check -> schema validation (validate, driven by schema/tau.schema.json)
  *   -> semantic rules (semantic) -> file checks (files) -> resolution against
- *   workspace/profile context (resolve) -> manifests (render/).
+ *   workspace/profile context (resolve) -> policy (policy/hook.h) ->
+ *   manifests (render/). The stages live in tauyaml/, policy/ and render/;
+ *   this module only runs them in order.
  *
  * Every stage adds to one diagnostics list, so a rejection lists all the
  * problems found, each {"path", "line", "column", "message"}, sorted by
@@ -27,6 +29,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "policy/hook.h"
 #include "render/common.h"
 #include "tauyaml/files.h"
 #include "tauyaml/limits.h"
@@ -35,19 +38,11 @@
 #include "tauyaml/prov.h"
 #include "tauyaml/schema.h"
 
-/* Called once the run resolved without errors, before the config hash and
- * the manifests are computed: may replace *resolved (releasing the old one),
- * set fields of `provenance` and add errors (the run is then refused with
- * 422) or warnings to `diag`. `pos` locates spec paths. TG_OK, or any other
- * code for a server fault (the pipeline answers TG_EINTERNAL). */
-typedef tg_rc_e (*tg_spec_resolved_hook_fn)(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
-                                            tg_spec_prov_t *provenance, tg_spec_diag_t *diag);
-
 /* Stages of the pipeline, for tg_spec_timing_t. */
 typedef enum {
     TG_SPEC_STAGE_PARSE,    /* YAML text -> tree with positions */
     TG_SPEC_STAGE_VALIDATE, /* managed check, schema, semantic rules, file checks */
-    TG_SPEC_STAGE_RESOLVE,  /* resolution against the context, and the on_resolved hook */
+    TG_SPEC_STAGE_RESOLVE,  /* resolution against the context, and policy */
     TG_SPEC_STAGE_RENDER,   /* config hash, manifests, the result object */
     TG_SPEC_STAGE_RELEASE,  /* freeing the tree, positions and scratch buffers */
     TG_SPEC_STAGES
@@ -83,9 +78,10 @@ typedef struct tg_spec_request_s {
     tg_spec_texts_t *texts;       /* with run_id: write the manifests here as text instead
                                      of giving "manifests" (and the resolved config's
                                      canonical text) */
-    tg_spec_resolved_hook_fn on_resolved; /* may be NULL (policy/hook.h) */
-    void *on_resolved_arg;
-    tg_spec_timing_t *timing; /* may be NULL; when set, stage times are added to it */
+    tg_policy_hook_t *policy;     /* may be NULL (no policy); else evaluated on the resolved
+                                     config, before the config hash and the manifests, and
+                                     left holding its decisions (policy/hook.h) */
+    tg_spec_timing_t *timing;     /* may be NULL; when set, stage times are added to it */
 } tg_spec_request_t;
 
 /* Run the pipeline. *out is always set to a new reference:

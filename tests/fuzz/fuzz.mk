@@ -24,7 +24,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-command-line-
 FUZZ_NAMES  := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS   := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 
-FUZZ_DIRS_spec := core tauyaml render submit
+FUZZ_DIRS_spec := core tauyaml render policy submit
 FUZZ_DIRS_jwt  := core auth
 FUZZ_DIRS_policy := core tauyaml render policy
 FUZZ_DIRS_multipart := core http auth

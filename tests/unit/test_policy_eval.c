@@ -415,8 +415,7 @@ static void test_shared_values_stay_unchanged(void **state)
                                  .context = ctx,
                                  .run_id = round ? "run-1" : NULL,
                                  .attempt = 1,
-                                 .on_resolved = tg_policy_spec_hook,
-                                 .on_resolved_arg = &h};
+                                 .policy = &h};
         json_t *out = NULL;
         assert_int_equal(tg_spec_pipeline(tu_schema, &lim, &req, &out), TG_OK);
         assert_true(h.result.patched);
