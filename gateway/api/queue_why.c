@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "store/quota_qty.h"
+#include "core/quota_qty.h"
 
 #define QW_TEXT_MAX 4096
 

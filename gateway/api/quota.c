@@ -17,7 +17,7 @@
 #include "kube/verbs.h"
 #include "store/audit.h"
 #include "store/quota.h"
-#include "store/quota_qty.h"
+#include "core/quota_qty.h"
 #include "store/workspaces.h"
 
 static const tg_field_t qr_fields[] = {

@@ -9,7 +9,7 @@
 #include "http/problem.h"
 #include "kube/verbs.h"
 #include "store/quota.h"
-#include "store/quota_qty.h"
+#include "core/quota_qty.h"
 #include "store/workspaces.h"
 
 #define QV_TIMEOUT_MS 5000 /* the request path does not wait long on the cluster */

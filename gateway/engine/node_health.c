@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/quota_qty.h"
+#include "core/quota_qty.h"
 
 static const char *nh_str(const json_t *o, const char *k)
 {

@@ -8,7 +8,7 @@
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/json_canon.h"
-#include "store/quota_qty.h"
+#include "core/quota_qty.h"
 
 #define KUEUE_API "kueue.x-k8s.io/v1beta1"
 

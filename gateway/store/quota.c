@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "store/json_rows.h"
-#include "store/quota_qty.h"
+#include "core/quota_qty.h"
 
 #define QR_COLS                                                                                    \
     "id, workspace, requester, resource, amount, reason, queue, flavor, cluster_queue, state,"     \

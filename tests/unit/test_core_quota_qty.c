@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "store/quota.h"
-#include "store/quota_qty.h"
+#include "core/quota_qty.h"
 
 static int64_t milli(const char *s)
 {

@@ -1,5 +1,5 @@
 /* Quota quantities in milli-units, on core/quantity (see quota_qty.h). */
-#include "store/quota_qty.h"
+#include "core/quota_qty.h"
 
 #include "core/quantity.h"
 
