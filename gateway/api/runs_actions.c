@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "http/problem.h"
 #include "store/lifecycle.h"
+#include "store/outbox.h"
 #include "store/runs.h"
 
 static int actions_ended(const char *state)

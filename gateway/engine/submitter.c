@@ -10,6 +10,7 @@
 #include "render/render.h"
 #include "tauyaml/diag.h"
 #include "store/lifecycle.h"
+#include "store/outbox.h"
 #include "store/recovery.h"
 
 #define SUBMIT_BACKOFF_BASE_MS 500

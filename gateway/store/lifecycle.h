@@ -1,5 +1,5 @@
-/* What the engine reads and writes as runs move: the outbox, run state
- * transitions (with their events), attempts and pods.
+/* What the engine reads and writes as runs move: run state transitions
+ * (with their events), attempts and pods; the outbox is store/outbox.h.
  *
  * Run states move forward only: Accepted < Queued < Admitted < Running <
  * Succeeded | Failed | Cancelled. Recovering may be entered from any state
@@ -14,21 +14,6 @@
 
 #include "store/events.h"
 #include "store/pool.h"
-
-/* Claim up to `limit` due outbox rows inside the caller's transaction (other
- * replicas skip them). *out: [{id, run_id, attempt, action, tries, state,
- * manifests (the run's current ones), namespace, object_name, object_kind
- * (of the row's attempt)}] (new reference). */
-tg_rc_e tg_store_outbox_claim(tg_db_conn_t *conn, int limit, json_t **out) TG_MUSTCHECK;
-tg_rc_e tg_store_outbox_done(tg_db_conn_t *conn, long id) TG_MUSTCHECK;
-/* Try again after delay_ms, recording why. */
-tg_rc_e tg_store_outbox_retry(tg_db_conn_t *conn, long id, long delay_ms,
-                              const char *error) TG_MUSTCHECK;
-/* Queue a cluster action for a run's attempt ("create" or "delete"). */
-tg_rc_e tg_store_outbox_add(tg_db_conn_t *conn, const char *run_id, int attempt,
-                            const char *action) TG_MUSTCHECK;
-/* Drop a run's pending creates (it was cancelled before reaching the cluster). */
-tg_rc_e tg_store_outbox_drop_creates(tg_db_conn_t *conn, const char *run_id) TG_MUSTCHECK;
 
 /* The run and attempt owning a Job/RayJob, by namespace and object name.
  * *run_id: 37-byte buffer. TG_ENOTFOUND when it is not ours. */

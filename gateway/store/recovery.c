@@ -7,6 +7,7 @@
 
 #include "store/json_rows.h"
 #include "store/lifecycle.h"
+#include "store/outbox.h"
 
 static tg_stmt_t stmt_facts = TG_STMT(
     "SELECT jsonb_build_object('state', r.state, 'attempt', r.attempt,"
@@ -21,9 +22,6 @@ static tg_stmt_t stmt_new_attempt =
             " retry_reason) VALUES ($1::uuid, $2::int, 'Accepted', $3, $4, $5, $6)");
 static tg_stmt_t stmt_set_attempt =
     TG_STMT("UPDATE runs SET attempt = $2::int, updated_at = now() WHERE id = $1::uuid");
-static tg_stmt_t stmt_outbox_later = TG_STMT(
-    "INSERT INTO outbox (run_id, attempt, action, not_before)"
-    " VALUES ($1::uuid, $2::int, $3, now() + make_interval(secs => $4::double precision / 1000))");
 static tg_stmt_t stmt_reopen =
     TG_STMT("UPDATE runs SET state = 'Recovering', finished_at = NULL, updated_at = now()"
             " WHERE id = $1::uuid");
@@ -53,21 +51,17 @@ tg_rc_e tg_store_recovery_next_attempt(tg_db_conn_t *conn, const char *run_id, i
                                        const char *ns, const char *object_name,
                                        const char *object_kind, const char *reason, long delay_ms)
 {
-    char a[16], prev[16], delay[24];
+    char a[16];
     snprintf(a, sizeof(a), "%d", attempt);
-    snprintf(prev, sizeof(prev), "%d", attempt - 1);
-    snprintf(delay, sizeof(delay), "%ld", delay_ms);
     const char *nv[] = {run_id, a, ns, object_name, object_kind, reason};
     tg_rc_e rc = tg_db_run(conn, &stmt_new_attempt, 6, nv);
     const char *sv[] = {run_id, a};
     if (rc == TG_OK)
         rc = tg_db_run(conn, &stmt_set_attempt, 2, sv);
-    const char *dv[] = {run_id, prev, "delete", "0"};
     if (rc == TG_OK)
-        rc = tg_db_run(conn, &stmt_outbox_later, 4, dv);
-    const char *rv[] = {run_id, a, "retry", delay};
+        rc = tg_store_outbox_add_after(conn, run_id, attempt - 1, "delete", 0);
     if (rc == TG_OK)
-        rc = tg_db_run(conn, &stmt_outbox_later, 4, rv);
+        rc = tg_store_outbox_add_after(conn, run_id, attempt, "retry", delay_ms);
     return rc;
 }
 
