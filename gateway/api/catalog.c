@@ -27,7 +27,7 @@ static const tg_field_t profile_fields[] = {
     {"allowed_workspaces", TG_F_STRING_ARRAY, 0, 0, 0, 0, TG_FP_DNS_LABEL, NULL},
 };
 
-/* The pod settings TauGrid's profiles carry (gateway/spec/resolve.c reads
+/* The pod settings TauGrid's profiles carry (gateway/tauyaml/resolve.c reads
  * them; gateway/render puts them on every pod). */
 static const char *const gpu_placements[] = {"single-device", "same-node", "distributed-workers",
                                              NULL};

@@ -2,7 +2,7 @@
  * documents people read: GET /v1/openapi.yaml.
  *
  * Strings stay strings when read back under the YAML 1.2 core schema (as
- * gateway/spec/yaml_tree.c and Go's yaml.v3 resolve plain scalars): one that
+ * gateway/tauyaml/yaml_tree.c and Go's yaml.v3 resolve plain scalars): one that
  * would read as something else ("true", "1.0", "null", "") is quoted;
  * multi-line ones are literal blocks. Key order is the object's. */
 #ifndef TG_API_YAML_OUT_H

@@ -12,7 +12,7 @@
  *      action}}} and the run's message "node_fault: <node> is unhealthy:
  *      <problem>" —;
  *   3. with evict_on_fault: start the NodeFault recovery of the run's
- *      attempt (engine/recovery.h: a new attempt, the old objects deleted,
+ *      attempt (engine/recovery.c: a new attempt, the old objects deleted,
  *      the retry budget untouched), then evict the pod (policy/v1 Eviction,
  *      or a delete when the server has no eviction subresource).
  * For a Healthy node that carries taugate.io/cordoned-by, with

@@ -4,7 +4,7 @@
  *
  *   Workload pending (QuotaReserved not true)  → Queued, with Kueue's message
  *   Workload Admitted                          → Admitted, with flavors
- *   Workload Evicted / Preempted, not Admitted → recovery (engine/recovery.h)
+ *   Workload Evicted / Preempted, not Admitted → recovery (engine/recovery.c)
  *   a pod Running                              → Running
  *   Job Complete / RayJob SUCCEEDED            → Succeeded
  *   Job Failed / RayJob FAILED                 → recovery when the pods say

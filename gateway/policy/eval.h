@@ -49,7 +49,7 @@ typedef int (*tg_policy_locate_fn)(void *arg, const char *spec_path, int want_va
                                    unsigned *column);
 
 typedef struct tg_policy_input_s {
-    const json_t *resolved;     /* borrowed: RESOLVED (spec/resolve.h) */
+    const json_t *resolved;     /* borrowed: RESOLVED (tauyaml/resolve.h) */
     tg_spec_prov_t *provenance; /* borrowed, may be NULL; written to only with patch_in_place */
     const char *workspace;      /* NULL: resolved policy.workspace */
     const char *team;           /* NULL: resolved policy.team */

@@ -572,7 +572,7 @@ static size_t k_roles(const tg_policy_ev_t *e, k_role_t *roles)
 }
 
 /* Locate compute.<prefix><res>_<which>: the spec keys that feed it, as
- * spec/resolve.c chooses them (a role key, the generic key, and for a Ray
+ * tauyaml/resolve.c chooses them (a role key, the generic key, and for a Ray
  * limit the request it was copied from). */
 static void k_locate_q(const tg_policy_ev_t *e, const char *prefix, const char *res,
                        const char *which, tg_policy_at_t *at)

@@ -1,4 +1,4 @@
-/* Rendering of a TauGrid managed workflow manifest (spec/managed.h) as
+/* Rendering of a TauGrid managed workflow manifest (tauyaml/managed.h) as
  * TauGrid's cli/internal/manifest templates render it, with taugate's
  * object names, metadata contract and payload carriage:
  *

@@ -1,7 +1,7 @@
 /* Pod-level settings of every rendered pod: where it may run (tolerations,
  * node selector, GPU packing and system-pool affinity), who it runs as
  * (service account, pull secrets, restricted security) and how it gets DRA
- * GPUs. Most come from the compute profile (spec/resolve.c puts them under
+ * GPUs. Most come from the compute profile (tauyaml/resolve.c puts them under
  * "policy"). */
 #ifndef TG_RENDER_POD_H
 #define TG_RENDER_POD_H

@@ -1,5 +1,5 @@
 /* The resolution context of a workspace, in one round trip. Empty lists are
- * left out: spec/resolve.h treats an absent list as "no restriction". */
+ * left out: tauyaml/resolve.h treats an absent list as "no restriction". */
 #include "store/context.h"
 
 #include "store/json_rows.h"

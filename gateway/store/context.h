@@ -1,4 +1,4 @@
-/* The resolution context of a workspace: what spec/resolve.h needs to know
+/* The resolution context of a workspace: what tauyaml/resolve.h needs to know
  * about the workspace, its LocalQueues, the compute profiles it may use and
  * the priority classes, read in one statement. */
 #ifndef TG_STORE_CONTEXT_H

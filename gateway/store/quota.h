@@ -20,7 +20,7 @@
  * given, else in the first flavor of the group that covers the resource
  * (Kueue tries a group's flavors in order, so the first is the one work
  * lands on). The sum is exact and keeps the nominal quota's notation
- * (store/quota_qty.h). OUT: *applied = {flavor, resource, amount,
+ * (core/quota_qty.h). OUT: *applied = {flavor, resource, amount,
  * nominal_before, nominal_after} (new reference). RET: TG_OK;
  * TG_EUNPROCESSABLE with `why` when no group covers the resource, the flavor
  * is not in that group, or a quantity does not parse or overflows. */

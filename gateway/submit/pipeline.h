@@ -71,7 +71,7 @@ typedef struct tg_spec_request_s {
     const char *yaml; /* the tau.yaml text (need not be NUL-terminated) */
     size_t yaml_len;
     const tg_spec_files_t *files; /* submitted files; may be NULL */
-    const json_t *context;        /* borrowed; see spec/resolve.h for its shape */
+    const json_t *context;        /* borrowed; see tauyaml/resolve.h for its shape */
     const char *run_id;           /* render manifests for this run id; NULL: validate only */
     unsigned attempt;             /* >= 1 when run_id is set */
     const char *retry_reason;     /* attempt > 1 */

@@ -4,7 +4,7 @@
  * A tau.yaml is one when schema_version is set and neither engine nor
  * run.engine is (TauGrid's rawLooksLikeManagedWorkflow). TauGrid parses it
  * permissively: keys neither the direct run config nor the manifest schema
- * knows are warnings with "did you mean" (spec/suggest.h), the manifest's
+ * knows are warnings with "did you mean" (tauyaml/suggest.h), the manifest's
  * own fields are checked as cli/internal/manifest's Validate checks them,
  * and it renders through that package's templates (render/managed.h):
  *

@@ -1,4 +1,4 @@
-/* Managed workflow manifest compute sizing (spec/managed.h): the manifest's
+/* Managed workflow manifest compute sizing (tauyaml/managed.h): the manifest's
  * compute fields read and checked as TauGrid's cli/internal/manifest
  * Validate reads them, and the pod sizes its resourceSizingFor gives the
  * control (launcher), head and worker pods. */

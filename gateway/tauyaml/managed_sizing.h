@@ -1,4 +1,4 @@
-/* Managed workflow manifest compute sizing (spec/managed.h).
+/* Managed workflow manifest compute sizing (tauyaml/managed.h).
  *
  * compute.gpus (0..8 per worker), compute.workers (>= 1, default 1) and the
  * integer cpus/cpu_limit/worker_cpus/worker_cpu_limit and memory quantities

@@ -38,7 +38,7 @@ void tg_spec_prov_clean(tg_spec_prov_t *p);
 /* Record that field sect.key (key alone when sect is NULL) came from `src`,
  * replacing what an earlier call said of the same field. */
 void tg_spec_prov_set(tg_spec_prov_t *p, const char *sect, const char *key, const char *src);
-/* The same for a dotted path of `len` bytes (spec/path.h spelling). */
+/* The same for a dotted path of `len` bytes (tauyaml/path.h spelling). */
 void tg_spec_prov_set_path(tg_spec_prov_t *p, const char *path, size_t len, const char *src);
 
 /* The source recorded for a dotted path, or NULL. Valid until the next set. */

@@ -51,7 +51,7 @@
  * checkpoint, volumes[{pvc, path, read_only}]}, execution{...},
  * resilience{...}, metrics{history, offload_enabled}, experiment{project,
  * name, group}, files{entrypoint|requirements|project: {name,size,sha256}}.
- * Absent optional values are JSON null. PROVENANCE (spec/prov.h): each
+ * Absent optional values are JSON null. PROVENANCE (tauyaml/prov.h): each
  * decided field's "dotted.field" -> "spec" | "profile" | "workspace" |
  * "default". */
 #ifndef TG_SPEC_RESOLVE_H
@@ -67,7 +67,7 @@
 #include "tauyaml/semantic.h"
 
 /* Resolve `root` (borrowed, validated) in `context` (borrowed). For a
- * managed workflow manifest `managed` is its section (spec/managed.h,
+ * managed workflow manifest `managed` is its section (tauyaml/managed.h,
  * borrowed), which then supplies the compute sizing and is kept as the
  * resolved config's "managed"; NULL for a direct run config. User-facing
  * problems (wrong workspace, unknown queue, profile not allowed...) are added

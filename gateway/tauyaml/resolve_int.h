@@ -22,7 +22,7 @@ typedef struct tg_spec_rs_s {
     tg_spec_diag_t *d;
     json_t *out;
     tg_spec_prov_t *prov;
-    const json_t *managed; /* the managed manifest's section (spec/managed.h), or NULL */
+    const json_t *managed; /* the managed manifest's section (tauyaml/managed.h), or NULL */
     const char *last_name; /* the section rs_sect returned last, and its object */
     json_t *last_sect;
 } tg_spec_rs_t;

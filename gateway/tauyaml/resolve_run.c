@@ -1,5 +1,5 @@
 /* Resolution of the runtime, run, storage, execution, resilience, metrics
- * and experiment sections (spec/resolve_int.h). */
+ * and experiment sections (tauyaml/resolve_int.h). */
 #include "tauyaml/resolve_int.h"
 
 #include <stdio.h>

@@ -32,7 +32,7 @@ typedef struct tg_spec_facts_s {
     char launcher_buf[16];
     const char *working_dir; /* run.working_dir */
     int is_job, is_ray;
-    int managed;                /* a TauGrid managed workflow manifest (spec/managed.h) */
+    int managed;                /* a TauGrid managed workflow manifest (tauyaml/managed.h) */
     json_int_t gpus;            /* compute.gpus (job) */
     json_int_t gpus_per_worker; /* compute.gpus_per_worker (ray; default 1) */
     json_int_t workers, cpu_workers;

@@ -24,7 +24,7 @@ size_t tg_spec_validate_schema(const tg_spec_schema_t *schema, json_t *root, tg_
 /* The same for the named top-level sections of `root` only (NULL-terminated
  * list), leaving keys the schema does not know alone: a managed workflow
  * manifest shares these sections with the direct config but reports its
- * unknown keys as warnings (spec/suggest.h). */
+ * unknown keys as warnings (tauyaml/suggest.h). */
 size_t tg_spec_validate_sections(const tg_spec_schema_t *schema, json_t *root,
                                  const char *const *sections, tg_spec_diag_t *diag);
 

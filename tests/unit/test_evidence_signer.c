@@ -1,4 +1,4 @@
-/* Unit tests: Ed25519 evidence keys (core/signer.c): sign/verify round trip,
+/* Unit tests: Ed25519 evidence keys (evidence/signer.c): sign/verify round trip,
  * tampering, key ids, PEM loading and its errors. */
 #include <setjmp.h>
 #include <stdarg.h>

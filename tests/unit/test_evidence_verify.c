@@ -111,7 +111,7 @@ static json_t *history(int n)
     return h;
 }
 
-/* Seal `rec` (stolen) into row as engine/evidence.c does. */
+/* Seal `rec` (stolen) into row as evidence/sealer.c does. */
 static void seal(json_t *rec, const tg_signer_t *key, tg_evidence_row_t *row)
 {
     memset(row, 0, sizeof(*row));

@@ -1,4 +1,4 @@
-/* Schema patterns: the compiled automaton (spec/pattern.c) must answer
+/* Schema patterns: the compiled automaton (tauyaml/pattern.c) must answer
  * exactly as regexec (POSIX ERE, C locale) for every pattern of
  * schema/tau.schema.json and for hand-written patterns that exercise the
  * subset, on random and mutated strings; patterns outside the subset must

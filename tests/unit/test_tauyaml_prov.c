@@ -1,4 +1,4 @@
-/* Unit tests: the provenance table (spec/prov.c): bytewise path order
+/* Unit tests: the provenance table (tauyaml/prov.c): bytewise path order
  * (prefixes, long shared prefixes), the last source of a path winning,
  * look-ups, copies and the JSON form. */
 #include <setjmp.h>
