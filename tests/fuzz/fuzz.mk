@@ -11,6 +11,7 @@
 #   make fuzz         every harness for FUZZ_SECONDS (default 600) each
 #   make bench-spec   tests/bench/spec_bench.c: pipeline specs/s vs a bare libyaml parse
 #   make bench-policy tests/bench/policy_bench.c: policy evaluation vs the pipeline
+#   make bench-pattern tests/bench/pattern_bench.c: schema pattern automaton vs regexec
 
 FUZZ_BUILD         ?= build-fuzz
 FUZZ_CC            ?= clang
@@ -47,7 +48,7 @@ endef
 $(foreach n,$(FUZZ_NAMES),$(eval $(call FUZZ_template,$(n))))
 
 FUZZ_SMOKE := fuzz-smoke
-.PHONY: fuzz-smoke fuzz fuzz-build bench-spec bench-policy
+.PHONY: fuzz-smoke fuzz fuzz-build bench-spec bench-policy bench-pattern
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -65,8 +66,10 @@ fuzz: $(FUZZ_BINS)
 # Not timed tests: each prints its figures and a ratio against a reference
 # measured in the same run (spec_bench: specs/s on one core against a bare
 # libyaml parse of the same bytes; policy_bench: evaluation time against the
-# pipeline's). `make test-unit` builds them, so they keep compiling.
-BENCH_C_BINS := $(BUILD)/tests/bench/spec_bench $(BUILD)/tests/bench/policy_bench
+# pipeline's; pattern_bench: the schema patterns' automaton against glibc's
+# regexec). `make test-unit` builds them, so they keep compiling.
+BENCH_C_BINS := $(BUILD)/tests/bench/spec_bench $(BUILD)/tests/bench/policy_bench \
+                $(BUILD)/tests/bench/pattern_bench
 
 $(BENCH_C_BINS): $(BUILD)/tests/bench/%: tests/bench/%.c $(BUILD)/libtaugate.a
 	@mkdir -p $(dir $@)
@@ -77,3 +80,6 @@ bench-spec: $(BUILD)/tests/bench/spec_bench
 
 bench-policy: $(BUILD)/tests/bench/policy_bench
 	$(BUILD)/tests/bench/policy_bench
+
+bench-pattern: $(BUILD)/tests/bench/pattern_bench
+	$(BUILD)/tests/bench/pattern_bench
