@@ -210,29 +210,51 @@ def test_resume_after_cuts_loses_and_repeats_nothing(env):
         assert k[0] == ("created", "Accepted")
 
 
-def test_an_uncommitted_change_holds_back_later_ones(env):
-    """Change ids are taken before commit: a later, committed change must not
-    be sent while an earlier one may still commit, or a resume from it would
-    lose the earlier one."""
+class Session:
+    """An open psql session: statements run in order, each call returns once
+    the server has answered (so a test knows which transaction holds what)."""
+
+    MARK = "--done--"
+
+    def __init__(self, env):
+        self.proc = subprocess.Popen(
+            ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+             "-p", str(env.pg.port), "-U", env.pg.user, "-d", env.db],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def run(self, sql):
+        self.proc.stdin.write(f"{sql}\n\\echo {self.MARK}\n")
+        self.proc.stdin.flush()
+        out = []
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, f"psql ended: {''.join(out)}"
+            if line.strip() == self.MARK:
+                return "".join(out).strip()
+            out.append(line)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+def assert_held_back(env, start, held, later, later_session=None):
+    """`held`'s change is taken (reason HeldBack) in an open transaction;
+    `later`'s change, with the next id, commits (through later_session, or
+    the API's cancel). A follower from `start` sees neither while the first
+    is open, then both, in id order, once it commits."""
     gw = env.gw
-    held, later = submit(gw, n=2)
-    start = settled(env)
-    seq = lambda: int(env.sql("SELECT last_value FROM run_changes_id_seq"))
-    before = seq()
-    holder = subprocess.Popen(
-        ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(env.pg.port), "-U", env.pg.user,
-         "-d", env.db], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, text=True)
+    holder = Session(env)
     try:
-        holder.stdin.write(f"BEGIN; UPDATE runs SET reason = 'HeldBack' WHERE id = '{held}';\n")
-        holder.stdin.flush()
-        deadline = time.time() + 10
-        while seq() == before:
-            assert time.time() < deadline, "the held transaction took no change id"
-            time.sleep(0.05)
-        cancel(gw, later)  # committed, with a higher id
+        holder.run(f"BEGIN; UPDATE runs SET reason = 'HeldBack' WHERE id = '{held}';")
+        held_id = int(holder.run(f"SELECT max(id) FROM run_changes WHERE run_id = '{held}';"))
+        if later_session:
+            later_session.run(f"UPDATE runs SET state = 'Cancelled', reason = 'Later'"
+                              f" WHERE id = '{later}'; COMMIT;")
+        else:
+            cancel(gw, later)
         later_id = int(env.sql(f"SELECT max(id) FROM run_changes WHERE run_id = '{later}'"))
-        assert later_id > before + 0
+        assert later_id > held_id
         # the follower sees nothing of it while the earlier change is open
         f = sse.Follower(gw.url, PATH, dict(auth(), **{"Last-Event-ID": str(start)}))
         f.wait_for("ready", lambda ev: ev)
@@ -242,16 +264,39 @@ def test_an_uncommitted_change_holds_back_later_ones(env):
         while time.time() < deadline:
             assert not runs_of(f.events), f.events
             time.sleep(0.1)
-        holder.stdin.write("COMMIT;\n")
-        holder.stdin.flush()
+        holder.run("COMMIT;")
         events = f.wait_for("both changes", lambda ev: len(runs_of(ev)) >= 2)
         f.close()
     finally:
-        holder.stdin.close()
-        holder.wait(10)
+        holder.close()
     first, second = [e.json() for e in runs_of(events)[:2]]
-    assert (first["run_id"], first["reason"]) == (held, "HeldBack")
+    assert (first["run_id"], first["reason"], first["id"]) == (held, "HeldBack", held_id)
     assert (second["run_id"], second["state"], second["id"]) == (later, "Cancelled", later_id)
+
+
+def test_an_uncommitted_change_holds_back_later_ones(env):
+    """Change ids are taken before commit: a later, committed change must not
+    be sent while an earlier one may still commit, or a resume from it would
+    lose the earlier one."""
+    held, later = submit(env.gw, n=2)
+    assert_held_back(env, settled(env), held, later)
+
+
+def test_a_later_change_of_an_older_transaction_is_held_back_too(env):
+    """Issue #18: the later change is committed by a transaction that began
+    (took its transaction id) before the one holding the earlier change, and
+    nothing newer has committed since. A snapshot's xmax is one past the
+    newest *completed* transaction, not the next one to start, so a horizon
+    that waited only for transactions below it passed the open one and sent
+    the later change: the earlier one was lost for a client resuming there."""
+    held, later = submit(env.gw, n=2)
+    start = settled(env)
+    older = Session(env)
+    try:
+        older.run("BEGIN; SELECT pg_current_xact_id();")
+        assert_held_back(env, start, held, later, later_session=older)
+    finally:
+        older.close()
 
 
 def test_access_is_checked_again_while_open(env):
