@@ -365,15 +365,44 @@ def test_old_changes_are_pruned_and_a_resume_before_them_resets(env, db_url):
     assert [int(e.id) for e in runs_of(read_all(gw, top - 1))][:1] == [top]
 
 
-def sse_bytes_queued(gw):
-    """taugate_sse_bytes_total of the run-change streams (bytes handed to
-    their buffers since the start)."""
+def sse_metric(gw, name):
+    """A taugate_sse_* counter of the run-change streams, e.g.
+    taugate_sse_bytes_total (bytes handed to their buffers since the
+    start)."""
     r = gw.req("GET", "/metrics", token=None)
     assert r.status == 200, r
     for line in r.body.decode().splitlines():
-        if line.startswith('taugate_sse_bytes_total{stream="run_changes"}'):
+        if line.startswith(name + '{stream="run_changes"}'):
             return int(line.rsplit(" ", 1)[1])
-    raise AssertionError("no taugate_sse_bytes_total for run_changes")
+    raise AssertionError(f"no {name} for run_changes")
+
+
+def fat_backlog(env, n, message):
+    """n changes of a new run in workspace calm, each with `message` (written
+    straight into the change log): the run and the position before them."""
+    rid = submit(env.gw, ws="calm")[0]
+    start = settled(env)
+    env.sql(f"INSERT INTO run_changes (workspace, run_id, kind, state, message, attempt,"
+            f" prev_state, prev_attempt, at) SELECT 'calm', '{rid}', 'changed', 'Accepted',"
+            f" '{message}', 1, 'Accepted', 1, now() FROM generate_series(1, {n})")
+    return rid, start
+
+
+def small_window_stream(gw, path, headers):
+    """A stream read through a socket with a small receive buffer (256 KiB,
+    which the kernel doubles), so a reader that pauses holds the server
+    back: the connection and the response, status 200."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 256 * 1024)
+    sock.settimeout(30)
+    host, port = gw.url.rsplit("/", 1)[1].split(":")
+    sock.connect((host, int(port)))
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    conn.sock = sock
+    conn.request("GET", path, headers=headers)
+    resp = conn.getresponse()
+    assert resp.status == 200
+    return conn, resp
 
 
 def test_a_slow_reader_is_held_back_not_buffered(env):
@@ -383,29 +412,17 @@ def test_a_slow_reader_is_held_back_not_buffered(env):
     though ~15 MiB of changes wait for it; the rest waits in the database,
     and every change arrives, in order, without an `overflow` end."""
     gw = env.gw
-    rid = submit(gw, ws="calm")[0]
-    start = settled(env)
     n, message = 12000, "m" * 1000
-    env.sql(f"INSERT INTO run_changes (workspace, run_id, kind, state, message, attempt,"
-            f" prev_state, prev_attempt, at) SELECT 'calm', '{rid}', 'changed', 'Accepted',"
-            f" '{message}', 1, 'Accepted', 1, now() FROM generate_series(1, {n})")
+    rid, start = fat_backlog(env, n, message)
     backlog = n * (len(message) + 300)
     # the reader's socket takes 512 KiB at most (SO_RCVBUF doubled; far
     # smaller windows slow TCP down with delayed ACKs), so the server's send
     # buffer (4 MiB at most: net.ipv4.tcp_wmem) fills and the stream waits
     bound = 4 * 1024 * 1024 + 4 * 64 * 1024 + 1024 * 1024
-    base = sse_bytes_queued(gw)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 256 * 1024)
-    sock.settimeout(30)
-    host, port = gw.url.rsplit("/", 1)[1].split(":")
-    sock.connect((host, int(port)))
-    conn = http.client.HTTPConnection(host, int(port), timeout=30)
-    conn.sock = sock
+    base = sse_metric(gw, "taugate_sse_bytes_total")
+    conn, resp = small_window_stream(gw, f"/v1/workspaces/calm/run-changes?after={start}",
+                                     auth())
     try:
-        conn.request("GET", f"/v1/workspaces/calm/run-changes?after={start}", headers=auth())
-        resp = conn.getresponse()
-        assert resp.status == 200
         # events counted as they come (a marker may straddle two reads)
         body, read, ahead, seen, tail, sampled = [], 0, 0, 0, b"", 0
         while seen < n or not body[-1].endswith(b"\n\n"):
@@ -417,7 +434,7 @@ def test_a_slow_reader_is_held_back_not_buffered(env):
             tail = (tail + chunk)[-32:]
             if read - sampled >= 256 * 1024:
                 sampled = read
-                ahead = max(ahead, sse_bytes_queued(gw) - base - read)
+                ahead = max(ahead, sse_metric(gw, "taugate_sse_bytes_total") - base - read)
                 assert ahead <= bound, f"{ahead} bytes queued ahead of the reader"
         assert read >= backlog * 0.8
     finally:
@@ -431,6 +448,45 @@ def test_a_slow_reader_is_held_back_not_buffered(env):
     ids = [int(e.id) for e in got]
     assert ids == sorted(set(ids))
     env.sql(f"DELETE FROM run_changes WHERE workspace = 'calm' AND message = '{message}'")
+
+
+def test_a_revoked_slow_reader_gets_no_backlog_and_a_whole_end(env):
+    """A reader that stopped reading while a backlog waits for it loses
+    access: what the server had queued and the client had not started to
+    read is dropped (never cut inside an event), then `event: end` with
+    reason "revoked" closes a stream whose every event is whole."""
+    gw = env.gw
+    gw.req("POST", "/v1/admin/workspaces/calm/members",
+           body={"kind": "user", "subject": "rhea@example.com", "role": "viewer"})
+    n, message = 12000, "r" * 1000
+    rid, start = fat_backlog(env, n, message)
+    revoked = sse_metric(gw, "taugate_sse_revoked_total")
+    conn, resp = small_window_stream(gw, f"/v1/workspaces/calm/run-changes?after={start}",
+                                     auth(tokens.mint("rhea@example.com")))
+    try:
+        body = [resp.read1(65536)]  # a first part, then the reader stops
+        members = gw.req("GET", "/v1/admin/workspaces/calm/members").json()["items"]
+        (mid,) = [m["id"] for m in members if m["subject"] == "rhea@example.com"]
+        assert gw.req("DELETE", f"/v1/admin/workspaces/calm/members/{mid}").status == 204
+        wait_for(lambda: sse_metric(gw, "taugate_sse_revoked_total") > revoked, 15,
+                 "the stream seen as revoked")
+        while True:
+            chunk = resp.read1(65536)
+            if not chunk:
+                break
+            body.append(chunk)
+    finally:
+        conn.close()
+        env.sql(f"DELETE FROM run_changes WHERE workspace = 'calm' AND message = '{message}'")
+    events = sse.parse(b"".join(body).decode())
+    assert events[-1].event == "end" and events[-1].json() == {"reason": "revoked"}, events[-1]
+    assert events[0].event == "ready"
+    got = runs_of(events[1:-1])
+    assert len(got) == len(events) - 2, [e.event for e in events if e.event != "run"]
+    assert all(e.json()["run_id"] == rid for e in got)  # every one whole JSON
+    ids = [int(e.id) for e in got]
+    assert ids == sorted(set(ids))
+    assert len(got) < n // 2, f"{len(got)} of {n} events after the revocation"
 
 
 def test_bad_requests_and_strangers(env):
