@@ -49,8 +49,12 @@ static long probe_env_long(const char *name, long def)
 
 static int probe_migrate(const tg_config_t *cfg)
 {
-    tg_db_pool_config_t pc = {cfg->database_url, 1, (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s, 0, 0};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              1,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              0,
+                              0};
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
     tg_db_conn_t *conn = NULL;
     int status = 1;
@@ -84,9 +88,12 @@ static int probe_serve(const tg_config_t *cfg)
         tg_log_error("probe", "%s", err);
         return 2;
     }
-    tg_db_pool_config_t pc = {cfg->database_url, (int)cfg->db_pool_size,
-                              (int)cfg->db_checkout_timeout_ms, (int)cfg->db_connect_timeout_s,
-                              (int)cfg->db_statement_timeout_ms, 1};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              (int)cfg->db_pool_size,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              (int)cfg->db_statement_timeout_ms,
+                              1};
     tg_app_t app = {.cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc)};
     /* every mutating request waits for its audit row, as in main.c */
     app.audit = tg_audit_writer_start(&pc);
@@ -117,12 +124,14 @@ static int probe_serve(const tg_config_t *cfg)
             return 1;
         }
     }
-    tg_logs_hub_config_t hc = {
+    tg_sse_hub_config_t hc = {.keepalive_s = probe_env_long("TAUGATE_LOGS_HTTP_KEEPALIVE_S", 15)};
+    app.streams = tg_sse_hub_start(app.pool, NULL, &hc);
+    tg_logs_streams_config_t lc = {
         .max_followers = (int)probe_env_long("TAUGATE_LOGS_HTTP_MAX_FOLLOWERS", 256),
         .idle_timeout_s = probe_env_long("TAUGATE_LOGS_HTTP_IDLE_TIMEOUT_S", 300),
-        .keepalive_s = probe_env_long("TAUGATE_LOGS_HTTP_KEEPALIVE_S", 15),
     };
-    if (tg_run_logs_hub_start(app.pool, &hc) != 0) {
+    app.log_streams = tg_logs_streams_start(app.streams, &lc);
+    if (!app.log_streams) {
         tg_log_error("probe", "cannot start the log stream notifier");
         return 1;
     }
@@ -149,12 +158,13 @@ static int probe_serve(const tg_config_t *cfg)
     while (sigwait(&set, &sig) != 0)
         ;
     /* the shutdown order main.c should follow */
-    tg_run_logs_hub_stop();
+    tg_sse_hub_stop(app.streams);
     tg_server_drain_and_stop(srv, cfg->shutdown_grace_s);
     tg_server_free(srv);
     status = 0;
 out:
-    tg_run_logs_hub_free();
+    tg_sse_hub_free(app.streams);
+    tg_logs_streams_free(app.log_streams);
     tg_logs_collector_stop_and_free(col);
     tg_kube_client_free(app.kube);
     tg_audit_writer_stop(app.audit);
