@@ -10,9 +10,15 @@
 #include "engine/nodes.h"
 #include "engine/positions.h"
 #include "engine/engine.h"
+#include "kube/path.h"
+#include "kube/verbs.h"
 #include "render/metadata.h"
 #include "store/lifecycle.h"
 #include "store/recovery.h"
+
+/* How long a look-up in the cluster may take before the cache's answer
+ * stands. */
+#define W_LOOKUP_MS 2000
 
 static const char *w_str(const json_t *o, const char *a, const char *b)
 {
@@ -98,15 +104,13 @@ static tg_rc_e w_apply_seen(const tg_watcher_env_t *env, tg_db_conn_t *conn, con
 
 static const json_t *w_terminated(const json_t *pod);
 
-/* How the attempt's pods ended, from the informer's cache: "OOMKilled",
- * "Evicted" or NULL. Used when the Job's failure is applied before its
- * pods' last events. */
-static const char *w_pods_reason(const tg_watcher_env_t *env, const char *run_id, int attempt)
+/* How one attempt's pods ended, from a list of pods: "OOMKilled", "Evicted"
+ * or NULL. *settled: 1 when the list holds pods of the attempt and every one
+ * of them has ended. */
+static const char *w_pods_end(const json_t *pods, int attempt, int *settled)
 {
-    if (!env->pods)
-        return NULL;
-    json_t *pods = tg_kube_cache_by_index(env->pods, run_id);
     const char *why = NULL;
+    int seen = 0, running = 0;
     size_t i;
     json_t *pod;
     json_array_foreach(pods, i, pod) {
@@ -114,6 +118,10 @@ static const char *w_pods_reason(const tg_watcher_env_t *env, const char *run_id
             json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
         if (!att || atoi(att) != attempt)
             continue;
+        seen++;
+        const char *phase = w_str(pod, "status", "phase");
+        if (!phase || (strcmp(phase, "Failed") && strcmp(phase, "Succeeded")))
+            running++;
         const char *pr = w_str(pod, "status", "reason");
         const char *tr = json_string_value(json_object_get(w_terminated(pod), "reason"));
         if (tr && !strcmp(tr, "OOMKilled"))
@@ -121,21 +129,52 @@ static const char *w_pods_reason(const tg_watcher_env_t *env, const char *run_id
         else if (!why && pr && !strcmp(pr, "Evicted"))
             why = "Evicted";
     }
-    json_decref(pods);
+    *settled = seen > 0 && running == 0;
+    return why;
+}
+
+/* How the attempt's pods ended: "OOMKilled", "Evicted" or NULL. Used when
+ * the Job's failure is applied before its pods' last events: the Job and
+ * its pods come on different watches, so the informer's pods may not have
+ * ended yet. Then the attempt's pods are read from the cluster (by label,
+ * once per failed attempt), and if that fails the cache's answer stands. */
+static const char *w_pods_reason(const tg_watcher_env_t *env, const char *ns, const char *run_id,
+                                 int attempt)
+{
+    int settled = 0;
+    const char *why = NULL;
+    if (env->pods) {
+        json_t *pods = tg_kube_cache_by_index(env->pods, run_id);
+        why = w_pods_end(pods, attempt, &settled);
+        json_decref(pods);
+    }
+    char selector[160];
+    if (why || settled || !env->kube || !ns ||
+        snprintf(selector, sizeof(selector), "%s=%s,%s=%d", TG_LABEL_RUN_ID, run_id,
+                 TG_LABEL_ATTEMPT, attempt) >= (int)sizeof(selector))
+        return why;
+    tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods, .ns = ns};
+    tg_kube_list_opts_t lo = {.label_selector = selector, .timeout_ms = W_LOOKUP_MS};
+    tg_kube_result_t res;
+    tg_kube_result_init(&res);
+    if (tg_kube_list(env->kube, &ref, &lo, &res) == TG_OK)
+        why = w_pods_end(json_object_get(res.body, "items"), attempt, &settled);
+    tg_kube_result_clean(&res);
     return why;
 }
 
 /* An attempt failed: when its pods say why (OOMKilled, Evicted), recovery
  * decides; otherwise the run fails with the object's own reason. */
-static tg_rc_e w_failed(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *run_id,
-                        int attempt, const char *reason, const char *message, const char *source)
+static tg_rc_e w_failed(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *ns,
+                        const char *run_id, int attempt, const char *reason, const char *message,
+                        const char *source)
 {
     const char *pod_reason = NULL;
     tg_rc_e rc = tg_store_recovery_pod_reason(conn, run_id, attempt, &pod_reason);
     if (rc != TG_OK)
         return rc;
     if (!pod_reason)
-        pod_reason = w_pods_reason(env, run_id, attempt); /* the Pod event may lag */
+        pod_reason = w_pods_reason(env, ns, run_id, attempt); /* the Pod event may lag */
     /* a pod that failed or was evicted on a faulty node: NodeFault, which does
      * not spend the retry budget (an OOMKill stays the run's own doing) */
     char node_fault[512];
@@ -259,7 +298,7 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
             return w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Completed",
                                 "every pod finished successfully", src, ns, name);
         if (w_true(failed))
-            return w_failed(env, conn, run_id, attempt,
+            return w_failed(env, conn, ns, run_id, attempt,
                             json_string_value(json_object_get(failed, "reason")),
                             json_string_value(json_object_get(failed, "message")), src);
         return TG_OK;
@@ -272,7 +311,8 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
                             msg ? msg : "the Ray job succeeded", src, ns, name);
     if ((job && (!strcmp(job, "FAILED") || !strcmp(job, "STOPPED"))) ||
         (dep && !strcmp(dep, "Failed")))
-        return w_failed(env, conn, run_id, attempt, dep && !strcmp(dep, "Failed") ? "Failed" : job,
+        return w_failed(env, conn, ns, run_id, attempt,
+                        dep && !strcmp(dep, "Failed") ? "Failed" : job,
                         msg ? msg : "the Ray job failed", src);
     if (dep && !strcmp(dep, "Running"))
         return w_apply_seen(env, conn, run_id, attempt, "Running", "RayJobRunning",

@@ -190,6 +190,25 @@ def test_oomkilled_is_not_retried_by_default_and_resume_needs_force(gw, cluster)
     gw.req("POST", f"/v1/runs/{run_id}:cancel")
 
 
+def test_an_oomkill_the_job_reports_before_its_pod_is_still_oomkilled(gw, cluster):
+    """The Job and its pods come on different watches, so the Job's failure can
+    reach the gateway before the pod's OOMKill does. The run still ends
+    OOMKilled (not with the Job's BackoffLimitExceeded): the gateway asks the
+    cluster for the attempt's pods when its cache shows them still running."""
+    r = submit_spec(gw, spec_with("oom-lag", ""), "#!/usr/bin/env bash\nsleep 60\n")
+    run_id = r.json()["id"]
+    wait_state(gw, run_id, {"Running"})
+    pods = cluster.wait_for(lambda: attempt_pods(cluster, run_id, 1), cond=lambda ps: ps)
+    cluster.control("watches/stall", {"seconds": 120, "resource": "pods"})
+    try:
+        cluster.control(f"pods/ray/{pods[0]['metadata']['name']}/oomkill")
+        # within the 120 s stall: the end comes from the Job's watch
+        done = wait_state(gw, run_id, {"Failed", "Succeeded"}, timeout=60)
+        assert done["state"] == "Failed" and done["reason"] == "OOMKilled", done
+    finally:
+        cluster.control("watches/stall", {"seconds": 0})
+
+
 def test_preempted_run_is_retried_with_resume_env(gw, cluster):
     # a queue with room for one smoke run at a time, preempting lower priority
     cluster.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "tight-cq"},

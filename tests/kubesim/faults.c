@@ -18,8 +18,8 @@
 #include "watch.h"
 
 static pthread_mutex_t g_flock = PTHREAD_MUTEX_INITIALIZER;
-static double g_rate;     /* fraction of API requests that fail */
-static int g_code;        /* 500, 503, 429...; 0 drops the connection */
+static double g_rate;      /* fraction of API requests that fail */
+static int g_code;         /* 500, 503, 429...; 0 drops the connection */
 static char g_prefix[256]; /* only paths with this prefix ("" = all API paths) */
 static unsigned long g_injected;
 
@@ -54,12 +54,16 @@ int ks_fault_request(ks_req_t *r)
                         json_pack("{s:i}", "retryAfterSeconds", 1));
         MHD_add_response_header(r->resp, "Retry-After", "1");
     } else if (code == 503) {
-        ks_reply_status(r, 503, "ServiceUnavailable", "the server is currently unable to handle "
-                                                      "the request", NULL);
+        ks_reply_status(r, 503, "ServiceUnavailable",
+                        "the server is currently unable to handle "
+                        "the request",
+                        NULL);
     } else if (code == 504) {
-        ks_reply_status(r, 504, "Timeout", "the server was unable to return a response in the "
-                                           "time allotted, but may still be processing the "
-                                           "request", NULL);
+        ks_reply_status(r, 504, "Timeout",
+                        "the server was unable to return a response in the "
+                        "time allotted, but may still be processing the "
+                        "request",
+                        NULL);
     } else {
         ks_reply_status(r, (unsigned)code, "InternalError",
                         "Internal error occurred: kubesim injected fault", NULL);
@@ -151,7 +155,17 @@ void ks_fault_serve(ks_req_t *r)
     }
     if (!strcmp(p, "watches/stall") && post) {
         bd = body(r);
-        ks_watch_stall(json_number_value(json_object_get(bd, "seconds")));
+        const char *res = ks_jstr(bd, "resource");
+        int rt = -1;
+        for (int i = 0; res && i < KS_RT_COUNT && rt < 0; i++)
+            if (!strcmp(ks_rtype(i)->resource, res))
+                rt = i;
+        if (res && rt < 0) {
+            json_decref(bd);
+            ks_reply_status(r, 400, "BadRequest", "no such resource", NULL);
+            return;
+        }
+        ks_watch_stall(json_number_value(json_object_get(bd, "seconds")), rt);
         json_decref(bd);
         ok(r, NULL);
         return;
@@ -198,13 +212,11 @@ void ks_fault_serve(ks_req_t *r)
                                        ks_jstr(bd, "status") ? ks_jstr(bd, "status") : "False",
                                        ks_jstr(bd, "reason"), ks_jstr(bd, "message"));
         else if (!strcmp(c, "ready"))
-            rc = ks_node_set_condition(a, "Ready",
-                                       ks_jbool(bd, "ready", 0) ? "True" : "False",
-                                       ks_jbool(bd, "ready", 0) ? "KubeletReady"
-                                                                : "NodeStatusUnknown",
-                                       ks_jbool(bd, "ready", 0)
-                                           ? "kubelet is posting ready status"
-                                           : "Kubelet stopped posting node status.");
+            rc = ks_node_set_condition(
+                a, "Ready", ks_jbool(bd, "ready", 0) ? "True" : "False",
+                ks_jbool(bd, "ready", 0) ? "KubeletReady" : "NodeStatusUnknown",
+                ks_jbool(bd, "ready", 0) ? "kubelet is posting ready status"
+                                         : "Kubelet stopped posting node status.");
         else if (!strcmp(c, "cordon"))
             rc = ks_node_set_unschedulable(a, 1);
         else if (!strcmp(c, "uncordon"))

@@ -36,10 +36,12 @@ typedef struct ks_watch_s {
 
 static atomic_uint g_close_gen;
 static _Atomic double g_stall_until;
+static atomic_int g_stall_rt = -1; /* -1: every resource */
 static atomic_int g_watches;
 
-void ks_watch_stall(double secs)
+void ks_watch_stall(double secs, int rt)
 {
+    g_stall_rt = rt;
     g_stall_until = ks_now() + secs;
 }
 
@@ -117,6 +119,13 @@ static void emit_gone(ks_watch_t *w, uint64_t asked)
     w->done = 1;
 }
 
+/* Whether a stall (ks_watch_stall) holds back w's events at `now`. */
+static int stalled(const ks_watch_t *w, double now)
+{
+    int rt = g_stall_rt;
+    return now < g_stall_until && (rt < 0 || rt == w->t.rt);
+}
+
 /* Produce more output into w->out; may block up to about a second. */
 static void fill(ks_watch_t *w)
 {
@@ -127,7 +136,7 @@ static void fill(ks_watch_t *w)
             emit(w, "ADDED", w->initial[w->iinitial++]);
         return;
     }
-    if (now < g_stall_until) {
+    if (stalled(w, now)) {
         usleep(100000);
         return;
     }
@@ -141,6 +150,8 @@ static void fill(ks_watch_t *w)
             wait = w->deadline - now;
         if (wait > 0 && ks_ring_wait(w->rv, wait))
             usleep(KS_WATCH_COALESCE_US); /* let a burst gather: fewer wakeups and sends */
+        if (stalled(w, ks_now()))
+            return; /* a stall that began while this watch waited holds its events too */
         n = ks_events_since(w->rv, evs, KS_WATCH_BATCH);
     }
     uint64_t asked = w->rv;
