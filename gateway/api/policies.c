@@ -405,8 +405,9 @@ void tg_api_policy_delete(tg_req_t *req)
     pol_finish(req, conn, reg, 204, NULL);
 }
 
-static const char *pol_version_cursor(tg_req_t *req, const json_t *row)
+static const char *pol_version_cursor(tg_req_t *req, const json_t *row, void *arg)
 {
+    (void)arg;
     return tg_arena_printf(req->arena, "%lld",
                            (long long)json_integer_value(json_object_get(row, "version")));
 }
@@ -433,7 +434,7 @@ void tg_api_policy_versions(tg_req_t *req)
     if (rc != TG_OK)
         pol_store_problem(req, rc, id);
     else
-        tg_page_reply_fn(req, &page, items, pol_version_cursor);
+        tg_page_reply_fn(req, &page, items, pol_version_cursor, NULL);
 }
 
 void tg_api_policies_effective(tg_req_t *req)
