@@ -50,16 +50,14 @@ static tg_rc_e verbs_path(verbs_call_t *v, const tg_kube_ref_t *ref, int want_na
 static tg_rc_e verbs_write_query(verbs_call_t *v, const tg_kube_write_opts_t *o, int need_fm,
                                  tg_kube_result_t *res)
 {
-    tg_rc_e rc = TG_OK;
     const char *fm = o && o->field_manager ? o->field_manager : need_fm ? "taugate" : NULL;
-    rc |= tg_kube_query_add(&v->query, "fieldManager", fm);
-    if (o && o->dry_run)
-        rc |= tg_kube_query_add(&v->query, "dryRun", "All");
-    if (o)
-        rc |= tg_kube_query_add(&v->query, "fieldValidation", o->field_validation);
-    if (rc != TG_OK)
+    if (tg_kube_query_add(&v->query, "fieldManager", fm) != TG_OK ||
+        (o && o->dry_run && tg_kube_query_add(&v->query, "dryRun", "All") != TG_OK) ||
+        (o && tg_kube_query_add(&v->query, "fieldValidation", o->field_validation) != TG_OK)) {
         tg_kube_result_fail(res, TG_KUBE_R_CONFIG, "query string too long");
-    return rc == TG_OK ? TG_OK : res->rc;
+        return res->rc;
+    }
+    return TG_OK;
 }
 
 static tg_rc_e verbs_body(verbs_call_t *v, json_t *obj, tg_kube_result_t *res)
