@@ -122,7 +122,6 @@ static const char *main_opt(const char *s)
 typedef struct {
     const tg_config_t *cfg;
     tg_app_t app;
-    tg_policy_registry_t *policies;
     tg_server_t *srv;
     tg_sealer_t *sealer;
     int hub, changes, platform_metrics, reconcile, nodes;
@@ -221,7 +220,7 @@ static void main_not_ready(main_daemon_t *d, const char *component, const char *
 {
     char line[1100];
     snprintf(line, sizeof(line), "%s: %s", component, why);
-    tg_health_starting(component, why);
+    tg_health_starting(d->app.health, component, why);
     long now = (long)(tg_now_mono_us() / 1000000u);
     if (strcmp(line, d->not_ready) != 0 || now - d->not_ready_at >= 60) {
         tg_log_warn("main", "not ready: %s; trying again", line);
@@ -252,7 +251,7 @@ static int main_bootstrap(main_daemon_t *d, long *retry_ms)
         tg_log_warn("main", "the evidence key could not be recorded in the key history yet");
     tg_db_release(d->app.pool, conn);
     json_t *perrors = NULL;
-    if (tg_api_policies_reload(d->app.pool, d->policies, &perrors) != TG_OK) {
+    if (tg_api_policies_reload(d->app.pool, d->app.policies, &perrors) != TG_OK) {
         char text[900];
         tg_policy_errors_format(perrors, text, sizeof(text));
         json_decref(perrors);
@@ -261,7 +260,7 @@ static int main_bootstrap(main_daemon_t *d, long *retry_ms)
         return 0;
     }
     main_loops_start(d);
-    tg_health_started();
+    tg_health_started(d->app.health);
     tg_log_info("main", "ready: database migrated, platform policy loaded, engine %s",
                 d->app.engine ? "running"
                 : d->app.kube ? "off"
@@ -319,7 +318,7 @@ static void *main_keeper(void *arg)
         if (policy_ms > 0 && now >= next_policy) {
             next_policy = now + policy_ms;
             if (d->booted)
-                tg_api_policies_poll(d->app.pool, tg_api_policies_registry());
+                tg_api_policies_poll(d->app.pool, d->app.policies);
         }
         long retry_ms = 1000;
         if (!d->booted)
@@ -376,12 +375,12 @@ static void main_daemon_stop(main_daemon_t *d)
     tg_audit_writer_stop(d->app.audit);
     tg_db_pool_free(d->app.pool);
     tg_spec_schema_free(d->app.schema);
-    tg_api_policies_set_registry(NULL);
-    tg_policy_registry_free(d->policies);
+    tg_policy_registry_free(d->app.policies);
     tg_signer_free(d->app.signer);
-    tg_api_openapi_unload();
-    tg_console_unload();
+    tg_api_openapi_free(d->app.openapi);
+    tg_console_free(d->app.console);
     tg_authn_free(d->app.authn);
+    tg_health_free(d->app.health);
     pthread_cond_destroy(&d->cond);
     pthread_mutex_destroy(&d->lock);
 }
@@ -399,7 +398,7 @@ static int main_serve(const tg_config_t *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    main_daemon_t d = {.cfg = cfg, .app = {.cfg = cfg}};
+    main_daemon_t d = {.cfg = cfg, .app = {.cfg = cfg, .health = tg_health_new()}};
     pthread_mutex_init(&d.lock, NULL);
     tg_cond_init_monotonic(&d.cond);
     tg_app_t *app = &d.app;
@@ -418,9 +417,9 @@ static int main_serve(const tg_config_t *cfg)
         tg_log_error("main", "schema_file %s: %s", cfg->schema_file, err);
         goto out;
     }
-    if (tg_api_openapi_load(cfg->openapi_file, err, sizeof(err)) != TG_OK)
+    if (tg_api_openapi_load(cfg->openapi_file, &app->openapi, err, sizeof(err)) != TG_OK)
         tg_log_warn("main", "openapi_file: %s; GET /v1/openapi.yaml answers 503", err);
-    if (tg_console_load(cfg->console_dir, err, sizeof(err)) != TG_OK)
+    if (tg_console_load(cfg->console_dir, &app->console, err, sizeof(err)) != TG_OK)
         tg_log_warn("main", "console_dir: %s; /ui/ answers 503 (`make console` builds it)", err);
     if (main_kube_start(&d, err, sizeof(err)) != 0) {
         tg_log_error("main", "%s", err);
@@ -431,16 +430,14 @@ static int main_serve(const tg_config_t *cfg)
         tg_log_error("main", "evidence_signing_key: %s", err);
         goto out;
     }
-    tg_api_evidence_init(app->signer);
     /* the policy files now (their errors are configuration errors); the
      * database's rules join them once it is reachable */
-    d.policies =
+    app->policies =
         tg_api_policies_start(NULL, cfg->policy_schema_file, cfg->policy_dir, perr, sizeof(perr));
-    if (!d.policies) {
+    if (!app->policies) {
         tg_log_error("main", "policy_dir %s: %s", cfg->policy_dir, perr);
         goto out;
     }
-    tg_api_policies_set_registry(d.policies);
 
     /* what needs the database connects lazily and keeps trying */
     status = 1;
@@ -490,8 +487,8 @@ static int main_serve(const tg_config_t *cfg)
             tg_authn_reload(app->authn);
             char why[64];
             json_t *perrors = NULL;
-            if (tg_health_is_started(why, sizeof(why)) &&
-                tg_api_policies_reload(app->pool, d.policies, &perrors) != TG_OK)
+            if (tg_health_is_started(app->health, why, sizeof(why)) &&
+                tg_api_policies_reload(app->pool, app->policies, &perrors) != TG_OK)
                 json_decref(perrors); /* logged; the previous policy stays in force */
             continue;
         }

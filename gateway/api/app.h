@@ -1,4 +1,9 @@
-/* The application context shared by every handler, and the route table. */
+/* The application context shared by every handler, and the route table.
+ *
+ * Everything a handler or a loop shares lives here (or is reached from
+ * here), created before the server serves and freed after it stops, so
+ * one process can hold two gateways (tests) and nothing hides in a
+ * file-scope variable. */
 #ifndef TG_API_APP_H
 #define TG_API_APP_H
 
@@ -8,8 +13,12 @@
 #include "spec/limits.h"
 #include "store/pool.h"
 
+struct tg_api_openapi_s;
 struct tg_authn_s;
+struct tg_console_s;
 struct tg_engine_s;
+struct tg_health_s;
+struct tg_policy_registry_s;
 struct tg_kube_client_s;
 struct tg_spec_schema_s;
 struct tg_signer_s;
@@ -26,6 +35,10 @@ typedef struct tg_app_s {
     struct tg_logs_collector_s *logs;   /* NULL when not collecting */
     struct tg_tenancy_cache_s *tenancy; /* NULL when not caching */
     struct tg_audit_writer_s *audit;
+    struct tg_health_s *health;            /* start-up's progress (readiness) */
+    struct tg_policy_registry_s *policies; /* the platform policy; NULL answers 503 */
+    struct tg_api_openapi_s *openapi;      /* the REST contract; NULL answers 503 */
+    struct tg_console_s *console;          /* the web console; NULL answers 503 */
     tg_spec_limits_t limits;
 } tg_app_t;
 

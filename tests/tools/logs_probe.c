@@ -49,8 +49,12 @@ static long probe_env_long(const char *name, long def)
 
 static int probe_migrate(const tg_config_t *cfg)
 {
-    tg_db_pool_config_t pc = {cfg->database_url, 1, (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s, 0, 0};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              1,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              0,
+                              0};
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
     tg_db_conn_t *conn = NULL;
     int status = 1;
@@ -76,7 +80,6 @@ static int probe_serve(const tg_config_t *cfg)
     signal(SIGPIPE, SIG_IGN);
     if (cfg->migrate_on_start && probe_migrate(cfg) != 0)
         return 1;
-    tg_health_started(); /* migrated before serving: requests may use the database */
 
     char err[512];
     tg_authn_t *authn = tg_authn_new(cfg, err, sizeof(err));
@@ -84,10 +87,15 @@ static int probe_serve(const tg_config_t *cfg)
         tg_log_error("probe", "%s", err);
         return 2;
     }
-    tg_db_pool_config_t pc = {cfg->database_url, (int)cfg->db_pool_size,
-                              (int)cfg->db_checkout_timeout_ms, (int)cfg->db_connect_timeout_s,
-                              (int)cfg->db_statement_timeout_ms, 1};
-    tg_app_t app = {.cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc)};
+    tg_db_pool_config_t pc = {cfg->database_url,
+                              (int)cfg->db_pool_size,
+                              (int)cfg->db_checkout_timeout_ms,
+                              (int)cfg->db_connect_timeout_s,
+                              (int)cfg->db_statement_timeout_ms,
+                              1};
+    tg_app_t app = {
+        .cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc), .health = tg_health_new()};
+    tg_health_started(app.health); /* migrated before serving: requests may use the database */
     /* every mutating request waits for its audit row, as in main.c */
     app.audit = tg_audit_writer_start(&pc);
     if (!app.audit) {
@@ -161,6 +169,7 @@ out:
     tg_db_pool_free(app.pool);
     tg_spec_schema_free(app.schema);
     tg_authn_free(authn);
+    tg_health_free(app.health);
     free(routes);
     tg_log_info("probe", "stopped");
     return status;
