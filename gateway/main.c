@@ -124,7 +124,7 @@ typedef struct {
     tg_app_t app;
     tg_server_t *srv;
     tg_sealer_t *sealer;
-    int hub, changes, platform_metrics, reconcile, nodes;
+    int hub, changes, platform_metrics;
     int booted;           /* migrated, policy loaded, loops started (keeper thread only) */
     char not_ready[1100]; /* the last reason logged, and when (keeper thread only) */
     long not_ready_at;
@@ -173,8 +173,8 @@ static void main_loops_start(main_daemon_t *d)
                                   .interval_s = cfg->reconcile_interval_s,
                                   .correct_drift = strcmp(cfg->reconcile_drift, "report") != 0,
                                   .adopt = cfg->reconcile_adopt};
-        d->reconcile = tg_reconcile_loop_start(app->kube, &ro, err, sizeof(err)) == 0;
-        if (!d->reconcile)
+        app->reconcile = tg_reconcile_loop_start(app->kube, &ro, err, sizeof(err));
+        if (!app->reconcile)
             tg_log_error("main", "Kueue reconciler: %s", err);
     }
     tg_platform_metrics_tenant_labels((int)cfg->metrics_tenant_labels);
@@ -189,8 +189,8 @@ static void main_loops_start(main_daemon_t *d)
                                 .evict_on_fault = cfg->node_evict_on_fault,
                                 .uncordon_on_recovery = cfg->node_uncordon_on_recovery,
                                 .resync_s = cfg->node_resync_s};
-        d->nodes = tg_nodes_start(&nc, app->pool, app->kube, err, sizeof(err)) == 0;
-        if (!d->nodes)
+        app->nodes = tg_nodes_start(&nc, app->pool, app->kube, err, sizeof(err));
+        if (!app->nodes)
             tg_log_error("main", "nodes: %s", err);
     }
     if (app->engine && cfg->logs_collector) {
@@ -362,11 +362,9 @@ static void main_daemon_stop(main_daemon_t *d)
     if (d->changes)
         tg_run_changes_free();
     tg_evidence_sealer_stop(d->sealer);
-    if (d->reconcile)
-        tg_reconcile_loop_stop(); /* before the engine and the kube client go */
+    tg_reconcile_loop_stop(d->app.reconcile); /* before the engine and the kube client go */
     tg_logs_collector_stop_and_free(d->app.logs);
-    if (d->nodes)
-        tg_nodes_stop();
+    tg_nodes_stop(d->app.nodes);
     if (d->platform_metrics)
         tg_platform_metrics_stop();
     tg_engine_stop(d->app.engine);

@@ -340,7 +340,8 @@ static void quota_decide(tg_req_t *req, int approve)
     else {
         tg_resp_json(req, 200, row);
         if (approve)
-            tg_reconcile_kick(); /* carry the new quota to the cluster now */
+            tg_reconcile_kick(
+                tg_app_of(req)->reconcile); /* carry the new quota to the cluster now */
     }
 }
 
