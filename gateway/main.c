@@ -124,7 +124,7 @@ typedef struct {
     tg_app_t app;
     tg_server_t *srv;
     tg_sealer_t *sealer;
-    int hub, changes, platform_metrics;
+    int hub, changes;
     int booted;           /* migrated, policy loaded, loops started (keeper thread only) */
     char not_ready[1100]; /* the last reason logged, and when (keeper thread only) */
     long not_ready_at;
@@ -177,9 +177,8 @@ static void main_loops_start(main_daemon_t *d)
         if (!app->reconcile)
             tg_log_error("main", "Kueue reconciler: %s", err);
     }
-    tg_platform_metrics_tenant_labels((int)cfg->metrics_tenant_labels);
-    tg_platform_metrics_start(app->pool, cfg->platform_metrics_cache_ms);
-    d->platform_metrics = 1;
+    app->platform_metrics = tg_platform_metrics_start(app->pool, cfg->platform_metrics_cache_ms,
+                                                      (int)cfg->metrics_tenant_labels);
     if (app->kube && cfg->engine) {
         tg_nodes_config_t nc = {.conninfo = cfg->database_url,
                                 .connect_timeout_s = cfg->db_connect_timeout_s,
@@ -365,8 +364,7 @@ static void main_daemon_stop(main_daemon_t *d)
     tg_reconcile_loop_stop(d->app.reconcile); /* before the engine and the kube client go */
     tg_logs_collector_stop_and_free(d->app.logs);
     tg_nodes_stop(d->app.nodes);
-    if (d->platform_metrics)
-        tg_platform_metrics_stop();
+    tg_platform_metrics_stop(d->app.platform_metrics);
     tg_engine_stop(d->app.engine);
     tg_kube_client_free(d->app.kube);
     tg_tenancy_cache_stop(d->app.tenancy);

@@ -19,6 +19,7 @@ struct tg_console_s;
 struct tg_engine_s;
 struct tg_health_s;
 struct tg_nodes_s;
+struct tg_platform_metrics_s;
 struct tg_policy_registry_s;
 struct tg_reconcile_loop_s;
 struct tg_kube_client_s;
@@ -30,14 +31,15 @@ typedef struct tg_app_s {
     const tg_config_t *cfg;
     tg_db_pool_t *pool;
     struct tg_authn_s *authn;
-    struct tg_kube_client_s *kube;         /* NULL when no cluster is configured */
-    struct tg_engine_s *engine;            /* NULL when the engine is off */
-    struct tg_reconcile_loop_s *reconcile; /* the Kueue reconciler; NULL when off */
-    struct tg_nodes_s *nodes;              /* the nodes loop; NULL when off */
-    struct tg_spec_schema_s *schema;       /* the compiled tau.schema.json */
-    struct tg_signer_s *signer;            /* signs evidence records */
-    struct tg_logs_collector_s *logs;      /* NULL when not collecting */
-    struct tg_tenancy_cache_s *tenancy;    /* NULL when not caching */
+    struct tg_kube_client_s *kube;                  /* NULL when no cluster is configured */
+    struct tg_engine_s *engine;                     /* NULL when the engine is off */
+    struct tg_reconcile_loop_s *reconcile;          /* the Kueue reconciler; NULL when off */
+    struct tg_nodes_s *nodes;                       /* the nodes loop; NULL when off */
+    struct tg_platform_metrics_s *platform_metrics; /* the database series on /metrics */
+    struct tg_spec_schema_s *schema;                /* the compiled tau.schema.json */
+    struct tg_signer_s *signer;                     /* signs evidence records */
+    struct tg_logs_collector_s *logs;               /* NULL when not collecting */
+    struct tg_tenancy_cache_s *tenancy;             /* NULL when not caching */
     struct tg_audit_writer_s *audit;
     struct tg_health_s *health;            /* start-up's progress (readiness) */
     struct tg_policy_registry_s *policies; /* the platform policy; NULL answers 503 */

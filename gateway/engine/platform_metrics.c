@@ -33,6 +33,9 @@ static const char *const pm_retry_reasons[] = {"Preempted", "Evicted", "OOMKille
 static const char *const pm_healths[] = {"Healthy", "Unhealthy", "NotReady", "Unknown"};
 static const char *const pm_actions[] = {"cordon", "uncordon", "evict", "recover"};
 
+/* Per process, like core/metrics' own series: every informer of the
+ * process feeds it (tg_platform_metrics_watch_event, a hook with no context
+ * to carry), whichever gateway context owns the informer. */
 static struct {
     _Atomic uint64_t buckets[PM_NKINDS][PM_NLAG];
     _Atomic uint64_t count[PM_NKINDS];
@@ -40,21 +43,19 @@ static struct {
     _Atomic int64_t last_s[PM_NKINDS];
 } pm_watch;
 
-/* Workspace names on /metrics only when the operator opts in
- * (metrics_tenant_labels): the endpoint is unauthenticated. */
-static atomic_int pm_tenant_labels;
-
-static struct {
+struct tg_platform_metrics_s {
     pthread_mutex_t lock;
     tg_db_pool_t *pool;
     long cache_ms;
-    int registered;
+    /* workspace names on /metrics only when the operator opts in
+     * (metrics_tenant_labels): the endpoint is unauthenticated */
+    int tenant_labels;
     char *text; /* the last rendering of the database series */
     size_t len;
     uint64_t at_us; /* monotonic time of `text` */
     int up;
     double query_s;
-} pm = {.lock = PTHREAD_MUTEX_INITIALIZER};
+};
 
 /* ---- watch lag ------------------------------------------------------------ */
 
@@ -242,9 +243,8 @@ fail:
 
 /* taugate_runs{state} summed over workspaces, or {workspace, state} with
  * tenant labels. Every state is present (0 when none). */
-static tg_rc_e pm_runs(const json_t *stats, tg_buf_t *out)
+static tg_rc_e pm_runs(const json_t *stats, int per_ws, tg_buf_t *out)
 {
-    int per_ws = atomic_load(&pm_tenant_labels);
     json_t *counts = json_object();
     size_t i;
     json_t *x;
@@ -576,9 +576,9 @@ static tg_rc_e pm_evidence(const json_t *stats, tg_buf_t *out)
                          pm_n(e, 0), pm_n(e, 1));
 }
 
-tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, tg_buf_t *out)
+tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, int tenant_labels, tg_buf_t *out)
 {
-    if (pm_runs(stats, out) != TG_OK)
+    if (pm_runs(stats, tenant_labels, out) != TG_OK)
         return TG_ETOOLARGE;
     if (pm_queues(stats, out) != TG_OK)
         return TG_ETOOLARGE;
@@ -595,42 +595,42 @@ tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, tg_buf_t *out)
     return TG_OK;
 }
 
-/* Refresh the cached rendering when it is older than cache_ms (pm.lock held). */
-static void pm_refresh(void)
+/* Refresh the cached rendering when it is older than cache_ms (pm->lock held). */
+static void pm_refresh(tg_platform_metrics_t *pm)
 {
     uint64_t now = tg_now_mono_us();
-    if (pm.text && pm.cache_ms > 0 && now - pm.at_us < (uint64_t)pm.cache_ms * 1000)
+    if (pm->text && pm->cache_ms > 0 && now - pm->at_us < (uint64_t)pm->cache_ms * 1000)
         return;
     tg_db_conn_t *conn = NULL;
     json_t *stats = NULL;
     int ok = 0;
-    if (tg_db_checkout(pm.pool, &conn) == TG_OK &&
+    if (tg_db_checkout(pm->pool, &conn) == TG_OK &&
         tg_store_platform_stats(conn, PM_WAIT_TEXT, &stats) == TG_OK) {
         tg_buf_t b;
         tg_buf_init(&b, 8 * 1024 * 1024);
-        if (tg_platform_metrics_render_stats(stats, &b) == TG_OK) {
-            free(pm.text);
-            pm.text = tg_buf_steal(&b, &pm.len);
+        if (tg_platform_metrics_render_stats(stats, pm->tenant_labels, &b) == TG_OK) {
+            free(pm->text);
+            pm->text = tg_buf_steal(&b, &pm->len);
             ok = 1;
         }
         tg_buf_clean(&b);
     }
-    tg_db_release(pm.pool, conn);
+    tg_db_release(pm->pool, conn);
     json_decref(stats);
     if (!ok)
         tg_log_warn("metrics", "platform metrics: the database aggregates could not be read");
-    pm.up = ok;
-    pm.query_s = (double)(tg_now_mono_us() - now) / 1e6;
-    pm.at_us = now;
+    pm->up = ok;
+    pm->query_s = (double)(tg_now_mono_us() - now) / 1e6;
+    pm->at_us = now;
 }
 
 static void pm_collect(tg_buf_t *out, void *arg)
 {
-    (void)arg;
-    pthread_mutex_lock(&pm.lock);
-    pm_refresh();
+    tg_platform_metrics_t *pm = arg;
+    pthread_mutex_lock(&pm->lock);
+    pm_refresh(pm);
     /* stop at the first failed append (see tg_metrics_collect_fn) */
-    int full = pm.text && tg_buf_append(out, pm.text, pm.len) != TG_OK;
+    int full = pm->text && tg_buf_append(out, pm->text, pm->len) != TG_OK;
     full = full ||
            tg_buf_printf(out,
                          "# HELP taugate_platform_metrics_up 1 when the last database aggregate "
@@ -641,43 +641,30 @@ static void pm_collect(tg_buf_t *out, void *arg)
                          "aggregate query took.\n"
                          "# TYPE taugate_platform_metrics_query_seconds gauge\n"
                          "taugate_platform_metrics_query_seconds %.6f\n",
-                         pm.up, pm.query_s);
-    pthread_mutex_unlock(&pm.lock);
+                         pm->up, pm->query_s);
+    pthread_mutex_unlock(&pm->lock);
     if (!full && tg_platform_metrics_render_watch(out) != TG_OK)
         return; /* the buffer says so */
 }
 
-void tg_platform_metrics_start(tg_db_pool_t *pool, long cache_ms)
+tg_platform_metrics_t *tg_platform_metrics_start(tg_db_pool_t *pool, long cache_ms,
+                                                 int tenant_labels)
 {
-    pthread_mutex_lock(&pm.lock);
-    pm.pool = pool;
-    pm.cache_ms = cache_ms;
-    TG_FREE_NULL(pm.text);
-    int reg = !pm.registered;
-    pm.registered = 1;
-    pthread_mutex_unlock(&pm.lock);
-    if (reg)
-        tg_metrics_register(pm_collect, NULL);
+    tg_platform_metrics_t *pm = tg_xcalloc(1, sizeof(*pm));
+    pthread_mutex_init(&pm->lock, NULL);
+    pm->pool = pool;
+    pm->cache_ms = cache_ms;
+    pm->tenant_labels = tenant_labels;
+    tg_metrics_register(pm_collect, pm);
+    return pm;
 }
 
-void tg_platform_metrics_tenant_labels(int on)
+void tg_platform_metrics_stop(tg_platform_metrics_t *pm)
 {
-    atomic_store(&pm_tenant_labels, on ? 1 : 0);
-    pthread_mutex_lock(&pm.lock);
-    TG_FREE_NULL(pm.text); /* the cached rendering has the other labels */
-    pthread_mutex_unlock(&pm.lock);
-}
-
-void tg_platform_metrics_stop(void)
-{
-    pthread_mutex_lock(&pm.lock);
-    int reg = pm.registered;
-    pm.registered = 0;
-    pthread_mutex_unlock(&pm.lock);
-    if (reg)
-        tg_metrics_unregister(pm_collect, NULL);
-    pthread_mutex_lock(&pm.lock);
-    TG_FREE_NULL(pm.text);
-    pm.pool = NULL;
-    pthread_mutex_unlock(&pm.lock);
+    if (!pm)
+        return;
+    tg_metrics_unregister(pm_collect, pm);
+    pthread_mutex_destroy(&pm->lock);
+    free(pm->text);
+    free(pm);
 }
