@@ -637,7 +637,7 @@ int main(int argc, char **argv)
 
     tg_config_t cfg;
     char err[512];
-    int rest[8], nrest = 0;
+    int rest[8];
     int minting = !strcmp(cmd, "mint-token");
     /* `verify --allow-pruned` is the command's own flag, not a config key */
     int verifying = !strcmp(cmd, "verify"), allow_pruned = 0;
@@ -649,34 +649,28 @@ int main(int argc, char **argv)
             argc--;
             break;
         }
-    if (tg_config_load(&cfg, minting ? 0 : argc, argv, first, rest, 8, &nrest, err, sizeof(err)) !=
-        0) {
+    /* mint-token reads its own flags (main_mint) */
+    tg_config_argv_t args = {
+        .argc = minting ? 0 : argc, .argv = argv, .first = first, .rest = rest, .restcap = 8};
+    int status = EXIT_CONFIG;
+    if (tg_config_load(&cfg, &args, err, sizeof(err)) != 0) {
         fprintf(stderr, "taugate: %s\n", err);
-        tg_config_clean(&cfg);
-        return EXIT_CONFIG;
+        goto out;
     }
-    const char *verify_id = NULL;
-    for (int i = 0; verifying && i < nrest; i++)
-        if (!verify_id)
-            verify_id = argv[rest[i]];
-    if (verifying) {
-        if (!verify_id) {
-            fprintf(stderr, "taugate verify: needs a run id\n");
-            tg_config_clean(&cfg);
-            return EXIT_CONFIG;
-        }
-        nrest = 0;
+    /* verify takes the run id; no other command takes an argument */
+    const char *verify_id = verifying && args.nrest > 0 ? argv[rest[0]] : NULL;
+    if (verifying && !verify_id) {
+        fprintf(stderr, "taugate verify: needs a run id\n");
+        goto out;
     }
-    if (nrest > 0) {
+    if (!verifying && args.nrest > 0) {
         fprintf(stderr, "taugate: unexpected argument '%s' (see --help)\n", argv[rest[0]]);
-        tg_config_clean(&cfg);
-        return EXIT_CONFIG;
+        goto out;
     }
     tg_log_set_level((tg_log_level_e)tg_log_level_parse(cfg.log_level));
     /* libcurl's global set-up is not thread-safe: do it before any thread */
     curl_global_init(CURL_GLOBAL_DEFAULT);
 
-    int status;
     if (minting)
         status = main_mint(argc, argv, &cfg);
     else if (verifying)
@@ -685,11 +679,10 @@ int main(int argc, char **argv)
         status = main_serve(&cfg);
     else if (!strcmp(cmd, "migrate"))
         status = main_migrate(&cfg);
-    else {
+    else
         fprintf(stderr, "taugate: unknown command '%s' (see --help)\n", cmd);
-        status = EXIT_CONFIG;
-    }
-    tg_config_clean(&cfg);
     curl_global_cleanup();
+out:
+    tg_config_clean(&cfg);
     return status;
 }

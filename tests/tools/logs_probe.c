@@ -179,9 +179,13 @@ int main(int argc, char **argv)
 {
     tg_config_t cfg;
     char err[512];
-    int rest[8], nrest = 0;
-    int first = argc > 1 && argv[1][0] != '-' ? 2 : 1;
-    if (tg_config_load(&cfg, argc, argv, first, rest, 8, &nrest, err, sizeof(err)) != 0) {
+    int rest[8];
+    tg_config_argv_t args = {.argc = argc,
+                             .argv = argv,
+                             .first = argc > 1 && argv[1][0] != '-' ? 2 : 1,
+                             .rest = rest,
+                             .restcap = 8};
+    if (tg_config_load(&cfg, &args, err, sizeof(err)) != 0) {
         fprintf(stderr, "logs_probe: %s\n", err);
         tg_config_clean(&cfg);
         return 2;
