@@ -15,6 +15,9 @@ static const char *const km_events[TG_KUBE_MEV_COUNT] = {
     "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR",
 };
 
+/* Per process, like core/metrics' own series: every client of the process
+ * (the daemon's, the engine's informers, tools) adds to the same counters,
+ * which are registered once while any client lives. */
 static struct {
     _Atomic uint64_t codes[TG_KUBE_VERB_COUNT][KM_MAX_CODE];
     _Atomic uint64_t count[TG_KUBE_VERB_COUNT];
