@@ -185,18 +185,13 @@ json_t *tau_load_objects_arg(tau_ctx_t *ctx, const tau_args_t *a)
 static int admin_list(tau_ctx_t *ctx, const tau_args_t *a)
 {
     const admin_res_t *r = admin_res(ctx);
-    char lim[TAU_LIMIT_TEXT];
-    int rc = tau_list_limit(ctx, a, lim);
-    if (rc != TAU_EXIT_OK)
-        return rc;
     tau_url_t u;
-    rc = admin_coll(ctx, a, r, &u);
-    if (rc == TAU_EXIT_OK) {
-        tau_url_query(&u, "limit", lim);
-        rc = tau_list_pages(ctx, a, tau_url_str(&u), r->cols, r->ncols, "(more: pass --all)");
+    int rc = admin_coll(ctx, a, r, &u);
+    if (rc != TAU_EXIT_OK) {
+        tau_url_clean(&u);
+        return rc;
     }
-    tau_url_clean(&u);
-    return rc;
+    return tau_list_pages(ctx, a, &u, NULL, r->cols, r->ncols, "(more: pass --all)");
 }
 
 static int admin_get(tau_ctx_t *ctx, const tau_args_t *a)
@@ -397,18 +392,10 @@ static int admin_member_update(tau_ctx_t *ctx, const tau_args_t *a)
 
 static int admin_audit(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    char lim[TAU_LIMIT_TEXT];
-    int rc = tau_list_limit(ctx, a, lim);
-    if (rc != TAU_EXIT_OK)
-        return rc;
-    tau_url_t u;
-    tau_url_init(&u);
-    tau_url_lit(&u, "/v1/admin/audit");
-    tau_url_query(&u, "subject", tau_arg(a, "subject"));
-    tau_url_query(&u, "workspace", tau_arg(a, "workspace"));
-    tau_url_query(&u, "since", tau_arg(a, "since"));
-    tau_url_query(&u, "until", tau_arg(a, "until"));
-    tau_url_query(&u, "limit", lim);
+    static const tau_filter_t filters[] = {
+        {"subject", "subject"}, {"workspace", "workspace"}, {"since", "since"}, {"until", "until"},
+        {NULL, NULL},
+    };
     static const tau_col_t cols[] = {
         {"TIME", "at", TAU_COL_TIME},
         {"SUBJECT", "subject", TAU_COL_TEXT},
@@ -418,10 +405,10 @@ static int admin_audit(tau_ctx_t *ctx, const tau_args_t *a)
         {"WORKSPACE", "workspace", TAU_COL_TEXT},
         {"REQUEST-ID", "request_id", TAU_COL_TEXT},
     };
-    rc = tau_list_pages(ctx, a, tau_url_str(&u), cols, (int)TG_ARRAY_LEN(cols),
-                        "(more: pass --all)");
-    tau_url_clean(&u);
-    return rc;
+    tau_url_t u;
+    tau_url_init(&u);
+    tau_url_lit(&u, "/v1/admin/audit");
+    return tau_list_pages(ctx, a, &u, filters, cols, (int)TG_ARRAY_LEN(cols), "(more: pass --all)");
 }
 
 /* GET the URL (cleaned here) and print whatever comes back. */

@@ -37,26 +37,17 @@ static void nodes_url(tau_url_t *u, const char *name, const char *suffix)
 
 static int nodes_list(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    char lim[TAU_LIMIT_TEXT];
-    int rc = tau_list_limit(ctx, a, lim);
-    if (rc != TAU_EXIT_OK)
-        return rc;
+    static const tau_filter_t filters[] = {
+        {"health", "health"},
+        {"gpu_class", "gpu-class"},
+        {NULL, NULL},
+    };
     tau_url_t u;
     tau_url_init(&u);
     tau_url_lit(&u, "/v1/admin/nodes");
-    tau_url_query(&u, "health", tau_arg(a, "health"));
-    tau_url_query(&u, "gpu_class", tau_arg(a, "gpu-class"));
     tau_url_query(&u, "gpu", tau_flag(a, "gpu") ? "true" : NULL);
-    tau_url_query(&u, "limit", lim);
-    rc = tau_list_pages(ctx, a, tau_url_str(&u), node_cols, (int)TG_ARRAY_LEN(node_cols),
-                        "(more nodes: pass --all)");
-    tau_url_clean(&u);
-    return rc;
-}
-
-static const char *nodes_str(const json_t *o, const char *k)
-{
-    return json_string_value(json_object_get(o, k));
+    return tau_list_pages(ctx, a, &u, filters, node_cols, (int)TG_ARRAY_LEN(node_cols),
+                          "(more nodes: pass --all)");
 }
 
 /* The describe view of one node: facts, problems, runs and history. */
@@ -64,8 +55,8 @@ static void nodes_describe(const tau_ctx_t *ctx, const json_t *n)
 {
     char line[512], when[64];
     const json_t *g = json_object_get(n, "gpus");
-    tau_out_kv(ctx, "Name", nodes_str(n, "name"));
-    tau_out_kv(ctx, "GPU class", nodes_str(n, "gpu_class"));
+    tau_out_kv(ctx, "Name", tau_json_str(n, "name"));
+    tau_out_kv(ctx, "GPU class", tau_json_str(n, "gpu_class"));
     snprintf(line, sizeof(line),
              "%" JSON_INTEGER_FORMAT " allocatable, %" JSON_INTEGER_FORMAT
              " allocated, %" JSON_INTEGER_FORMAT " free (of %" JSON_INTEGER_FORMAT ")",
@@ -75,14 +66,14 @@ static void nodes_describe(const tau_ctx_t *ctx, const json_t *n)
              json_integer_value(json_object_get(g, "total")));
     tau_out_kv(ctx, "GPUs", line);
     tau_cell_text(json_object_get(n, "health_since"), TAU_COL_TIME, when, sizeof(when));
-    snprintf(line, sizeof(line), "%s (since %s)", nodes_str(n, "health") ?: "-", when);
+    snprintf(line, sizeof(line), "%s (since %s)", tau_json_str(n, "health") ?: "-", when);
     tau_out_kv(ctx, "Health", line);
     tau_out_kv(ctx, "Ready", json_is_true(json_object_get(n, "ready")) ? "yes" : "no");
     const json_t *c = json_object_get(n, "cordon");
     if (json_is_object(c)) {
         tau_cell_text(json_object_get(c, "at"), TAU_COL_TIME, when, sizeof(when));
-        snprintf(line, sizeof(line), "yes, by %s at %s: %s", nodes_str(c, "by") ?: "?", when,
-                 nodes_str(c, "reason") ?: "");
+        snprintf(line, sizeof(line), "yes, by %s at %s: %s", tau_json_str(c, "by") ?: "?", when,
+                 tau_json_str(c, "reason") ?: "");
         tau_out_kv(ctx, "Cordoned", line);
     } else {
         tau_out_kv(ctx, "Cordoned",
@@ -208,7 +199,7 @@ static int nodes_drain(tau_ctx_t *ctx, const tau_args_t *a)
     size_t left = 0, i;
     json_t *p;
     json_array_foreach(pods, i, p) {
-        const char *o = nodes_str(p, "outcome");
+        const char *o = tau_json_str(p, "outcome");
         left += o && (strcmp(o, "blocked") == 0 || strcmp(o, "failed") == 0);
     }
     if (!tau_out_structured(ctx, out)) {
@@ -262,13 +253,13 @@ int tau_cmd_fleet(tau_ctx_t *ctx, const tau_args_t *a)
     char label[300];
     json_array_foreach(json_object_get(out, "classes"), i, x) {
         json_t *row = json_deep_copy(x);
-        snprintf(label, sizeof(label), "class %s", nodes_str(x, "class") ?: "(none)");
+        snprintf(label, sizeof(label), "class %s", tau_json_str(x, "class") ?: "(none)");
         json_object_set_new(row, "group", json_string(label));
         json_array_append_new(rows, row);
     }
     json_array_foreach(json_object_get(out, "flavors"), i, x) {
         json_t *row = json_deep_copy(x);
-        snprintf(label, sizeof(label), "flavor %s", nodes_str(x, "flavor") ?: "?");
+        snprintf(label, sizeof(label), "flavor %s", tau_json_str(x, "flavor") ?: "?");
         json_object_set_new(row, "group", json_string(label));
         json_array_append_new(rows, row);
     }
@@ -287,7 +278,7 @@ int tau_cmd_fleet(tau_ctx_t *ctx, const tau_args_t *a)
     };
     tau_out_items(ctx, rows, cols, (int)TG_ARRAY_LEN(cols));
     json_decref(rows);
-    const char *at = nodes_str(out, "observed_at");
+    const char *at = tau_json_str(out, "observed_at");
     if (at) {
         char age[32];
         tau_time_age(at, age, sizeof(age));
@@ -301,17 +292,12 @@ int tau_cmd_fleet(tau_ctx_t *ctx, const tau_args_t *a)
 
 int tau_cmd_drift(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    char lim[TAU_LIMIT_TEXT];
-    int rc = tau_list_limit(ctx, a, lim);
-    if (rc != TAU_EXIT_OK)
-        return rc;
-    tau_url_t u;
-    tau_url_init(&u);
-    tau_url_lit(&u, "/v1/admin/drift");
-    tau_url_query(&u, "state", tau_arg(a, "state"));
-    tau_url_query(&u, "kind", tau_arg(a, "kind"));
-    tau_url_query(&u, "name", tau_arg(a, "name"));
-    tau_url_query(&u, "limit", lim);
+    static const tau_filter_t filters[] = {
+        {"state", "state"},
+        {"kind", "kind"},
+        {"name", "name"},
+        {NULL, NULL},
+    };
     static const tau_col_t cols[] = {
         {"KIND", "kind", TAU_COL_TEXT},
         {"NAMESPACE", "namespace", TAU_COL_TEXT},
@@ -324,10 +310,11 @@ int tau_cmd_drift(tau_ctx_t *ctx, const tau_args_t *a)
         {"RESOLUTION", "resolution", TAU_COL_TEXT | TAU_COL_WIDE},
         {"ID", "id", TAU_COL_TEXT | TAU_COL_WIDE},
     };
-    rc = tau_list_pages(ctx, a, tau_url_str(&u), cols, (int)TG_ARRAY_LEN(cols),
-                        "(more drift: pass --all)");
-    tau_url_clean(&u);
-    return rc;
+    tau_url_t u;
+    tau_url_init(&u);
+    tau_url_lit(&u, "/v1/admin/drift");
+    return tau_list_pages(ctx, a, &u, filters, cols, (int)TG_ARRAY_LEN(cols),
+                          "(more drift: pass --all)");
 }
 
 /* ---- the tree ------------------------------------------------------------------------------ */

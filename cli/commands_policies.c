@@ -42,17 +42,10 @@ static void pol_url(tau_url_t *u, const char *id, const char *suffix)
 
 static int pol_list(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    char lim[TAU_LIMIT_TEXT];
-    int rc = tau_list_limit(ctx, a, lim);
-    if (rc != TAU_EXIT_OK)
-        return rc;
     tau_url_t u;
     pol_url(&u, NULL, "");
-    tau_url_query(&u, "limit", lim);
-    rc = tau_list_pages(ctx, a, tau_url_str(&u), pol_cols, (int)TG_ARRAY_LEN(pol_cols),
-                        "(more rules: pass --all)");
-    tau_url_clean(&u);
-    return rc;
+    return tau_list_pages(ctx, a, &u, NULL, pol_cols, (int)TG_ARRAY_LEN(pol_cols),
+                          "(more rules: pass --all)");
 }
 
 static int pol_get(tau_ctx_t *ctx, const tau_args_t *a)
@@ -227,10 +220,6 @@ static int pol_delete(tau_ctx_t *ctx, const tau_args_t *a)
 
 static int pol_versions(tau_ctx_t *ctx, const tau_args_t *a)
 {
-    char lim[TAU_LIMIT_TEXT];
-    int rc = tau_list_limit(ctx, a, lim);
-    if (rc != TAU_EXIT_OK)
-        return rc;
     static const tau_col_t cols[] = {
         {"VERSION", "version", TAU_COL_TEXT},
         {"CHANGE", "change", TAU_COL_TEXT},
@@ -242,11 +231,8 @@ static int pol_versions(tau_ctx_t *ctx, const tau_args_t *a)
     };
     tau_url_t u;
     pol_url(&u, a->pos[0], "/versions");
-    tau_url_query(&u, "limit", lim);
-    rc = tau_list_pages(ctx, a, tau_url_str(&u), cols, (int)TG_ARRAY_LEN(cols),
-                        "(more versions: pass --all)");
-    tau_url_clean(&u);
-    return rc;
+    return tau_list_pages(ctx, a, &u, NULL, cols, (int)TG_ARRAY_LEN(cols),
+                          "(more versions: pass --all)");
 }
 
 /* The policy in force: where it came from, then its rules. */

@@ -53,38 +53,25 @@ int tau_cmd_runs(tau_ctx_t *ctx, const tau_args_t *a)
     const char *ws = tau_need_workspace(ctx, a);
     if (!ws)
         return TAU_EXIT_USAGE;
-    char lim[TAU_LIMIT_TEXT];
-    int rc = tau_list_limit(ctx, a, lim);
-    if (rc != TAU_EXIT_OK)
-        return rc;
+    static const tau_filter_t filters[] = {
+        {"state", "state"}, {"owner", "owner"}, {"engine", "engine"},
+        {"name", "name"},   {"since", "since"}, {NULL, NULL},
+    };
     tau_url_t u;
     tau_url_init(&u);
     tau_url_lit(&u, "/v1/workspaces");
     tau_url_seg(&u, ws);
     tau_url_lit(&u, "/runs");
-    tau_url_query(&u, "state", tau_arg(a, "state"));
-    tau_url_query(&u, "owner", tau_arg(a, "owner"));
-    tau_url_query(&u, "engine", tau_arg(a, "engine"));
-    tau_url_query(&u, "name", tau_arg(a, "name"));
-    tau_url_query(&u, "since", tau_arg(a, "since"));
-    tau_url_query(&u, "limit", lim);
-    rc = tau_list_pages(ctx, a, tau_url_str(&u), runs_cols, (int)TG_ARRAY_LEN(runs_cols),
-                        "(more runs: pass --all, or --limit up to 200)");
-    tau_url_clean(&u);
-    return rc;
+    return tau_list_pages(ctx, a, &u, filters, runs_cols, (int)TG_ARRAY_LEN(runs_cols),
+                          "(more runs: pass --all, or --limit up to 200)");
 }
 
 /* ---- status ----------------------------------------------------------------------- */
 
-static const char *runs_str(const json_t *o, const char *k)
-{
-    return json_string_value(json_object_get(o, k));
-}
-
 static void runs_time_kv(const tau_ctx_t *ctx, const char *label, const json_t *run,
                          const char *key)
 {
-    const char *t = runs_str(run, key);
+    const char *t = tau_json_str(run, key);
     if (!t)
         return;
     char when[64], age[32], line[128];
@@ -100,14 +87,14 @@ static void runs_time_kv(const tau_ctx_t *ctx, const char *label, const json_t *
 static void runs_queue_kv(const tau_ctx_t *ctx, const json_t *run)
 {
     const json_t *q = json_object_get(run, "queue");
-    const char *name = json_is_string(q) ? json_string_value(q) : runs_str(q, "local_queue");
+    const char *name = json_is_string(q) ? json_string_value(q) : tau_json_str(q, "local_queue");
     if (!name)
-        name = runs_str(q, "name");
+        name = tau_json_str(q, "name");
     const json_t *pos = json_object_get(q, "position");
     if (!pos)
         pos = json_object_get(run, "queue_position");
     const json_t *of = json_object_get(q, "pending");
-    const char *cq = runs_str(q, "cluster_queue");
+    const char *cq = tau_json_str(q, "cluster_queue");
     if (!name && !json_is_integer(pos) && !cq)
         return;
     char line[512];
@@ -127,28 +114,28 @@ static void runs_queue_kv(const tau_ctx_t *ctx, const json_t *run)
 static void runs_describe(const tau_ctx_t *ctx, const json_t *run)
 {
     char num[32];
-    tau_out_kv(ctx, "Run", runs_str(run, "id"));
-    tau_out_kv(ctx, "Name", runs_str(run, "name"));
-    tau_out_kv(ctx, "Workspace", runs_str(run, "workspace"));
-    tau_out_kv(ctx, "Owner", runs_str(run, "owner"));
-    tau_out_kv(ctx, "Engine", runs_str(run, "engine"));
-    const char *state = runs_str(run, "state");
+    tau_out_kv(ctx, "Run", tau_json_str(run, "id"));
+    tau_out_kv(ctx, "Name", tau_json_str(run, "name"));
+    tau_out_kv(ctx, "Workspace", tau_json_str(run, "workspace"));
+    tau_out_kv(ctx, "Owner", tau_json_str(run, "owner"));
+    tau_out_kv(ctx, "Engine", tau_json_str(run, "engine"));
+    const char *state = tau_json_str(run, "state");
     const char *col = ctx->color ? tau_state_color(state) : NULL;
     printf("%-14s%s", "State:", col ? col : "");
     tau_print_clean(stdout, state ? state : "-");
     printf("%s\n", col ? "\033[0m" : "");
-    if (runs_str(run, "reason"))
-        tau_out_kv(ctx, "Reason", runs_str(run, "reason"));
-    if (runs_str(run, "message"))
-        tau_out_kv(ctx, "Message", runs_str(run, "message"));
+    if (tau_json_str(run, "reason"))
+        tau_out_kv(ctx, "Reason", tau_json_str(run, "reason"));
+    if (tau_json_str(run, "message"))
+        tau_out_kv(ctx, "Message", tau_json_str(run, "message"));
     tau_cell_text(json_object_get(run, "attempt"), TAU_COL_TEXT, num, sizeof(num));
     tau_out_kv(ctx, "Attempt", num);
     runs_queue_kv(ctx, run);
     runs_time_kv(ctx, "Created", run, "created_at");
     runs_time_kv(ctx, "Started", run, "started_at");
     runs_time_kv(ctx, "Finished", run, "finished_at");
-    if (runs_str(run, "config_hash"))
-        tau_out_kv(ctx, "Config hash", runs_str(run, "config_hash"));
+    if (tau_json_str(run, "config_hash"))
+        tau_out_kv(ctx, "Config hash", tau_json_str(run, "config_hash"));
     const json_t *attempts = json_object_get(run, "attempts");
     if (json_array_size(attempts) > 0) {
         static const tau_col_t cols[] = {
@@ -189,20 +176,20 @@ static void runs_event_line(const tau_ctx_t *ctx, FILE *f, const json_t *ev, int
 {
     char when[64];
     tau_cell_text(json_object_get(ev, "at"), TAU_COL_TIME, when, sizeof(when));
-    const char *state = runs_str(ev, "state");
+    const char *state = tau_json_str(ev, "state");
     const char *c = color ? tau_state_color(state) : NULL;
     fprintf(f, "%s  %s%-10s%s", when, c ? c : "", state ? state : "-", c ? "\033[0m" : "");
-    if (runs_str(ev, "reason")) {
+    if (tau_json_str(ev, "reason")) {
         fputs("  ", f);
-        tau_print_clean(f, runs_str(ev, "reason"));
+        tau_print_clean(f, tau_json_str(ev, "reason"));
     }
-    if (runs_str(ev, "message")) {
-        fputs(runs_str(ev, "reason") ? ": " : "  ", f);
-        tau_print_clean(f, runs_str(ev, "message"));
+    if (tau_json_str(ev, "message")) {
+        fputs(tau_json_str(ev, "reason") ? ": " : "  ", f);
+        tau_print_clean(f, tau_json_str(ev, "message"));
     }
-    if (runs_str(ev, "source")) {
+    if (tau_json_str(ev, "source")) {
         fputs(" (", f);
-        tau_print_clean(f, runs_str(ev, "source"));
+        tau_print_clean(f, tau_json_str(ev, "source"));
         fputc(')', f);
     }
     fputc('\n', f);
@@ -254,7 +241,7 @@ static int runs_follow(tau_ctx_t *ctx, const char *id, long interval_s, long tim
         }
         if (events_out)
             runs_new_events(ctx, id, &last_seq, events_out, color, pr);
-        const char *state = runs_str(run, "state");
+        const char *state = tau_json_str(run, "state");
         long waited = (long)((tg_now_mono_us() - t0) / 1000000);
         if (tau_state_terminal(state)) {
             tau_progress_clear(pr);
@@ -276,7 +263,7 @@ static int runs_follow(tau_ctx_t *ctx, const char *id, long interval_s, long tim
                 json_decref(run);
             break;
         }
-        const char *reason = runs_str(run, "reason");
+        const char *reason = tau_json_str(run, "reason");
         tau_progress_text(pr, "%s%s%s, %lds", state ? state : "?", reason ? ": " : "",
                           reason ? reason : "", waited);
         json_decref(run);
@@ -305,7 +292,7 @@ int tau_cmd_status(tau_ctx_t *ctx, const tau_args_t *a)
         return rc;
     if (!tau_out_structured(ctx, run))
         runs_describe(ctx, run);
-    int terminal = tau_state_terminal(runs_str(run, "state"));
+    int terminal = tau_state_terminal(tau_json_str(run, "state"));
     json_decref(run);
     if (!tau_flag(a, "watch") || terminal)
         return TAU_EXIT_OK;
@@ -385,8 +372,8 @@ static void runs_action_done(const tau_ctx_t *ctx, const char *id, const char *w
 {
     if (tau_out_structured(ctx, run ? run : json_object()))
         return;
-    const char *state = runs_str(run, "state");
-    const char *rid = runs_str(run, "id");
+    const char *state = tau_json_str(run, "state");
+    const char *rid = tau_json_str(run, "id");
     printf("Run %s %s", rid ? rid : id, what);
     if (state) {
         fputs(" (state ", stdout);
@@ -540,7 +527,7 @@ int tau_cmd_checkpoints(tau_ctx_t *ctx, const tau_args_t *a)
         {"TIME", "at", TAU_COL_TIME},
     };
     tau_out_items(ctx, rows, cols, (int)TG_ARRAY_LEN(cols));
-    const char *latest = runs_str(json_object_get(out, "latest"), "path");
+    const char *latest = tau_json_str(json_object_get(out, "latest"), "path");
     if (latest)
         tau_note(ctx, "A resume starts from %s.", latest);
     json_decref(rows);

@@ -192,11 +192,6 @@ static void ev_line(ev_report_t *r, int ok, const char *check, const char *fmt, 
         snprintf(r->why, r->whylen, "%s: %s", check, msg);
 }
 
-static const char *ev_str(const json_t *o, const char *k)
-{
-    return json_string_value(json_object_get(o, k));
-}
-
 static int ev_streq(const char *a, const char *b)
 {
     return a && b && strcmp(a, b) == 0;
@@ -206,12 +201,12 @@ void tau_evidence_event_hash(const char *prev_hash, const char *run_id, const js
                              char out[65])
 {
     const json_t *data = json_object_get(ev, "data");
-    json_t *o =
-        json_pack("{s:s, s:O, s:s?, s:s?, s:s?, s:s?, s:s, s:o}", "run_id", run_id, "seq",
-                  json_object_get(ev, "seq"), "at", ev_str(ev, "at"), "state", ev_str(ev, "state"),
-                  "reason", ev_str(ev, "reason"), "message", ev_str(ev, "message"), "source",
-                  ev_str(ev, "source") ? ev_str(ev, "source") : "", "data",
-                  json_is_object(data) ? json_incref((json_t *)data) : json_object());
+    json_t *o = json_pack("{s:s, s:O, s:s?, s:s?, s:s?, s:s?, s:s, s:o}", "run_id", run_id, "seq",
+                          json_object_get(ev, "seq"), "at", tau_json_str(ev, "at"), "state",
+                          tau_json_str(ev, "state"), "reason", tau_json_str(ev, "reason"),
+                          "message", tau_json_str(ev, "message"), "source",
+                          tau_json_str(ev, "source") ? tau_json_str(ev, "source") : "", "data",
+                          json_is_object(data) ? json_incref((json_t *)data) : json_object());
     char *canon = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     json_decref(o);
     tg_buf_t b;
@@ -240,7 +235,7 @@ static void ev_check_history(ev_report_t *r, const json_t *record, const char *r
     const json_t *e;
     json_array_foreach(hist, i, e) {
         json_int_t seq = json_integer_value(json_object_get(e, "seq"));
-        const char *ph = ev_str(e, "prev_hash"), *hash = ev_str(e, "hash");
+        const char *ph = tau_json_str(e, "prev_hash"), *hash = tau_json_str(e, "hash");
         if (seq != (json_int_t)i + 1) {
             ev_line(r, 0, "history",
                     "event %zu has seq %" JSON_INTEGER_FORMAT ": events are missing or were "
@@ -259,17 +254,19 @@ static void ev_check_history(ev_report_t *r, const json_t *record, const char *r
             ev_line(r, 0, "history",
                     "seq %" JSON_INTEGER_FORMAT " (%s): its fields hash to %.16s but its hash is "
                     "%.16s (the event was edited)",
-                    seq, ev_str(e, "state") ? ev_str(e, "state") : "-", want, hash ? hash : "");
+                    seq, tau_json_str(e, "state") ? tau_json_str(e, "state") : "-", want,
+                    hash ? hash : "");
         prev = hash;
     }
     size_t n = json_array_size(hist);
     if (json_integer_value(json_object_get(chain, "events")) != (json_int_t)n ||
-        !ev_streq(ev_str(chain, "head"), prev))
+        !ev_streq(tau_json_str(chain, "head"), prev))
         ev_line(r, 0, "history",
                 "chain says %" JSON_INTEGER_FORMAT " events with head %.16s, the "
                 "history has %zu with head %.16s",
                 json_integer_value(json_object_get(chain, "events")),
-                ev_str(chain, "head") ? ev_str(chain, "head") : "", n, prev ? prev : "");
+                tau_json_str(chain, "head") ? tau_json_str(chain, "head") : "", n,
+                prev ? prev : "");
     if (r->failed == bad)
         ev_line(r, 1, "history", "%zu events form an intact chain (head %.16s)", n, prev);
 }
@@ -279,27 +276,28 @@ static void ev_check_seal(ev_report_t *r, const json_t *ev, const json_t *record
                           const char *run_id)
 {
     const json_t *seal = json_object_get(record, "seal");
-    const char *rec_run = ev_str(json_object_get(record, "run"), "id");
+    const char *rec_run = tau_json_str(json_object_get(record, "run"), "id");
     int bad = r->failed;
     if (!ev_streq(rec_run, run_id))
         ev_line(r, 0, "seal", "the record is about run %s, not %s", rec_run ? rec_run : "(none)",
                 run_id);
-    if (ev_str(ev, "run_id") && !ev_streq(ev_str(ev, "run_id"), run_id))
-        ev_line(r, 0, "seal", "the envelope is about run %s, not %s", ev_str(ev, "run_id"), run_id);
+    if (tau_json_str(ev, "run_id") && !ev_streq(tau_json_str(ev, "run_id"), run_id))
+        ev_line(r, 0, "seal", "the envelope is about run %s, not %s", tau_json_str(ev, "run_id"),
+                run_id);
     static const char *const same[][2] = {
         {"key_id", "key_id"}, {"sealed_at", "sealed_at"}, {"algorithm", "algorithm"}};
     for (size_t i = 0; i < TG_ARRAY_LEN(same); i++) {
-        const char *outer = ev_str(ev, same[i][0]), *inner = ev_str(seal, same[i][1]);
+        const char *outer = tau_json_str(ev, same[i][0]), *inner = tau_json_str(seal, same[i][1]);
         if (seal && outer && !ev_streq(outer, inner))
             ev_line(r, 0, "seal", "the envelope says %s %s, the signed record %s", same[i][0],
                     outer, inner ? inner : "(none)");
     }
     if (r->failed == bad)
         ev_line(r, 1, "seal", "run %s%s%s%s%s", run_id,
-                ev_str(seal, "sealed_at") ? " sealed at " : "",
-                ev_str(seal, "sealed_at") ? ev_str(seal, "sealed_at") : "",
-                ev_str(seal, "key_id") ? " with key " : "",
-                ev_str(seal, "key_id") ? ev_str(seal, "key_id") : "");
+                tau_json_str(seal, "sealed_at") ? " sealed at " : "",
+                tau_json_str(seal, "sealed_at") ? tau_json_str(seal, "sealed_at") : "",
+                tau_json_str(seal, "key_id") ? " with key " : "",
+                tau_json_str(seal, "key_id") ? tau_json_str(seal, "key_id") : "");
 }
 
 int tau_evidence_verify(const json_t *ev, const char *run_id, const char *keydoc, size_t len,
@@ -314,11 +312,11 @@ int tau_evidence_verify(const json_t *ev, const char *run_id, const char *keydoc
     EVP_PKEY *key = NULL;
     char digest[65] = "", kwhy[256] = "";
     const json_t *record = json_object_get(ev, f->record_field);
-    const char *want = ev_str(ev, f->sha256_field);
-    const char *sig_b64 = ev_str(ev, f->signature_field);
-    const char *key_id = ev_str(ev, f->key_id_field);
+    const char *want = tau_json_str(ev, f->sha256_field);
+    const char *sig_b64 = tau_json_str(ev, f->signature_field);
+    const char *key_id = tau_json_str(ev, f->key_id_field);
     if (json_is_false(json_object_get(ev, f->sealed_field))) {
-        const char *d = ev_str(ev, "detail");
+        const char *d = tau_json_str(ev, "detail");
         ev_line(&r, 0, "seal", "the evidence is not sealed yet%s%s", d ? ": " : "", d ? d : "");
         goto out;
     }

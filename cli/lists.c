@@ -6,22 +6,24 @@
 
 #include "http.h"
 
-int tau_list_limit(const tau_ctx_t *ctx, const tau_args_t *a, char lim[TAU_LIMIT_TEXT])
-{
-    char err[256];
-    long limit;
-    if (tau_arg_long(a, "limit", 1, 200, 50, &limit, err, sizeof(err)) != 0)
-        return tau_usage_error(ctx, "%s", err);
-    snprintf(lim, TAU_LIMIT_TEXT, "%ld", limit);
-    return TAU_EXIT_OK;
-}
-
-int tau_list_pages(const tau_ctx_t *ctx, const tau_args_t *a, const char *path,
-                   const tau_col_t *cols, int ncols, const char *more)
+int tau_list_pages(const tau_ctx_t *ctx, const tau_args_t *a, tau_url_t *u,
+                   const tau_filter_t *filters, const tau_col_t *cols, int ncols, const char *more)
 {
     json_t *items = NULL;
     char *next = NULL;
-    int rc = tau_api_list(ctx, path, tau_flag(a, "all"), &items, &next);
+    char err[256];
+    long limit;
+    int rc;
+    if (tau_arg_long(a, "limit", 1, 200, 50, &limit, err, sizeof(err)) != 0) {
+        rc = tau_usage_error(ctx, "%s", err);
+        goto out;
+    }
+    for (const tau_filter_t *f = filters; f && f->query; f++)
+        tau_url_query(u, f->query, tau_arg(a, f->arg));
+    char lim[24];
+    snprintf(lim, sizeof(lim), "%ld", limit);
+    tau_url_query(u, "limit", lim);
+    rc = tau_api_list(ctx, tau_url_str(u), tau_flag(a, "all"), &items, &next);
     if (rc == TAU_EXIT_OK) {
         json_t *res = json_pack("{s:O, s:o}", "items", items, "next_cursor",
                                 next ? json_string(next) : json_null());
@@ -32,8 +34,10 @@ int tau_list_pages(const tau_ctx_t *ctx, const tau_args_t *a, const char *path,
         }
         json_decref(res);
     }
+out:
     free(next);
     json_decref(items);
+    tau_url_clean(u);
     return rc;
 }
 

@@ -5,19 +5,24 @@
 #define TAU_LISTS_H
 
 #include "cmd.h"
+#include "http.h"
 #include "output.h"
 
-#define TAU_LIMIT_TEXT 24
+/* A command-line option whose value, when given, filters a list: `--arg V`
+ * becomes `query=V` in the list's URL. Tables end with {NULL, NULL}. */
+typedef struct {
+    const char *query;
+    const char *arg;
+} tau_filter_t;
 
-/* --limit (1 to 200, default 50) as text for the `limit` query parameter.
- * Returns TAU_EXIT_OK, or the exit code of the usage error it printed. */
-int tau_list_limit(const tau_ctx_t *ctx, const tau_args_t *a, char lim[TAU_LIMIT_TEXT]);
-
-/* GET the paged list at `path` (every page with --all) and print it as
- * {items, next_cursor}; under the table, `more` notes that pages are left.
- * Returns the exit code. */
-int tau_list_pages(const tau_ctx_t *ctx, const tau_args_t *a, const char *path,
-                   const tau_col_t *cols, int ncols, const char *more);
+/* The one paged list of every command: checks --limit (1 to 200, default 50;
+ * a usage error before any request), adds each filter given on the command
+ * line and the limit to the query of `u`, GETs the list (every page with
+ * --all) and prints it as {items, next_cursor}; under the table, `more` notes
+ * that pages are left. `filters` may be NULL. Cleans `u`. Returns the exit
+ * code. */
+int tau_list_pages(const tau_ctx_t *ctx, const tau_args_t *a, tau_url_t *u,
+                   const tau_filter_t *filters, const tau_col_t *cols, int ncols, const char *more);
 
 /* GET an unpaged {items} answer at `path` and print it. Returns the exit code. */
 int tau_list_get(const tau_ctx_t *ctx, const char *path, const tau_col_t *cols, int ncols);

@@ -24,6 +24,11 @@ void tau_print_clean_lines(FILE *f, const char *s)
         fputc((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f ? '?' : *p, f);
 }
 
+const char *tau_json_str(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
 void tau_out_json(FILE *f, const json_t *v)
 {
     json_dumpf(v, f, JSON_INDENT(2) | JSON_ENCODE_ANY);

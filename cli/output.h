@@ -13,6 +13,10 @@
 
 #include "tau.h"
 
+/* The string at key `k` of object `o`, or NULL when absent or not a string
+ * (borrowed from `o`). */
+const char *tau_json_str(const json_t *o, const char *k);
+
 /* Print `v` (borrowed) as indented JSON. */
 void tau_out_json(FILE *f, const json_t *v);
 /* Print `v` (borrowed) as a YAML document. Returns 0 or -1 (emitter error). */

@@ -124,7 +124,6 @@ typedef struct {
     tg_app_t app;
     tg_server_t *srv;
     tg_sealer_t *sealer;
-    int hub, changes;
     int booted;           /* migrated, policy loaded, loops started (keeper thread only) */
     char not_ready[1100]; /* the last reason logged, and when (keeper thread only) */
     long not_ready_at;
@@ -348,18 +347,14 @@ static void main_daemon_stop(main_daemon_t *d)
         pthread_mutex_unlock(&d->lock);
         pthread_join(d->keeper, NULL);
     }
-    if (d->hub)
-        tg_run_logs_hub_stop(); /* suspended log followers first: see run_logs_stream.h */
-    if (d->changes)
-        tg_run_changes_stop(); /* and suspended change streams */
+    tg_sse_hub_stop(d->app.streams); /* suspended streams first: see sse_hub.h */
     if (d->srv) {
         tg_server_drain_and_stop(d->srv, d->cfg->shutdown_grace_s);
         tg_server_free(d->srv);
     }
-    if (d->hub)
-        tg_run_logs_hub_free();
-    if (d->changes)
-        tg_run_changes_free();
+    tg_sse_hub_free(d->app.streams); /* frees every stream's state: before their sources */
+    tg_logs_streams_free(d->app.log_streams);
+    tg_run_changes_free(d->app.changes);
     tg_evidence_sealer_stop(d->sealer);
     tg_reconcile_loop_stop(d->app.reconcile); /* before the engine and the kube client go */
     tg_logs_collector_stop_and_free(d->app.logs);
@@ -451,17 +446,16 @@ static int main_serve(const tg_config_t *cfg)
     }
     app->tenancy = tg_tenancy_cache_start(cfg->database_url, (int)cfg->db_connect_timeout_s,
                                           (int)cfg->tenancy_cache_ms);
-    tg_logs_hub_config_t hc = {.max_followers = (int)cfg->logs_http_max_followers,
-                               .idle_timeout_s = cfg->logs_http_idle_timeout_s,
-                               .poll_ms = cfg->logs_http_poll_ms,
-                               .keepalive_s = cfg->logs_http_keepalive_s,
-                               .tenancy = app->tenancy};
-    d.hub = tg_run_logs_hub_start(app->pool, &hc) == 0;
-    if (!d.hub)
-        tg_log_warn("main", "log following is unavailable (its notifier did not start)");
-    d.changes = tg_run_changes_start(app->pool, app->tenancy) == 0;
-    if (!d.changes)
-        tg_log_warn("main", "run change streams are unavailable (their notifier did not start)");
+    tg_sse_hub_config_t hc = {.poll_ms = cfg->logs_http_poll_ms,
+                              .keepalive_s = cfg->logs_http_keepalive_s};
+    app->streams = tg_sse_hub_start(app->pool, app->tenancy, &hc);
+    tg_logs_streams_config_t lc = {.max_followers = (int)cfg->logs_http_max_followers,
+                                   .idle_timeout_s = cfg->logs_http_idle_timeout_s};
+    app->log_streams = tg_logs_streams_start(app->streams, &lc);
+    app->changes = tg_run_changes_start(app->streams);
+    if (!app->log_streams || !app->changes)
+        tg_log_warn("main", "log reads and run change streams are unavailable (their notifier"
+                            " did not start)");
     d.srv = tg_server_new(cfg, tg_api_routes, tg_api_nroutes, app, &tg_app_hooks, err, sizeof(err));
     if (!d.srv) {
         tg_log_error("main", "%s", err);

@@ -26,6 +26,9 @@ struct tg_kube_client_s;
 struct tg_spec_schema_s;
 struct tg_signer_s;
 struct tg_logs_collector_s;
+struct tg_sse_hub_s;
+struct tg_run_changes_s;
+struct tg_logs_streams_s;
 
 typedef struct tg_app_s {
     const tg_config_t *cfg;
@@ -41,6 +44,9 @@ typedef struct tg_app_s {
     struct tg_logs_collector_s *logs;               /* NULL when not collecting */
     struct tg_tenancy_cache_s *tenancy;             /* NULL when not caching */
     struct tg_audit_writer_s *audit;
+    struct tg_sse_hub_s *streams;     /* every streaming response; NULL when it did not start */
+    struct tg_run_changes_s *changes; /* NULL: change streams answer 503 */
+    struct tg_logs_streams_s *log_streams; /* NULL: log reads answer 503 */
     struct tg_health_s *health;            /* start-up's progress (readiness) */
     struct tg_policy_registry_s *policies; /* the platform policy; NULL answers 503 */
     struct tg_api_openapi_s *openapi;      /* the REST contract; NULL answers 503 */

@@ -20,12 +20,12 @@
 #define CHANGES_PRUNE_BATCH  5000
 #define CHANGES_PRUNE_ROUNDS 40
 
-/* Shared by the notifier's calls (its thread only). */
-static struct {
-    tg_sse_hub_t *hub;
+struct tg_run_changes_s {
+    tg_sse_source_t *src;
+    /* the notifier's thread only */
     tg_run_changes_horizon_t horizon;
     uint64_t last_prune_us;
-} g_changes;
+};
 
 typedef struct {
     char workspace[64];
@@ -38,14 +38,14 @@ typedef struct {
 /* Once per tick: move the horizon; now and then prune old changes. */
 static tg_rc_e changes_tick(void *arg, tg_db_conn_t *conn)
 {
-    (void)arg;
-    tg_rc_e rc = tg_store_run_changes_advance(conn, &g_changes.horizon);
+    tg_run_changes_t *c = arg;
+    tg_rc_e rc = tg_store_run_changes_advance(conn, &c->horizon);
     uint64_t now = tg_now_mono_us();
-    if (rc == TG_OK && now - g_changes.last_prune_us >= CHANGES_PRUNE_US) {
+    if (rc == TG_OK && now - c->last_prune_us >= CHANGES_PRUNE_US) {
         /* short statements of a batch each, so no lock is held for long;
          * what is left after CHANGES_PRUNE_ROUNDS waits for the next look */
         long deleted = CHANGES_PRUNE_BATCH;
-        g_changes.last_prune_us = now;
+        c->last_prune_us = now;
         for (int i = 0; i < CHANGES_PRUNE_ROUNDS && deleted == CHANGES_PRUNE_BATCH; i++)
             if (tg_store_run_changes_prune(conn, CHANGES_RETENTION_S, CHANGES_PRUNE_BATCH,
                                            &deleted) != TG_OK) {
@@ -86,9 +86,9 @@ static tg_rc_e changes_start(changes_state_t *st, tg_db_conn_t *conn, long long 
 
 static tg_rc_e changes_serve(void *arg, tg_sse_stream_t *s, void *state, tg_db_conn_t *conn)
 {
-    (void)arg;
+    const tg_run_changes_t *c = arg;
     changes_state_t *st = state;
-    long long horizon = g_changes.horizon.horizon;
+    long long horizon = c->horizon.horizon;
     if (horizon < 0)
         return TG_OK; /* not known yet: next tick */
     tg_buf_t b;
@@ -125,25 +125,33 @@ static tg_rc_e changes_serve(void *arg, tg_sse_stream_t *s, void *state, tg_db_c
     return rc;
 }
 
-int tg_run_changes_start(tg_db_pool_t *pool, struct tg_tenancy_cache_s *tenancy)
+static void changes_state_free(void *arg, void *state)
 {
-    tg_run_changes_horizon_init(&g_changes.horizon);
-    g_changes.last_prune_us = tg_now_mono_us() - CHANGES_PRUNE_US;
-    tg_sse_hub_config_t cfg = {
-        .name = "run_changes", .tick = changes_tick, .serve = changes_serve, .state_free = free};
-    g_changes.hub = tg_sse_hub_start(pool, tenancy, &cfg);
-    return g_changes.hub ? 0 : -1;
+    (void)arg;
+    free(state);
 }
 
-void tg_run_changes_stop(void)
+tg_run_changes_t *tg_run_changes_start(tg_sse_hub_t *hub)
 {
-    tg_sse_hub_stop(g_changes.hub);
+    tg_run_changes_t *c = tg_xcalloc(1, sizeof(*c));
+    tg_run_changes_horizon_init(&c->horizon);
+    c->last_prune_us = tg_now_mono_us() - CHANGES_PRUNE_US;
+    tg_sse_source_config_t cfg = {.name = "run_changes",
+                                  .tick = changes_tick,
+                                  .serve = changes_serve,
+                                  .state_free = changes_state_free,
+                                  .arg = c};
+    c->src = tg_sse_hub_source(hub, &cfg);
+    if (!c->src) {
+        free(c);
+        return NULL;
+    }
+    return c;
 }
 
-void tg_run_changes_free(void)
+void tg_run_changes_free(tg_run_changes_t *c)
 {
-    tg_sse_hub_free(g_changes.hub);
-    g_changes.hub = NULL;
+    free(c);
 }
 
 static void changes_bad(tg_req_t *req, const char *param, const char *msg)
@@ -185,13 +193,19 @@ void tg_api_run_changes(tg_req_t *req)
     }
     if (tg_authz_workspace_or_reply(req, ws, TG_ROLE_VIEWER) == TG_ROLE_NONE)
         return;
+    const tg_app_t *app = tg_req_app(req);
+    if (!app->changes) {
+        tg_problem(req, TG_EUNAVAILABLE, NULL, "change streams are unavailable on this replica");
+        tg_resp_header(req, "Retry-After", "5");
+        return;
+    }
     tg_app_db_release(req); /* the stream reads through the hub's connection */
     changes_state_t *st = tg_xcalloc(1, sizeof(*st));
     snprintf(st->workspace, sizeof(st->workspace), "%s", ws);
     st->after = after;
     st->follow = !follow || !strcmp(follow, "true");
     tg_stream_access_t *access = tg_stream_access_new(req, ws, TG_ROLE_VIEWER);
-    if (tg_sse_hub_reply(g_changes.hub, req, st, access) != TG_OK) {
+    if (tg_sse_hub_reply(app->changes->src, req, st, access, 0) != TG_OK) {
         tg_problem(req, TG_EUNAVAILABLE, NULL,
                    "too many change streams are open, or the server is stopping; retry shortly");
         tg_resp_header(req, "Retry-After", "1");

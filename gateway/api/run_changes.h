@@ -6,23 +6,25 @@
  * up to the horizon (store/run_changes.h: no change is skipped or sent
  * twice across a cut), `reset` when a resume point was pruned, and `end`
  * (shutdown, revoked, overflow, or complete with follow=false). Streams run
- * on an SSE hub (api/sse_hub.h): no thread per client, access re-checked
- * every 5 s, at most 64 KiB buffered per client.
+ * on the process's stream hub (api/sse_hub.h, source "run_changes"): no
+ * thread per client, access re-checked every 5 s, at most 64 KiB buffered
+ * per client; its notifier also prunes changes older than 7 days.
  *
- * Lifecycle (main.c): start after the pool and the tenancy cache; stop
- * before the HTTP server drains; free after it is freed. */
+ * Lifecycle (main.c): start once the hub runs (tg_app_t.changes); free after
+ * tg_sse_hub_free. */
 #ifndef TG_API_RUN_CHANGES_H
 #define TG_API_RUN_CHANGES_H
 
+#include "api/sse_hub.h"
 #include "http/request.h"
-#include "store/pool.h"
 
-struct tg_tenancy_cache_s;
+typedef struct tg_run_changes_s tg_run_changes_t;
 
-/* RET: 0, or -1 when the notifier cannot start (the route then answers 503). */
-int tg_run_changes_start(tg_db_pool_t *pool, struct tg_tenancy_cache_s *tenancy);
-void tg_run_changes_stop(void);
-void tg_run_changes_free(void);
+/* Add the change streams to `hub`. NULL when hub is NULL or full (the
+ * route then answers 503). */
+tg_run_changes_t *tg_run_changes_start(tg_sse_hub_t *hub);
+/* NULL-safe; after tg_sse_hub_free. */
+void tg_run_changes_free(tg_run_changes_t *c);
 
 void tg_api_run_changes(tg_req_t *req);
 

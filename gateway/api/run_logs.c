@@ -236,7 +236,8 @@ void tg_api_run_logs(tg_req_t *req)
                                  req, json_string_value(json_object_get(run, "workspace")),
                                  TG_ROLE_VIEWER)
                            : NULL};
-    if (tg_run_logs_stream_reply(req, &spec) != TG_OK) {
+    const tg_app_t *app = tg_req_app(req);
+    if (tg_run_logs_stream_reply(app->log_streams, req, &spec) != TG_OK) {
         tg_problem(req, TG_EUNAVAILABLE, NULL,
                    "log streaming is unavailable or too many clients follow logs; retry shortly");
         tg_resp_header(req, "Retry-After", "5");

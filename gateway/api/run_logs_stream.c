@@ -1,14 +1,10 @@
-/* Log streaming with suspended MHD connections and one notifier thread
- * (see run_logs_stream.h). */
+/* Log streams on the process's stream hub (see run_logs_stream.h). */
 #include "api/run_logs_stream.h"
 
-#include <microhttpd.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/ids.h"
 #include "core/log.h"
@@ -18,56 +14,30 @@
 
 #define STREAM_FETCH_ROWS  16
 #define STREAM_FETCH_BYTES (128 * 1024)
-#define STREAM_BLOCK       (32 * 1024)
 #define STREAM_RECHECK_US  2000000 /* look again even when max(id) did not move */
 #define STREAM_PODS_US     5000000 /* refresh a follow's streams (new pods) */
 
-typedef struct logs_stream_s logs_stream_t;
+struct tg_logs_streams_s {
+    tg_sse_source_t *src;
+    long idle_timeout_s;
+    atomic_int followers;
+    atomic_ullong lines_total;
+    long long max_id; /* the newest chunk id at this tick; -1 unknown (notifier only) */
+};
 
-struct logs_stream_s {
-    atomic_int refs;
-    pthread_mutex_t lock;
-    /* shared with the reader (lock) */
-    struct MHD_Connection *conn;
-    tg_buf_t out;
-    size_t off;
-    int suspended;
-    int done;
-    int closed; /* the response was freed */
-    int kick;   /* fetch now, without waiting for the poll */
-    uint64_t last_write_us;
-    /* fixed at creation */
+/* One response's position in the log (the notifier's thread only). */
+typedef struct {
     char run_id[40];
     int attempt;
     char *pod, *container;
     int follow, sse, timestamps, prefix, has_since;
     int64_t since_ns;
-    /* notifier only */
-    tg_stream_access_t *access; /* the caller's, re-checked while following */
-    uint64_t last_access_us;
     long skip;
     json_t *positions;
     long long seen_max;
+    int again; /* the last fetch found chunks: fetch again without waiting */
     uint64_t last_poll_us, last_data_us, last_pods_us;
-    logs_stream_t *next;
-};
-
-typedef struct {
-    tg_db_pool_t *pool;
-    tg_logs_hub_config_t cfg;
-    pthread_t thread;
-    pthread_mutex_t lock; /* list, counts, flags */
-    pthread_cond_t cond;
-    int stopping; /* refuse new streams */
-    int quit;     /* the notifier ends */
-    int signaled;
-    logs_stream_t *streams;
-    int nfollow;
-    atomic_ullong served_total;
-} logs_hub_t;
-
-static logs_hub_t *g_hub;
-static pthread_mutex_t g_hub_lock = PTHREAD_MUTEX_INITIALIZER;
+} logs_state_t;
 
 static tg_stmt_t stmt_max_id = TG_STMT("SELECT coalesce(max(id), 0) FROM log_chunks");
 
@@ -85,17 +55,27 @@ static tg_rc_e fmt_text(tg_buf_t *out, const char *s, size_t n, int sse)
     return TG_OK;
 }
 
+/* One line as sent: "data: " for SSE, the prefix, the text, a newline. */
+static tg_rc_e fmt_line(tg_buf_t *out, const char *text, size_t tlen, const char *pod,
+                        const char *container, int sse, int prefix)
+{
+    tg_rc_e rc = sse ? tg_buf_puts(out, "data: ") : TG_OK;
+    if (rc == TG_OK && prefix)
+        rc = tg_buf_printf(out, "[%s/%s] ", pod, container);
+    if (rc == TG_OK)
+        rc = fmt_text(out, text, tlen, sse);
+    return rc == TG_OK ? tg_buf_append(out, "\n", 1) : rc;
+}
+
 long tg_run_logs_format(tg_buf_t *out, const char *content, size_t len, long long id,
                         const char *pod, const char *container, int sse, int timestamps, int prefix,
                         int has_since, int64_t since_ns, long *skip)
 {
     size_t mark = out->len;
     long written = 0;
-    tg_rc_e rc = TG_OK;
-    if (sse)
-        rc |= tg_buf_printf(out, "id: %lld\n", id);
+    tg_rc_e rc = sse ? tg_buf_printf(out, "id: %lld\n", id) : TG_OK;
     size_t i = 0;
-    while (i < len) {
+    while (rc == TG_OK && i < len) {
         const char *nl = memchr(content + i, '\n', len - i);
         size_t l = nl ? (size_t)(nl - (content + i)) : len - i;
         const char *line = content + i;
@@ -114,16 +94,11 @@ long tg_run_logs_format(tg_buf_t *out, const char *content, size_t len, long lon
             text = line;
             tlen = l;
         }
-        if (sse)
-            rc |= tg_buf_puts(out, "data: ");
-        if (prefix)
-            rc |= tg_buf_printf(out, "[%s/%s] ", pod, container);
-        rc |= fmt_text(out, text, tlen, sse);
-        rc |= tg_buf_append(out, "\n", 1);
+        rc = fmt_line(out, text, tlen, pod, container, sse, prefix);
         written++;
     }
-    if (sse && written)
-        rc |= tg_buf_append(out, "\n", 1);
+    if (rc == TG_OK && sse && written)
+        rc = tg_buf_append(out, "\n", 1);
     if (!written || rc != TG_OK) { /* nothing to send (or no room): leave out as it was */
         out->len = mark;
         if (out->data)
@@ -135,110 +110,24 @@ long tg_run_logs_format(tg_buf_t *out, const char *content, size_t len, long lon
 
 /* ---- streams ---- */
 
-static void stream_unref(logs_stream_t *s)
+static void logs_state_free(void *arg, void *state)
 {
-    if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
-        return;
-    tg_buf_clean(&s->out);
-    free(s->pod);
-    free(s->container);
-    json_decref(s->positions);
-    tg_stream_access_free(s->access);
-    pthread_mutex_destroy(&s->lock);
-    free(s);
-}
-
-static void hub_signal(logs_hub_t *h)
-{
-    pthread_mutex_lock(&h->lock);
-    h->signaled = 1;
-    pthread_cond_signal(&h->cond);
-    pthread_mutex_unlock(&h->lock);
-}
-
-/* Resume a suspended connection that has something to do. s->lock held. */
-static void stream_wake_locked(logs_stream_t *s)
-{
-    if (s->suspended && s->conn && (s->off < s->out.len || s->done)) {
-        s->suspended = 0;
-        MHD_resume_connection(s->conn);
-    }
-}
-
-static void stream_end_locked(logs_stream_t *s, const char *reason)
-{
-    if (s->done)
-        return;
-    if (s->sse &&
-        tg_buf_printf(&s->out, "event: end\ndata: {\"reason\":\"%s\"}\n\n", reason) != TG_OK)
-        tg_log_debug("logs", "no room for the SSE end event");
-    s->done = 1;
-    stream_wake_locked(s);
-}
-
-/* The caller lost access: nothing more of the log, only the final event. */
-static void stream_revoke(logs_stream_t *s)
-{
-    pthread_mutex_lock(&s->lock);
-    tg_buf_reset(&s->out);
-    s->off = 0;
-    stream_end_locked(s, "revoked");
-    pthread_mutex_unlock(&s->lock);
-}
-
-static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    logs_stream_t *s = cls;
-    logs_hub_t *h = g_hub;
-    (void)pos;
-    pthread_mutex_lock(&s->lock);
-    if (s->off < s->out.len) {
-        size_t n = s->out.len - s->off;
-        if (n > max)
-            n = max;
-        memcpy(buf, s->out.data + s->off, n);
-        s->off += n;
-        if (s->off == s->out.len) {
-            tg_buf_reset(&s->out);
-            s->off = 0;
-        }
-        int want = !s->done && s->out.len == 0 && s->kick;
-        s->last_write_us = tg_now_mono_us();
-        pthread_mutex_unlock(&s->lock);
-        if (want && h)
-            hub_signal(h);
-        return (ssize_t)n;
-    }
-    if (s->done) {
-        pthread_mutex_unlock(&s->lock);
-        return MHD_CONTENT_READER_END_OF_STREAM;
-    }
-    s->suspended = 1;
-    MHD_suspend_connection(s->conn);
-    pthread_mutex_unlock(&s->lock);
-    if (h)
-        hub_signal(h);
-    return 0;
-}
-
-static void stream_response_free(void *cls)
-{
-    logs_stream_t *s = cls;
-    pthread_mutex_lock(&s->lock);
-    s->closed = 1;
-    s->conn = NULL;
-    pthread_mutex_unlock(&s->lock);
-    if (g_hub)
-        hub_signal(g_hub);
-    stream_unref(s);
+    tg_logs_streams_t *ls = arg;
+    logs_state_t *st = state;
+    if (st->follow)
+        atomic_fetch_sub(&ls->followers, 1);
+    free(st->pod);
+    free(st->container);
+    json_decref(st->positions);
+    free(st);
 }
 
 /* Merge fetched positions: the stream's entry gets seq. */
-static void stream_advance(logs_stream_t *s, const char *pod, const char *container, long seq)
+static void logs_advance(logs_state_t *st, const char *pod, const char *container, long seq)
 {
     size_t i;
     json_t *p;
-    json_array_foreach(s->positions, i, p) {
+    json_array_foreach(st->positions, i, p) {
         if (!strcmp(json_string_value(json_object_get(p, "pod")), pod) &&
             !strcmp(json_string_value(json_object_get(p, "container")), container)) {
             if (json_integer_value(json_object_get(p, "seq")) < seq)
@@ -246,12 +135,12 @@ static void stream_advance(logs_stream_t *s, const char *pod, const char *contai
             return;
         }
     }
-    json_array_append_new(s->positions, json_pack("{s:s, s:s, s:I}", "pod", pod, "container",
-                                                  container, (json_int_t)seq));
+    json_array_append_new(st->positions, json_pack("{s:s, s:s, s:I}", "pod", pod, "container",
+                                                   container, (json_int_t)seq));
 }
 
 /* Add streams that appeared (a new pod) at seq 0. */
-static void stream_add_streams(logs_stream_t *s, const json_t *streams)
+static void logs_add_streams(logs_state_t *st, const json_t *streams)
 {
     size_t i;
     json_t *p;
@@ -259,216 +148,104 @@ static void stream_add_streams(logs_stream_t *s, const json_t *streams)
         const char *pod = json_string_value(json_object_get(p, "pod"));
         const char *c = json_string_value(json_object_get(p, "container"));
         if (pod && c)
-            stream_advance(s, pod, c, 0);
+            logs_advance(st, pod, c, 0);
     }
 }
 
-/* One round of database work for s. RET: -1 when the connection broke. */
-static int stream_serve(logs_hub_t *h, logs_stream_t *s, tg_db_conn_t *conn, uint64_t now)
+/* Fetch and send the next chunks (up to the stream's budget: the chunks
+ * left are fetched again next time, their positions untouched). */
+static tg_rc_e logs_fetch(tg_logs_streams_t *ls, tg_sse_stream_t *s, logs_state_t *st,
+                          tg_db_conn_t *conn, uint64_t now)
 {
     tg_log_sel_t sel = {
-        .run_id = s->run_id, .attempt = s->attempt, .pod = s->pod, .container = s->container};
+        .run_id = st->run_id, .attempt = st->attempt, .pod = st->pod, .container = st->container};
     int complete = 0;
     tg_rc_e rc = TG_OK;
-    if (s->follow) {
+    if (st->follow) {
         rc = tg_store_log_complete(conn, &sel, &complete);
-        if (rc == TG_OK && now - s->last_pods_us >= STREAM_PODS_US) {
+        if (rc == TG_OK && now - st->last_pods_us >= STREAM_PODS_US) {
             json_t *streams = NULL;
             rc = tg_store_log_streams(conn, &sel, 0, &streams);
             if (rc == TG_OK)
-                stream_add_streams(s, streams);
+                logs_add_streams(st, streams);
             json_decref(streams);
-            s->last_pods_us = now;
+            st->last_pods_us = now;
         }
     }
     tg_log_chunk_t *chunks = NULL;
     size_t n = 0;
     if (rc == TG_OK)
-        rc = tg_store_log_fetch(conn, &sel, s->positions, STREAM_FETCH_ROWS, STREAM_FETCH_BYTES,
+        rc = tg_store_log_fetch(conn, &sel, st->positions, STREAM_FETCH_ROWS, STREAM_FETCH_BYTES,
                                 &chunks, &n);
     if (rc != TG_OK) {
         tg_log_chunks_free(chunks, n);
-        return rc == TG_EUNAVAILABLE ? -1 : 0;
+        return rc;
     }
     tg_buf_t tmp;
     tg_buf_init(&tmp, 0);
     long lines = 0;
-    for (size_t i = 0; i < n; i++) {
-        long w = tg_run_logs_format(&tmp, chunks[i].content, chunks[i].len, chunks[i].id,
-                                    chunks[i].pod, chunks[i].container, s->sse, s->timestamps,
-                                    s->prefix, s->has_since, s->since_ns, &s->skip);
+    size_t budget = tg_sse_stream_budget(s), sent = 0;
+    for (; sent < n && tmp.len < budget; sent++) {
+        const tg_log_chunk_t *c = &chunks[sent];
+        long w =
+            tg_run_logs_format(&tmp, c->content, c->len, c->id, c->pod, c->container, st->sse,
+                               st->timestamps, st->prefix, st->has_since, st->since_ns, &st->skip);
         lines += w > 0 ? w : 0;
-        stream_advance(s, chunks[i].pod, chunks[i].container, chunks[i].seq);
+        logs_advance(st, c->pod, c->container, c->seq);
     }
-    s->last_poll_us = now;
-    if (n)
-        s->last_data_us = now;
-    pthread_mutex_lock(&s->lock);
-    if (tmp.len && tg_buf_append(&s->out, tmp.data, tmp.len) != TG_OK)
-        stream_end_locked(s, "overflow");
-    if (n == 0 && (!s->follow || complete))
-        stream_end_locked(s, "complete");
-    else if (s->follow && now - s->last_data_us >= (uint64_t)h->cfg.idle_timeout_s * 1000000)
-        stream_end_locked(s, "idle");
-    if (n)
-        s->kick = 1; /* there may be more: fetch again once the buffer has room */
-    stream_wake_locked(s);
-    pthread_mutex_unlock(&s->lock);
-    atomic_fetch_add(&h->served_total, (unsigned long long)lines);
+    st->last_poll_us = now;
+    if (n) {
+        st->last_data_us = now;
+        st->again = 1;         /* there may be more: fetch again once the buffer has room */
+        tg_sse_stream_more(s); /* before the write, so a fast reader cannot miss it */
+    }
+    if (tmp.len && tg_sse_stream_write(s, tmp.data, tmp.len) != TG_OK)
+        rc = TG_ETOOLARGE; /* the stream ended with "overflow" */
+    else if (n == 0 && (!st->follow || complete))
+        tg_sse_stream_end(s, "complete");
+    atomic_fetch_add(&ls->lines_total, (unsigned long long)lines);
     tg_buf_clean(&tmp);
     tg_log_chunks_free(chunks, n);
-    return 0;
+    return rc;
 }
 
-/* Keepalive comments and idle ends for streams with nothing to fetch. */
-static void stream_housekeep(logs_hub_t *h, logs_stream_t *s, uint64_t now)
+/* Once per tick: the newest chunk id, so idle follows skip their fetch. */
+static tg_rc_e logs_tick(void *arg, tg_db_conn_t *conn)
 {
-    pthread_mutex_lock(&s->lock);
-    if (!s->done && s->follow) {
-        if (now - s->last_data_us >= (uint64_t)h->cfg.idle_timeout_s * 1000000) {
-            stream_end_locked(s, "idle");
-        } else if (s->sse && s->suspended &&
-                   now - s->last_write_us >= (uint64_t)h->cfg.keepalive_s * 1000000) {
-            if (tg_buf_puts(&s->out, ": keepalive\n\n") == TG_OK) {
-                s->last_write_us = now;
-                stream_wake_locked(s);
-            }
-        }
-    }
-    pthread_mutex_unlock(&s->lock);
-}
-
-/* ---- the notifier ---- */
-
-static long long hub_max_id(tg_db_conn_t *conn)
-{
+    tg_logs_streams_t *ls = arg;
     tg_rc_e rc;
     PGresult *r = tg_db_exec(conn, &stmt_max_id, 0, NULL, &rc);
-    long long id = -1;
-    if (r && PQntuples(r) == 1)
-        id = atoll(PQgetvalue(r, 0, 0));
+    ls->max_id = r && PQntuples(r) == 1 ? atoll(PQgetvalue(r, 0, 0)) : -1;
     PQclear(r);
-    return id;
+    return rc == TG_EUNAVAILABLE ? rc : TG_OK; /* unknown: every stream looks */
 }
 
-/* Take the list's live streams (with a reference each); drop closed ones. */
-static logs_stream_t **hub_snapshot(logs_hub_t *h, size_t *n)
+/* A follow looks when its last fetch found chunks, when the newest chunk
+ * id moved, and every 2 s (commits become visible out of id order); it ends
+ * once it got no new line for idle_timeout_s. */
+static tg_rc_e logs_serve(void *arg, tg_sse_stream_t *s, void *state, tg_db_conn_t *conn)
 {
-    pthread_mutex_lock(&h->lock);
-    size_t count = 0;
-    logs_stream_t **pp = &h->streams;
-    while (*pp) {
-        logs_stream_t *s = *pp;
-        pthread_mutex_lock(&s->lock);
-        int closed = s->closed;
-        pthread_mutex_unlock(&s->lock);
-        if (closed) {
-            *pp = s->next;
-            if (s->follow)
-                h->nfollow--;
-            stream_unref(s);
-            continue;
-        }
-        count++;
-        pp = &s->next;
+    tg_logs_streams_t *ls = arg;
+    logs_state_t *st = state;
+    uint64_t now = tg_now_mono_us();
+    int due = st->again || ls->max_id != st->seen_max || ls->max_id < 0 ||
+              now - st->last_poll_us >= STREAM_RECHECK_US;
+    tg_rc_e rc = TG_OK;
+    if (due) {
+        st->again = 0;
+        st->seen_max = ls->max_id;
+        rc = logs_fetch(ls, s, st, conn, now);
     }
-    logs_stream_t **arr = tg_xcalloc(count ? count : 1, sizeof(*arr));
-    size_t i = 0;
-    for (logs_stream_t *s = h->streams; s; s = s->next) {
-        atomic_fetch_add(&s->refs, 1);
-        arr[i++] = s;
-    }
-    pthread_mutex_unlock(&h->lock);
-    *n = i;
-    return arr;
-}
-
-static void *hub_main(void *arg)
-{
-    logs_hub_t *h = arg;
-    for (;;) {
-        pthread_mutex_lock(&h->lock);
-        if (!h->signaled && !h->quit) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += (h->cfg.poll_ms % 1000) * 1000000;
-            until.tv_sec += h->cfg.poll_ms / 1000 + until.tv_nsec / 1000000000;
-            until.tv_nsec %= 1000000000;
-            pthread_cond_timedwait(&h->cond, &h->lock, &until);
-        }
-        h->signaled = 0;
-        int quit = h->quit;
-        pthread_mutex_unlock(&h->lock);
-        if (quit)
-            break;
-
-        size_t n = 0;
-        logs_stream_t **arr = hub_snapshot(h, &n);
-        tg_db_conn_t *conn = NULL;
-        long long max_id = -2;
-        for (size_t i = 0; i < n; i++) {
-            logs_stream_t *s = arr[i];
-            uint64_t now = tg_now_mono_us();
-            pthread_mutex_lock(&s->lock);
-            int over = s->done || s->closed;
-            pthread_mutex_unlock(&s->lock);
-            if (!over && s->access &&
-                now - s->last_access_us >= (uint64_t)h->cfg.access_check_s * 1000000u) {
-                if (!conn && tg_db_checkout(h->pool, &conn) != TG_OK) {
-                    conn = NULL;
-                    break; /* the database is away: try next tick */
-                }
-                tg_access_e a =
-                    tg_stream_access_check(s->access, h->cfg.tenancy, conn, tg_now_wall_us());
-                if (a != TG_ACCESS_UNKNOWN)
-                    s->last_access_us = now;
-                if (a == TG_ACCESS_REVOKED) {
-                    stream_revoke(s);
-                    continue;
-                }
-            }
-            pthread_mutex_lock(&s->lock);
-            int busy = s->done || s->closed || s->out.len - s->off >= h->cfg.buffer_bytes;
-            int kick = s->kick;
-            if (!busy)
-                s->kick = 0;
-            pthread_mutex_unlock(&s->lock);
-            if (busy)
-                continue;
-            if (!conn && tg_db_checkout(h->pool, &conn) != TG_OK) {
-                conn = NULL;
-                break; /* the database is away: try next tick */
-            }
-            if (max_id == -2)
-                max_id = hub_max_id(conn);
-            int due = kick || max_id != s->seen_max || max_id < 0 ||
-                      now - s->last_poll_us >= STREAM_RECHECK_US;
-            if (due) {
-                s->seen_max = max_id;
-                if (stream_serve(h, s, conn, now) < 0) {
-                    tg_db_release(h->pool, conn);
-                    conn = NULL;
-                    break;
-                }
-            }
-            stream_housekeep(h, s, now);
-        }
-        tg_db_release(h->pool, conn);
-        for (size_t i = 0; i < n; i++)
-            stream_unref(arr[i]);
-        free(arr);
-    }
-    return NULL;
+    if (st->follow && now - st->last_data_us >= (uint64_t)ls->idle_timeout_s * 1000000)
+        tg_sse_stream_end(s, "idle");
+    return rc;
 }
 
 /* ---- metrics ---- */
 
-static void hub_metrics(tg_buf_t *out, void *arg)
+static void logs_metrics(tg_buf_t *out, void *arg)
 {
-    logs_hub_t *h = arg;
-    pthread_mutex_lock(&h->lock);
-    int follow = h->nfollow;
-    pthread_mutex_unlock(&h->lock);
+    tg_logs_streams_t *ls = arg;
     tg_rc_e rc = tg_buf_printf(out,
                                "# HELP taugate_log_http_followers Clients following a run's log.\n"
                                "# TYPE taugate_log_http_followers gauge\n"
@@ -476,163 +253,76 @@ static void hub_metrics(tg_buf_t *out, void *arg)
                                "# HELP taugate_log_http_lines_total Log lines sent to clients.\n"
                                "# TYPE taugate_log_http_lines_total counter\n"
                                "taugate_log_http_lines_total %llu\n",
-                               follow, atomic_load(&h->served_total));
-    (void)rc;
+                               atomic_load(&ls->followers), atomic_load(&ls->lines_total));
+    if (rc != TG_OK)
+        tg_log_debug("logs", "the metrics buffer is full");
 }
 
 /* ---- lifecycle ---- */
 
-int tg_run_logs_hub_start(tg_db_pool_t *pool, const tg_logs_hub_config_t *cfg)
+tg_logs_streams_t *tg_logs_streams_start(tg_sse_hub_t *hub, const tg_logs_streams_config_t *cfg)
 {
-    pthread_mutex_lock(&g_hub_lock);
-    if (g_hub) {
-        pthread_mutex_unlock(&g_hub_lock);
-        return -1;
+    tg_logs_streams_t *ls = tg_xcalloc(1, sizeof(*ls));
+    ls->idle_timeout_s = cfg && cfg->idle_timeout_s > 0 ? cfg->idle_timeout_s : 300;
+    ls->max_id = -1;
+    atomic_init(&ls->followers, 0);
+    atomic_init(&ls->lines_total, 0);
+    /* no ceiling: one serve appends at most the buffer's room plus one
+     * chunk, which SSE framing and prefixes may make several times larger */
+    tg_sse_source_config_t sc = {.name = "run_logs",
+                                 .max_streams = cfg ? cfg->max_followers : 0,
+                                 .ceiling_bytes = SIZE_MAX,
+                                 .tick = logs_tick,
+                                 .serve = logs_serve,
+                                 .state_free = logs_state_free,
+                                 .arg = ls};
+    ls->src = tg_sse_hub_source(hub, &sc);
+    if (!ls->src) {
+        free(ls);
+        return NULL;
     }
-    logs_hub_t *h = tg_xcalloc(1, sizeof(*h));
-    h->pool = pool;
-    if (cfg)
-        h->cfg = *cfg;
-    if (h->cfg.max_followers <= 0)
-        h->cfg.max_followers = 256;
-    if (h->cfg.idle_timeout_s <= 0)
-        h->cfg.idle_timeout_s = 300;
-    if (h->cfg.poll_ms <= 0)
-        h->cfg.poll_ms = 250;
-    if (h->cfg.keepalive_s <= 0)
-        h->cfg.keepalive_s = 15;
-    if (h->cfg.access_check_s <= 0)
-        h->cfg.access_check_s = 5;
-    if (h->cfg.buffer_bytes == 0)
-        h->cfg.buffer_bytes = 64 * 1024;
-    pthread_mutex_init(&h->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&h->cond, &ca);
-    pthread_condattr_destroy(&ca);
-    if (pthread_create(&h->thread, NULL, hub_main, h) != 0) {
-        pthread_cond_destroy(&h->cond);
-        pthread_mutex_destroy(&h->lock);
-        free(h);
-        pthread_mutex_unlock(&g_hub_lock);
-        return -1;
-    }
-    tg_metrics_register(hub_metrics, h);
-    g_hub = h;
-    pthread_mutex_unlock(&g_hub_lock);
-    return 0;
+    tg_metrics_register(logs_metrics, ls);
+    return ls;
 }
 
-void tg_run_logs_hub_stop(void)
+void tg_logs_streams_free(tg_logs_streams_t *ls)
 {
-    logs_hub_t *h = g_hub;
-    if (!h)
+    if (!ls)
         return;
-    pthread_mutex_lock(&h->lock);
-    h->stopping = 1;
-    for (logs_stream_t *s = h->streams; s; s = s->next) {
-        pthread_mutex_lock(&s->lock);
-        stream_end_locked(s, "shutdown");
-        pthread_mutex_unlock(&s->lock);
-    }
-    pthread_mutex_unlock(&h->lock);
+    tg_metrics_unregister(logs_metrics, ls);
+    free(ls);
 }
 
-void tg_run_logs_hub_free(void)
+tg_rc_e tg_run_logs_stream_reply(tg_logs_streams_t *ls, tg_req_t *req, tg_logs_stream_spec_t *spec)
 {
-    pthread_mutex_lock(&g_hub_lock);
-    logs_hub_t *h = g_hub;
-    if (!h) {
-        pthread_mutex_unlock(&g_hub_lock);
-        return;
-    }
-    tg_run_logs_hub_stop();
-    pthread_mutex_lock(&h->lock);
-    h->quit = 1;
-    pthread_cond_signal(&h->cond);
-    pthread_mutex_unlock(&h->lock);
-    pthread_join(h->thread, NULL);
-    tg_metrics_unregister(hub_metrics, h);
-    g_hub = NULL;
-    pthread_mutex_unlock(&g_hub_lock);
-    logs_stream_t *s = h->streams;
-    while (s) {
-        logs_stream_t *next = s->next;
-        stream_unref(s); /* a response still alive keeps its own reference */
-        s = next;
-    }
-    pthread_cond_destroy(&h->cond);
-    pthread_mutex_destroy(&h->lock);
-    free(h);
-}
-
-tg_rc_e tg_run_logs_stream_reply(tg_req_t *req, tg_logs_stream_spec_t *spec)
-{
-    logs_hub_t *h = g_hub;
     json_t *positions = spec->positions;
     tg_stream_access_t *access = spec->access;
     spec->positions = NULL;
     spec->access = NULL;
-    if (!h) {
+    if (!ls) {
         json_decref(positions);
         tg_stream_access_free(access);
         return TG_EUNAVAILABLE;
     }
-    logs_stream_t *s = tg_xcalloc(1, sizeof(*s));
-    atomic_init(&s->refs, 2); /* the hub's list and the response */
-    pthread_mutex_init(&s->lock, NULL);
-    tg_buf_init(&s->out, 0);
-    s->conn = req->conn;
-    snprintf(s->run_id, sizeof(s->run_id), "%s", spec->run_id);
-    s->attempt = spec->attempt;
-    s->pod = spec->pod ? tg_xstrdup(spec->pod) : NULL;
-    s->container = spec->container ? tg_xstrdup(spec->container) : NULL;
-    s->follow = spec->follow;
-    s->sse = spec->sse;
-    s->timestamps = spec->timestamps;
-    s->prefix = spec->prefix;
-    s->has_since = spec->has_since;
-    s->since_ns = spec->since_ns;
-    s->skip = spec->skip;
-    s->positions = positions ? positions : json_array();
-    s->access = access;
-    s->kick = 1;
-    s->seen_max = -1;
-    uint64_t now = tg_now_mono_us();
-    s->last_data_us = s->last_write_us = s->last_pods_us = s->last_access_us = now;
-
-    pthread_mutex_lock(&h->lock);
-    if (h->stopping || (s->follow && h->nfollow >= h->cfg.max_followers)) {
-        pthread_mutex_unlock(&h->lock);
-        atomic_store(&s->refs, 1);
-        stream_unref(s);
-        return TG_EUNAVAILABLE;
-    }
-    struct MHD_Response *resp = MHD_create_response_from_callback(
-        MHD_SIZE_UNKNOWN, STREAM_BLOCK, stream_read, s, stream_response_free);
-    if (!resp) {
-        pthread_mutex_unlock(&h->lock);
-        atomic_store(&s->refs, 1);
-        stream_unref(s);
-        return TG_EUNAVAILABLE;
-    }
-    s->next = h->streams;
-    h->streams = s;
-    if (s->follow)
-        h->nfollow++;
-    h->signaled = 1;
-    pthread_cond_signal(&h->cond);
-    pthread_mutex_unlock(&h->lock);
-
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                            s->sse ? "text/event-stream; charset=utf-8"
-                                   : "text/plain; charset=utf-8");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
-    if (req->response)
-        MHD_destroy_response(req->response);
-    req->response = resp;
-    req->status = 200;
-    return TG_OK;
+    logs_state_t *st = tg_xcalloc(1, sizeof(*st));
+    snprintf(st->run_id, sizeof(st->run_id), "%s", spec->run_id);
+    st->attempt = spec->attempt;
+    st->pod = spec->pod ? tg_xstrdup(spec->pod) : NULL;
+    st->container = spec->container ? tg_xstrdup(spec->container) : NULL;
+    st->follow = spec->follow;
+    st->sse = spec->sse;
+    st->timestamps = spec->timestamps;
+    st->prefix = spec->prefix;
+    st->has_since = spec->has_since;
+    st->since_ns = spec->since_ns;
+    st->skip = spec->skip;
+    st->positions = positions ? positions : json_array();
+    st->again = 1;
+    st->seen_max = -1;
+    st->last_data_us = st->last_pods_us = tg_now_mono_us();
+    if (st->follow)
+        atomic_fetch_add(&ls->followers, 1); /* undone by logs_state_free */
+    /* only follows are limited: a plain read ends at its first empty fetch */
+    int flags = (st->sse ? 0 : TG_SSE_PLAIN) | (st->follow ? 0 : TG_SSE_UNCOUNTED);
+    return tg_sse_hub_reply(ls->src, req, st, access, flags);
 }

@@ -1,5 +1,5 @@
-/* Server-Sent Event streams on suspended MHD connections, fed by one
- * notifier thread per hub (see sse_hub.h). */
+/* Streaming responses on suspended MHD connections, fed by one notifier
+ * thread (see sse_hub.h). */
 #include "api/sse_hub.h"
 
 #include <microhttpd.h>
@@ -10,14 +10,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/monotonic.h"
 #include "core/buf.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/metrics.h"
+#include "core/monotonic.h"
 
 #define SSE_BLOCK        32768 /* bytes MHD asks the reader for at a time */
 #define SSE_IDLE_TICK_US (60ULL * 1000000)
+#define SSE_MAX_SOURCES  4
 
 struct tg_sse_stream_s {
     atomic_int refs; /* the hub's list and the response */
@@ -31,12 +32,23 @@ struct tg_sse_stream_s {
     int closed; /* the response was freed */
     int more;   /* serve again once the client has read the buffer */
     uint64_t last_write_us;
+    /* fixed at creation */
+    tg_sse_source_t *src;
+    int flags; /* TG_SSE_* */
     /* notifier only */
     void *state;
     tg_stream_access_t *access;
     uint64_t last_check_us;
-    tg_sse_hub_t *hub;
     tg_sse_stream_t *next;
+};
+
+struct tg_sse_source_s {
+    tg_sse_hub_t *hub;
+    tg_sse_source_config_t cfg;
+    int nstreams, ncounted; /* hub->lock */
+    atomic_ullong bytes_total;
+    atomic_ullong revoked_total;
+    uint64_t last_tick_us; /* notifier only */
 };
 
 struct tg_sse_hub_s {
@@ -44,16 +56,14 @@ struct tg_sse_hub_s {
     struct tg_tenancy_cache_s *tenancy;
     tg_sse_hub_config_t cfg;
     pthread_t thread;
-    pthread_mutex_t lock; /* list, counts, flags */
+    pthread_mutex_t lock; /* list, counts, sources, flags */
     pthread_cond_t cond;
     int stopping; /* refuse new streams */
     int quit;     /* the notifier ends */
     int signaled;
     tg_sse_stream_t *streams;
-    int nstreams;
-    atomic_ullong bytes_total;
-    atomic_ullong revoked_total;
-    uint64_t last_tick_us; /* notifier only */
+    tg_sse_source_t sources[SSE_MAX_SOURCES];
+    int nsources;
 };
 
 /* ---- streams ---- */
@@ -62,8 +72,8 @@ static void sse_unref(tg_sse_stream_t *s)
 {
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
         return;
-    if (s->hub && s->hub->cfg.state_free && s->state)
-        s->hub->cfg.state_free(s->state);
+    if (s->state && s->src->cfg.state_free)
+        s->src->cfg.state_free(s->src->cfg.arg, s->state);
     tg_stream_access_free(s->access);
     tg_buf_clean(&s->out);
     pthread_mutex_destroy(&s->lock);
@@ -91,10 +101,30 @@ static void sse_end_locked(tg_sse_stream_t *s, const char *reason)
 {
     if (s->done)
         return;
-    if (tg_buf_printf(&s->out, "event: end\ndata: {\"reason\":\"%s\"}\n\n", reason) != TG_OK)
+    if (!(s->flags & TG_SSE_PLAIN) &&
+        tg_buf_printf(&s->out, "event: end\ndata: {\"reason\":\"%s\"}\n\n", reason) != TG_OK)
         tg_log_debug("sse", "no room for the end event");
     s->done = 1;
     sse_wake_locked(s);
+}
+
+/* Drop what the client has not started to read: the buffer holds whole
+ * events (lines for plain text), so it is cut at the first boundary at or
+ * after the read offset. s->lock held. */
+static void sse_cut_unsent_locked(tg_sse_stream_t *s)
+{
+    const char *sep = (s->flags & TG_SSE_PLAIN) ? "\n" : "\n\n";
+    size_t seplen = strlen(sep), keep = 0;
+    if (s->off > 0) {
+        size_t from = s->off >= seplen ? s->off - seplen : 0;
+        const char *hit = memmem(s->out.data + from, s->out.len - from, sep, seplen);
+        keep = hit ? (size_t)(hit - s->out.data) + seplen : s->out.len;
+        if (keep < s->off)
+            keep = s->off;
+    }
+    s->out.len = keep;
+    if (s->out.data)
+        s->out.data[keep] = '\0';
 }
 
 tg_rc_e tg_sse_stream_write(tg_sse_stream_t *s, const char *data, size_t len)
@@ -107,14 +137,14 @@ tg_rc_e tg_sse_stream_write(tg_sse_stream_t *s, const char *data, size_t len)
         s->last_write_us = tg_now_mono_us();
     sse_wake_locked(s);
     pthread_mutex_unlock(&s->lock);
-    if (rc == TG_OK && s->hub)
-        atomic_fetch_add(&s->hub->bytes_total, (unsigned long long)len);
+    if (rc == TG_OK)
+        atomic_fetch_add(&s->src->bytes_total, (unsigned long long)len);
     return rc;
 }
 
 size_t tg_sse_stream_budget(const tg_sse_stream_t *s)
 {
-    return s->hub ? s->hub->cfg.buffer_bytes : 64 * 1024;
+    return s->src->hub->cfg.buffer_bytes;
 }
 
 void tg_sse_stream_more(tg_sse_stream_t *s)
@@ -150,7 +180,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         int want = drained && s->more && !s->done;
         pthread_mutex_unlock(&s->lock);
         if (want)
-            sse_hub_signal(s->hub);
+            sse_hub_signal(s->src->hub);
         return (ssize_t)n;
     }
     if (s->done) {
@@ -170,16 +200,18 @@ static void sse_response_free(void *cls)
     s->closed = 1;
     s->conn = NULL;
     pthread_mutex_unlock(&s->lock);
-    sse_hub_signal(s->hub);
+    sse_hub_signal(s->src->hub);
     sse_unref(s);
 }
 
 /* ---- the notifier ---- */
 
-/* The live streams, with a reference each; closed ones leave the list. */
-static tg_sse_stream_t **sse_snapshot(tg_sse_hub_t *h, size_t *n)
+/* The live streams, with a reference each; closed ones leave the list.
+ * *nsources: the sources added so far. */
+static tg_sse_stream_t **sse_snapshot(tg_sse_hub_t *h, size_t *n, int *nsources)
 {
     pthread_mutex_lock(&h->lock);
+    size_t count = 0;
     tg_sse_stream_t **pp = &h->streams;
     while (*pp) {
         tg_sse_stream_t *s = *pp;
@@ -188,18 +220,22 @@ static tg_sse_stream_t **sse_snapshot(tg_sse_hub_t *h, size_t *n)
         pthread_mutex_unlock(&s->lock);
         if (closed) {
             *pp = s->next;
-            h->nstreams--;
+            s->src->nstreams--;
+            if (!(s->flags & TG_SSE_UNCOUNTED))
+                s->src->ncounted--;
             sse_unref(s);
             continue;
         }
+        count++;
         pp = &s->next;
     }
-    tg_sse_stream_t **arr = tg_xcalloc((size_t)h->nstreams + 1, sizeof(*arr));
+    tg_sse_stream_t **arr = tg_xcalloc(count + 1, sizeof(*arr));
     size_t i = 0;
     for (tg_sse_stream_t *s = h->streams; s; s = s->next) {
         atomic_fetch_add(&s->refs, 1);
         arr[i++] = s;
     }
+    *nsources = h->nsources;
     pthread_mutex_unlock(&h->lock);
     *n = i;
     return arr;
@@ -208,19 +244,28 @@ static tg_sse_stream_t **sse_snapshot(tg_sse_hub_t *h, size_t *n)
 /* Access re-check, keepalive. RET: 1 when the stream should be served. */
 static int sse_housekeep(tg_sse_hub_t *h, tg_sse_stream_t *s, tg_db_conn_t *conn, uint64_t now)
 {
+    pthread_mutex_lock(&s->lock);
+    int over = s->done || s->closed;
+    pthread_mutex_unlock(&s->lock);
+    if (over)
+        return 0;
     if (s->access && now - s->last_check_us >= (uint64_t)h->cfg.access_check_s * 1000000) {
         tg_access_e a = tg_stream_access_check(s->access, h->tenancy, conn, tg_now_wall_us());
         if (a != TG_ACCESS_UNKNOWN)
             s->last_check_us = now;
         if (a == TG_ACCESS_REVOKED) {
-            atomic_fetch_add(&h->revoked_total, 1);
-            tg_sse_stream_end(s, "revoked");
+            atomic_fetch_add(&s->src->revoked_total, 1);
+            pthread_mutex_lock(&s->lock);
+            sse_cut_unsent_locked(s);
+            sse_end_locked(s, "revoked");
+            pthread_mutex_unlock(&s->lock);
             return 0;
         }
     }
     pthread_mutex_lock(&s->lock);
     int busy = s->done || s->closed || s->out.len - s->off >= h->cfg.buffer_bytes;
-    if (!busy && s->suspended && now - s->last_write_us >= (uint64_t)h->cfg.keepalive_s * 1000000) {
+    if (!busy && !(s->flags & TG_SSE_PLAIN) && s->suspended &&
+        now - s->last_write_us >= (uint64_t)h->cfg.keepalive_s * 1000000) {
         if (tg_buf_puts(&s->out, ": keepalive\n\n") == TG_OK) {
             s->last_write_us = now;
             sse_wake_locked(s);
@@ -243,6 +288,48 @@ static void sse_wait(tg_sse_hub_t *h)
     pthread_mutex_unlock(&h->lock);
 }
 
+/* One tick: each source's `tick` (when it has streams, or its idle minute
+ * is up), then every stream with room. */
+static void sse_round(tg_sse_hub_t *h)
+{
+    size_t n = 0;
+    int nsrc = 0;
+    tg_sse_stream_t **arr = sse_snapshot(h, &n, &nsrc);
+    int due[SSE_MAX_SOURCES] = {0}, any = 0;
+    tg_rc_e rc[SSE_MAX_SOURCES];
+    uint64_t now = tg_now_mono_us();
+    for (size_t i = 0; i < n; i++)
+        due[arr[i]->src - h->sources] = 1;
+    for (int k = 0; k < nsrc; k++) {
+        due[k] = due[k] || now - h->sources[k].last_tick_us >= SSE_IDLE_TICK_US;
+        any |= due[k];
+        rc[k] = TG_EUNAVAILABLE;
+    }
+    tg_db_conn_t *conn = NULL;
+    if (any && tg_db_checkout(h->pool, &conn) != TG_OK)
+        conn = NULL; /* the database is away: next tick */
+    int broken = !conn;
+    for (int k = 0; !broken && k < nsrc; k++) {
+        if (!due[k])
+            continue;
+        tg_sse_source_t *src = &h->sources[k];
+        src->last_tick_us = now;
+        rc[k] = src->cfg.tick ? src->cfg.tick(src->cfg.arg, conn) : TG_OK;
+        broken = rc[k] == TG_EUNAVAILABLE;
+    }
+    for (size_t i = 0; !broken && i < n; i++) {
+        tg_sse_stream_t *s = arr[i];
+        if (rc[s->src - h->sources] != TG_OK || !sse_housekeep(h, s, conn, tg_now_mono_us()))
+            continue;
+        /* one stream's trouble does not hold up the others */
+        broken = s->src->cfg.serve(s->src->cfg.arg, s, s->state, conn) == TG_EUNAVAILABLE;
+    }
+    tg_db_release(h->pool, conn);
+    for (size_t i = 0; i < n; i++)
+        sse_unref(arr[i]);
+    free(arr);
+}
+
 static void *sse_main(void *arg)
 {
     tg_sse_hub_t *h = arg;
@@ -253,29 +340,7 @@ static void *sse_main(void *arg)
         pthread_mutex_unlock(&h->lock);
         if (quit)
             break;
-        size_t n = 0;
-        tg_sse_stream_t **arr = sse_snapshot(h, &n);
-        tg_db_conn_t *conn = NULL;
-        /* with no stream open, `tick` still runs now and then (its
-         * housekeeping, such as pruning, must not wait for a client) */
-        uint64_t now = tg_now_mono_us();
-        int due = n || now - h->last_tick_us >= SSE_IDLE_TICK_US;
-        if (due && tg_db_checkout(h->pool, &conn) != TG_OK)
-            conn = NULL; /* the database is away: next tick */
-        if (conn)
-            h->last_tick_us = now;
-        tg_rc_e rc = conn && h->cfg.tick ? h->cfg.tick(h->cfg.arg, conn) : TG_OK;
-        for (size_t i = 0; conn && rc == TG_OK && i < n; i++) {
-            tg_sse_stream_t *s = arr[i];
-            if (sse_housekeep(h, s, conn, tg_now_mono_us()))
-                rc = h->cfg.serve(h->cfg.arg, s, s->state, conn);
-            if (rc != TG_EUNAVAILABLE)
-                rc = TG_OK; /* one stream's trouble does not hold up the others */
-        }
-        tg_db_release(h->pool, conn);
-        for (size_t i = 0; i < n; i++)
-            sse_unref(arr[i]);
-        free(arr);
+        sse_round(h);
     }
     return NULL;
 }
@@ -285,21 +350,31 @@ static void *sse_main(void *arg)
 static void sse_metrics(tg_buf_t *out, void *arg)
 {
     tg_sse_hub_t *h = arg;
-    pthread_mutex_lock(&h->lock);
-    int open = h->nstreams;
-    pthread_mutex_unlock(&h->lock);
-    tg_rc_e rc = tg_buf_printf(
-        out,
-        "# HELP taugate_sse_streams Server-Sent Event streams open.\n"
-        "# TYPE taugate_sse_streams gauge\ntaugate_sse_streams{stream=\"%s\"} %d\n"
+    static const char *const help[] = {
+        "# HELP taugate_sse_streams Streaming responses open.\n"
+        "# TYPE taugate_sse_streams gauge\n",
         "# HELP taugate_sse_bytes_total Bytes of events queued for clients.\n"
-        "# TYPE taugate_sse_bytes_total counter\ntaugate_sse_bytes_total{stream=\"%s\"} %llu\n"
+        "# TYPE taugate_sse_bytes_total counter\n",
         "# HELP taugate_sse_revoked_total Streams ended because the caller lost access.\n"
-        "# TYPE taugate_sse_revoked_total counter\n"
-        "taugate_sse_revoked_total{stream=\"%s\"} %llu\n",
-        h->cfg.name, open, h->cfg.name, atomic_load(&h->bytes_total), h->cfg.name,
-        atomic_load(&h->revoked_total));
-    (void)rc;
+        "# TYPE taugate_sse_revoked_total counter\n",
+    };
+    static const char *const names[] = {"taugate_sse_streams", "taugate_sse_bytes_total",
+                                        "taugate_sse_revoked_total"};
+    pthread_mutex_lock(&h->lock);
+    tg_rc_e rc = TG_OK;
+    for (int m = 0; rc == TG_OK && m < 3; m++) {
+        rc = tg_buf_puts(out, help[m]);
+        for (int k = 0; rc == TG_OK && k < h->nsources; k++) {
+            tg_sse_source_t *src = &h->sources[k];
+            unsigned long long v = m == 0   ? (unsigned long long)src->nstreams
+                                   : m == 1 ? atomic_load(&src->bytes_total)
+                                            : atomic_load(&src->revoked_total);
+            rc = tg_buf_printf(out, "%s{stream=\"%s\"} %llu\n", names[m], src->cfg.name, v);
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (rc != TG_OK)
+        tg_log_debug("sse", "the metrics buffer is full");
 }
 
 /* ---- lifecycle ---- */
@@ -310,11 +385,8 @@ tg_sse_hub_t *tg_sse_hub_start(tg_db_pool_t *pool, struct tg_tenancy_cache_s *te
     tg_sse_hub_t *h = tg_xcalloc(1, sizeof(*h));
     h->pool = pool;
     h->tenancy = tenancy;
-    h->cfg = *cfg;
-    if (!h->cfg.name)
-        h->cfg.name = "sse";
-    if (h->cfg.max_streams <= 0)
-        h->cfg.max_streams = 256;
+    if (cfg)
+        h->cfg = *cfg;
     if (h->cfg.poll_ms <= 0)
         h->cfg.poll_ms = 250;
     if (h->cfg.keepalive_s <= 0)
@@ -323,9 +395,6 @@ tg_sse_hub_t *tg_sse_hub_start(tg_db_pool_t *pool, struct tg_tenancy_cache_s *te
         h->cfg.access_check_s = 5;
     if (h->cfg.buffer_bytes == 0)
         h->cfg.buffer_bytes = 64 * 1024;
-    /* the first idle tick a minute from now: a starting process does not
-     * compete for pooled connections with its first requests */
-    h->last_tick_us = tg_now_mono_us();
     pthread_mutex_init(&h->lock, NULL);
     tg_cond_init_monotonic(&h->cond);
     if (pthread_create(&h->thread, NULL, sse_main, h) != 0) {
@@ -336,6 +405,31 @@ tg_sse_hub_t *tg_sse_hub_start(tg_db_pool_t *pool, struct tg_tenancy_cache_s *te
     }
     tg_metrics_register(sse_metrics, h);
     return h;
+}
+
+tg_sse_source_t *tg_sse_hub_source(tg_sse_hub_t *h, const tg_sse_source_config_t *cfg)
+{
+    if (!h)
+        return NULL;
+    pthread_mutex_lock(&h->lock);
+    tg_sse_source_t *src = NULL;
+    if (h->nsources < SSE_MAX_SOURCES) {
+        src = &h->sources[h->nsources];
+        src->hub = h;
+        src->cfg = *cfg;
+        if (!src->cfg.name)
+            src->cfg.name = "sse";
+        if (src->cfg.max_streams <= 0)
+            src->cfg.max_streams = 256;
+        if (src->cfg.ceiling_bytes == 0)
+            src->cfg.ceiling_bytes = 4 * h->cfg.buffer_bytes;
+        /* the first idle tick a minute from now: a starting process does
+         * not compete for pooled connections with its first requests */
+        src->last_tick_us = tg_now_mono_us();
+        h->nsources++; /* the notifier sees it from its next snapshot on */
+    }
+    pthread_mutex_unlock(&h->lock);
+    return src;
 }
 
 void tg_sse_hub_stop(tg_sse_hub_t *h)
@@ -363,7 +457,7 @@ void tg_sse_hub_free(tg_sse_hub_t *h)
     tg_sse_stream_t *s = h->streams;
     while (s) {
         tg_sse_stream_t *next = s->next;
-        sse_unref(s); /* a response still alive keeps its own reference */
+        sse_unref(s); /* the responses are gone with the HTTP server */
         s = next;
     }
     pthread_cond_destroy(&h->cond);
@@ -371,26 +465,25 @@ void tg_sse_hub_free(tg_sse_hub_t *h)
     free(h);
 }
 
-tg_rc_e tg_sse_hub_reply(tg_sse_hub_t *h, tg_req_t *req, void *state, tg_stream_access_t *access)
+tg_rc_e tg_sse_hub_reply(tg_sse_source_t *src, tg_req_t *req, void *state,
+                         tg_stream_access_t *access, int flags)
 {
     tg_sse_stream_t *s = tg_xcalloc(1, sizeof(*s));
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
-    /* the hard ceiling: serve stops at buffer_bytes, so only one oversized
-     * batch can reach it */
-    tg_buf_init(&s->out, h ? 4 * h->cfg.buffer_bytes : 0);
     s->conn = req->conn;
     s->state = state;
     s->access = access;
-    s->hub = h;
+    s->src = src;
+    s->flags = flags;
     s->last_write_us = s->last_check_us = tg_now_mono_us();
-    if (!h) {
-        sse_unref(s);
-        return TG_EUNAVAILABLE;
-    }
+    tg_sse_hub_t *h = src->hub;
+    size_t ceiling = src->cfg.ceiling_bytes;
+    tg_buf_init(&s->out, ceiling == SIZE_MAX ? 0 : ceiling);
     pthread_mutex_lock(&h->lock);
     struct MHD_Response *resp = NULL;
-    if (!h->stopping && h->nstreams < h->cfg.max_streams)
+    int counted = !(flags & TG_SSE_UNCOUNTED);
+    if (!h->stopping && (!counted || src->ncounted < src->cfg.max_streams))
         resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, SSE_BLOCK, sse_read, s,
                                                  sse_response_free);
     if (!resp) {
@@ -401,12 +494,15 @@ tg_rc_e tg_sse_hub_reply(tg_sse_hub_t *h, tg_req_t *req, void *state, tg_stream_
     atomic_store(&s->refs, 2);
     s->next = h->streams;
     h->streams = s;
-    h->nstreams++;
+    src->nstreams++;
+    src->ncounted += counted;
     h->signaled = 1;
     pthread_cond_signal(&h->cond);
     pthread_mutex_unlock(&h->lock);
 
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            (flags & TG_SSE_PLAIN) ? "text/plain; charset=utf-8"
+                                                   : "text/event-stream; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");
     if (req->response)

@@ -9,9 +9,11 @@
 
 static tg_stmt_t stmt_seq =
     TG_STMT("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM run_changes_id_seq");
-/* xid8 values as text: they are 64-bit and never wrap */
-static tg_stmt_t stmt_snapshot = TG_STMT(
-    "SELECT pg_snapshot_xmin(s)::text, pg_snapshot_xmax(s)::text FROM pg_current_snapshot() s");
+/* xid8 values as text: they are 64-bit and never wrap. The id is assigned
+ * (and committed with the statement): it is above every id handed out
+ * before, which a snapshot's xmax is not (see run_changes.h). */
+static tg_stmt_t stmt_xid = TG_STMT("SELECT pg_current_xact_id()::text");
+static tg_stmt_t stmt_xmin = TG_STMT("SELECT pg_snapshot_xmin(pg_current_snapshot())::text");
 static tg_stmt_t stmt_pruned = TG_STMT("SELECT upto FROM run_changes_pruned");
 /* The runs row gives name, owner and engine, which never change. */
 static tg_stmt_t stmt_fetch =
@@ -38,12 +40,12 @@ void tg_run_changes_horizon_init(tg_run_changes_horizon_t *h)
 {
     h->horizon = -1;
     h->pending = 0;
-    h->pending_seq = h->pending_xmax = 0;
+    h->pending_seq = h->pending_xid = 0;
 }
 
-/* One row of two bigint-like text columns (an xid8 fits a signed 64-bit
- * integer for the next few million years). */
-static tg_rc_e changes_two(tg_db_conn_t *conn, tg_stmt_t *stmt, long long *a, long long *b)
+/* The first column of a one-row result as an integer (an xid8 fits a signed
+ * 64-bit integer for the next few million years). */
+static tg_rc_e changes_one(tg_db_conn_t *conn, tg_stmt_t *stmt, long long *out)
 {
     tg_rc_e rc;
     PGresult *r = tg_db_exec(conn, stmt, 0, NULL, &rc);
@@ -53,50 +55,51 @@ static tg_rc_e changes_two(tg_db_conn_t *conn, tg_stmt_t *stmt, long long *a, lo
         PQclear(r);
         return TG_EINTERNAL;
     }
-    *a = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    if (b)
-        *b = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+    *out = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     PQclear(r);
     return TG_OK;
 }
 
+/* Step 2 of run_changes.h: once every transaction below the pending X has
+ * ended, the pending S is final. */
+static tg_rc_e changes_settle(tg_db_conn_t *conn, tg_run_changes_horizon_t *h)
+{
+    long long xmin = 0;
+    tg_rc_e rc = changes_one(conn, &stmt_xmin, &xmin);
+    if (rc == TG_OK && xmin >= h->pending_xid) {
+        if (h->pending_seq > h->horizon)
+            h->horizon = h->pending_seq;
+        h->pending = 0;
+    }
+    return rc;
+}
+
 tg_rc_e tg_store_run_changes_advance(tg_db_conn_t *conn, tg_run_changes_horizon_t *h)
 {
-    long long xmin = 0, xmax = 0, seq = 0;
     tg_rc_e rc = TG_OK;
     if (h->pending) {
-        rc = changes_two(conn, &stmt_snapshot, &xmin, &xmax);
-        if (rc != TG_OK)
-            return rc;
-        if (xmin >= h->pending_xmax) {
-            if (h->pending_seq > h->horizon)
-                h->horizon = h->pending_seq;
-            h->pending = 0;
-        }
+        rc = changes_settle(conn, h);
+        if (rc != TG_OK || h->pending)
+            return rc; /* a transaction older than the last look is still open */
     }
-    if (h->pending)
-        return TG_OK; /* a transaction of the last look is still open */
-    /* the sequence first, then a snapshot taken after it */
-    rc = changes_two(conn, &stmt_seq, &seq, NULL);
-    if (rc == TG_OK)
-        rc = changes_two(conn, &stmt_snapshot, &xmin, &xmax);
+    long long seq = 0, xid = 0;
+    rc = changes_one(conn, &stmt_seq, &seq);
+    if (rc != TG_OK || seq <= h->horizon)
+        return rc; /* nothing new: no transaction id spent */
+    /* step 1: the sequence first, then an id assigned after it */
+    rc = changes_one(conn, &stmt_xid, &xid);
     if (rc != TG_OK)
         return rc;
-    if (xmin >= xmax) { /* nothing was running: final now */
-        if (seq > h->horizon)
-            h->horizon = seq;
-    } else {
-        h->pending = 1;
-        h->pending_seq = seq;
-        h->pending_xmax = xmax;
-    }
-    return TG_OK;
+    h->pending = 1;
+    h->pending_seq = seq;
+    h->pending_xid = xid;
+    return changes_settle(conn, h); /* at once when nothing older is open */
 }
 
 tg_rc_e tg_store_run_changes_pruned(tg_db_conn_t *conn, long long *upto)
 {
     *upto = 0;
-    return changes_two(conn, &stmt_pruned, upto, NULL);
+    return changes_one(conn, &stmt_pruned, upto);
 }
 
 tg_rc_e tg_store_run_changes_fetch(tg_db_conn_t *conn, const char *workspace, long long after,

@@ -7,15 +7,23 @@
  * therefore stop at a horizon below which every id is final (committed and
  * visible, or rolled back for good):
  *
- *   1. read S, the sequence's last value, then (next statement, so a later
- *      snapshot) X, the snapshot's xmax: every transaction that had taken an
- *      id <= S by then had an xid (the triggers run after the row is
- *      written, so the writer holds one), and that xid is below X;
+ *   1. read S, the sequence's last value, then (next statement) take X, a
+ *      transaction id of the reader's own that commits at once: every
+ *      transaction that had taken an id <= S by then had a transaction id
+ *      (the triggers run after the row is written, so the writer holds
+ *      one), assigned before X, so below it;
  *   2. once a later snapshot's xmin is >= X, each of those transactions has
  *      ended, so every id <= S is final: S becomes the horizon.
  *
- * One pending (S, X) pair is kept; when no transaction is running, step 2
- * holds at once. The horizon lags the newest change by one call (the
+ * X must be assigned, not read off a snapshot: a snapshot's xmax is one past
+ * the newest *completed* transaction, so a writer that began after it and
+ * is still open is below no snapshot bound at all (issue #18: a change was
+ * skipped when an older transaction committed the next id first). Taking X
+ * costs one transaction id per look that finds new changes (a few a second
+ * at most, per replica with streams open).
+ *
+ * One pending (S, X) pair is kept; when no older transaction is running,
+ * step 2 holds at once. The horizon lags the newest change by one call (the
  * notifier's tick) plus the longest write transaction still open. It is a
  * property of the database, not of a replica: a client may resume on any
  * replica with the last id it saw.
@@ -30,13 +38,13 @@
 
 typedef struct tg_run_changes_horizon_s {
     long long horizon; /* every change id <= horizon is final; -1 before the first advance */
-    long long pending_seq, pending_xmax;
+    long long pending_seq, pending_xid;
     int pending;
 } tg_run_changes_horizon_t;
 
 void tg_run_changes_horizon_init(tg_run_changes_horizon_t *h);
-/* Move h->horizon forward as far as the database allows (two or three short
- * read-only statements, no transaction). */
+/* Move h->horizon forward as far as the database allows (one to four short
+ * statements, each its own transaction; `conn` must not be in one). */
 tg_rc_e tg_store_run_changes_advance(tg_db_conn_t *conn, tg_run_changes_horizon_t *h) TG_MUSTCHECK;
 
 /* The highest id pruned so far (0 when none): a resume below it has lost

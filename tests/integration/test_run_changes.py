@@ -203,36 +203,59 @@ def test_resume_after_cuts_loses_and_repeats_nothing(env):
     for e in got:
         d = e.json()
         kinds.setdefault(d["run_id"], []).append((d["kind"], d["state"]))
+    # (runs made before `start` may show with a later change: the keeper's)
     assert set(made) <= set(kinds)
-    cancelled = [r for r, k in kinds.items() if ("changed", "Cancelled") in k]
+    cancelled = [r for r in made if ("changed", "Cancelled") in kinds[r]]
     assert len(cancelled) == len(made) // 3
-    for k in kinds.values():
-        assert k[0] == ("created", "Accepted")
+    for r in made:
+        assert kinds[r][0] == ("created", "Accepted")
 
 
-def test_an_uncommitted_change_holds_back_later_ones(env):
-    """Change ids are taken before commit: a later, committed change must not
-    be sent while an earlier one may still commit, or a resume from it would
-    lose the earlier one."""
+class Session:
+    """An open psql session: statements run in order, each call returns once
+    the server has answered (so a test knows which transaction holds what)."""
+
+    MARK = "--done--"
+
+    def __init__(self, env):
+        self.proc = subprocess.Popen(
+            ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+             "-p", str(env.pg.port), "-U", env.pg.user, "-d", env.db],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def run(self, sql):
+        self.proc.stdin.write(f"{sql}\n\\echo {self.MARK}\n")
+        self.proc.stdin.flush()
+        out = []
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, f"psql ended: {''.join(out)}"
+            if line.strip() == self.MARK:
+                return "".join(out).strip()
+            out.append(line)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+def assert_held_back(env, start, held, later, later_session=None):
+    """`held`'s change is taken (reason HeldBack) in an open transaction;
+    `later`'s change, with the next id, commits (through later_session, or
+    the API's cancel). A follower from `start` sees neither while the first
+    is open, then both, in id order, once it commits."""
     gw = env.gw
-    held, later = submit(gw, n=2)
-    start = settled(env)
-    seq = lambda: int(env.sql("SELECT last_value FROM run_changes_id_seq"))
-    before = seq()
-    holder = subprocess.Popen(
-        ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(env.pg.port), "-U", env.pg.user,
-         "-d", env.db], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, text=True)
+    holder = Session(env)
     try:
-        holder.stdin.write(f"BEGIN; UPDATE runs SET reason = 'HeldBack' WHERE id = '{held}';\n")
-        holder.stdin.flush()
-        deadline = time.time() + 10
-        while seq() == before:
-            assert time.time() < deadline, "the held transaction took no change id"
-            time.sleep(0.05)
-        cancel(gw, later)  # committed, with a higher id
+        holder.run(f"BEGIN; UPDATE runs SET reason = 'HeldBack' WHERE id = '{held}';")
+        held_id = int(holder.run(f"SELECT max(id) FROM run_changes WHERE run_id = '{held}';"))
+        if later_session:
+            later_session.run(f"UPDATE runs SET state = 'Cancelled', reason = 'Later'"
+                              f" WHERE id = '{later}'; COMMIT;")
+        else:
+            cancel(gw, later)
         later_id = int(env.sql(f"SELECT max(id) FROM run_changes WHERE run_id = '{later}'"))
-        assert later_id > before + 0
+        assert later_id > held_id
         # the follower sees nothing of it while the earlier change is open
         f = sse.Follower(gw.url, PATH, dict(auth(), **{"Last-Event-ID": str(start)}))
         f.wait_for("ready", lambda ev: ev)
@@ -242,16 +265,39 @@ def test_an_uncommitted_change_holds_back_later_ones(env):
         while time.time() < deadline:
             assert not runs_of(f.events), f.events
             time.sleep(0.1)
-        holder.stdin.write("COMMIT;\n")
-        holder.stdin.flush()
+        holder.run("COMMIT;")
         events = f.wait_for("both changes", lambda ev: len(runs_of(ev)) >= 2)
         f.close()
     finally:
-        holder.stdin.close()
-        holder.wait(10)
+        holder.close()
     first, second = [e.json() for e in runs_of(events)[:2]]
-    assert (first["run_id"], first["reason"]) == (held, "HeldBack")
+    assert (first["run_id"], first["reason"], first["id"]) == (held, "HeldBack", held_id)
     assert (second["run_id"], second["state"], second["id"]) == (later, "Cancelled", later_id)
+
+
+def test_an_uncommitted_change_holds_back_later_ones(env):
+    """Change ids are taken before commit: a later, committed change must not
+    be sent while an earlier one may still commit, or a resume from it would
+    lose the earlier one."""
+    held, later = submit(env.gw, n=2)
+    assert_held_back(env, settled(env), held, later)
+
+
+def test_a_later_change_of_an_older_transaction_is_held_back_too(env):
+    """Issue #18: the later change is committed by a transaction that began
+    (took its transaction id) before the one holding the earlier change, and
+    nothing newer has committed since. A snapshot's xmax is one past the
+    newest *completed* transaction, not the next one to start, so a horizon
+    that waited only for transactions below it passed the open one and sent
+    the later change: the earlier one was lost for a client resuming there."""
+    held, later = submit(env.gw, n=2)
+    start = settled(env)
+    older = Session(env)
+    try:
+        older.run("BEGIN; SELECT pg_current_xact_id();")
+        assert_held_back(env, start, held, later, later_session=older)
+    finally:
+        older.close()
 
 
 def test_access_is_checked_again_while_open(env):
@@ -319,15 +365,44 @@ def test_old_changes_are_pruned_and_a_resume_before_them_resets(env, db_url):
     assert [int(e.id) for e in runs_of(read_all(gw, top - 1))][:1] == [top]
 
 
-def sse_bytes_queued(gw):
-    """taugate_sse_bytes_total of the run-change streams (bytes handed to
-    their buffers since the start)."""
+def sse_metric(gw, name):
+    """A taugate_sse_* counter of the run-change streams, e.g.
+    taugate_sse_bytes_total (bytes handed to their buffers since the
+    start)."""
     r = gw.req("GET", "/metrics", token=None)
     assert r.status == 200, r
     for line in r.body.decode().splitlines():
-        if line.startswith('taugate_sse_bytes_total{stream="run_changes"}'):
+        if line.startswith(name + '{stream="run_changes"}'):
             return int(line.rsplit(" ", 1)[1])
-    raise AssertionError("no taugate_sse_bytes_total for run_changes")
+    raise AssertionError(f"no {name} for run_changes")
+
+
+def fat_backlog(env, n, message):
+    """n changes of a new run in workspace calm, each with `message` (written
+    straight into the change log): the run and the position before them."""
+    rid = submit(env.gw, ws="calm")[0]
+    start = settled(env)
+    env.sql(f"INSERT INTO run_changes (workspace, run_id, kind, state, message, attempt,"
+            f" prev_state, prev_attempt, at) SELECT 'calm', '{rid}', 'changed', 'Accepted',"
+            f" '{message}', 1, 'Accepted', 1, now() FROM generate_series(1, {n})")
+    return rid, start
+
+
+def small_window_stream(gw, path, headers):
+    """A stream read through a socket with a small receive buffer (256 KiB,
+    which the kernel doubles), so a reader that pauses holds the server
+    back: the connection and the response, status 200."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 256 * 1024)
+    sock.settimeout(30)
+    host, port = gw.url.rsplit("/", 1)[1].split(":")
+    sock.connect((host, int(port)))
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    conn.sock = sock
+    conn.request("GET", path, headers=headers)
+    resp = conn.getresponse()
+    assert resp.status == 200
+    return conn, resp
 
 
 def test_a_slow_reader_is_held_back_not_buffered(env):
@@ -337,29 +412,17 @@ def test_a_slow_reader_is_held_back_not_buffered(env):
     though ~15 MiB of changes wait for it; the rest waits in the database,
     and every change arrives, in order, without an `overflow` end."""
     gw = env.gw
-    rid = submit(gw, ws="calm")[0]
-    start = settled(env)
     n, message = 12000, "m" * 1000
-    env.sql(f"INSERT INTO run_changes (workspace, run_id, kind, state, message, attempt,"
-            f" prev_state, prev_attempt, at) SELECT 'calm', '{rid}', 'changed', 'Accepted',"
-            f" '{message}', 1, 'Accepted', 1, now() FROM generate_series(1, {n})")
+    rid, start = fat_backlog(env, n, message)
     backlog = n * (len(message) + 300)
     # the reader's socket takes 512 KiB at most (SO_RCVBUF doubled; far
     # smaller windows slow TCP down with delayed ACKs), so the server's send
     # buffer (4 MiB at most: net.ipv4.tcp_wmem) fills and the stream waits
     bound = 4 * 1024 * 1024 + 4 * 64 * 1024 + 1024 * 1024
-    base = sse_bytes_queued(gw)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 256 * 1024)
-    sock.settimeout(30)
-    host, port = gw.url.rsplit("/", 1)[1].split(":")
-    sock.connect((host, int(port)))
-    conn = http.client.HTTPConnection(host, int(port), timeout=30)
-    conn.sock = sock
+    base = sse_metric(gw, "taugate_sse_bytes_total")
+    conn, resp = small_window_stream(gw, f"/v1/workspaces/calm/run-changes?after={start}",
+                                     auth())
     try:
-        conn.request("GET", f"/v1/workspaces/calm/run-changes?after={start}", headers=auth())
-        resp = conn.getresponse()
-        assert resp.status == 200
         # events counted as they come (a marker may straddle two reads)
         body, read, ahead, seen, tail, sampled = [], 0, 0, 0, b"", 0
         while seen < n or not body[-1].endswith(b"\n\n"):
@@ -371,7 +434,7 @@ def test_a_slow_reader_is_held_back_not_buffered(env):
             tail = (tail + chunk)[-32:]
             if read - sampled >= 256 * 1024:
                 sampled = read
-                ahead = max(ahead, sse_bytes_queued(gw) - base - read)
+                ahead = max(ahead, sse_metric(gw, "taugate_sse_bytes_total") - base - read)
                 assert ahead <= bound, f"{ahead} bytes queued ahead of the reader"
         assert read >= backlog * 0.8
     finally:
@@ -385,6 +448,45 @@ def test_a_slow_reader_is_held_back_not_buffered(env):
     ids = [int(e.id) for e in got]
     assert ids == sorted(set(ids))
     env.sql(f"DELETE FROM run_changes WHERE workspace = 'calm' AND message = '{message}'")
+
+
+def test_a_revoked_slow_reader_gets_no_backlog_and_a_whole_end(env):
+    """A reader that stopped reading while a backlog waits for it loses
+    access: what the server had queued and the client had not started to
+    read is dropped (never cut inside an event), then `event: end` with
+    reason "revoked" closes a stream whose every event is whole."""
+    gw = env.gw
+    gw.req("POST", "/v1/admin/workspaces/calm/members",
+           body={"kind": "user", "subject": "rhea@example.com", "role": "viewer"})
+    n, message = 12000, "r" * 1000
+    rid, start = fat_backlog(env, n, message)
+    revoked = sse_metric(gw, "taugate_sse_revoked_total")
+    conn, resp = small_window_stream(gw, f"/v1/workspaces/calm/run-changes?after={start}",
+                                     auth(tokens.mint("rhea@example.com")))
+    try:
+        body = [resp.read1(65536)]  # a first part, then the reader stops
+        members = gw.req("GET", "/v1/admin/workspaces/calm/members").json()["items"]
+        (mid,) = [m["id"] for m in members if m["subject"] == "rhea@example.com"]
+        assert gw.req("DELETE", f"/v1/admin/workspaces/calm/members/{mid}").status == 204
+        wait_for(lambda: sse_metric(gw, "taugate_sse_revoked_total") > revoked, 15,
+                 "the stream seen as revoked")
+        while True:
+            chunk = resp.read1(65536)
+            if not chunk:
+                break
+            body.append(chunk)
+    finally:
+        conn.close()
+        env.sql(f"DELETE FROM run_changes WHERE workspace = 'calm' AND message = '{message}'")
+    events = sse.parse(b"".join(body).decode())
+    assert events[-1].event == "end" and events[-1].json() == {"reason": "revoked"}, events[-1]
+    assert events[0].event == "ready"
+    got = runs_of(events[1:-1])
+    assert len(got) == len(events) - 2, [e.event for e in events if e.event != "run"]
+    assert all(e.json()["run_id"] == rid for e in got)  # every one whole JSON
+    ids = [int(e.id) for e in got]
+    assert ids == sorted(set(ids))
+    assert len(got) < n // 2, f"{len(got)} of {n} events after the revocation"
 
 
 def test_bad_requests_and_strangers(env):

@@ -125,12 +125,14 @@ static int probe_serve(const tg_config_t *cfg)
             return 1;
         }
     }
-    tg_logs_hub_config_t hc = {
+    tg_sse_hub_config_t hc = {.keepalive_s = probe_env_long("TAUGATE_LOGS_HTTP_KEEPALIVE_S", 15)};
+    app.streams = tg_sse_hub_start(app.pool, NULL, &hc);
+    tg_logs_streams_config_t lc = {
         .max_followers = (int)probe_env_long("TAUGATE_LOGS_HTTP_MAX_FOLLOWERS", 256),
         .idle_timeout_s = probe_env_long("TAUGATE_LOGS_HTTP_IDLE_TIMEOUT_S", 300),
-        .keepalive_s = probe_env_long("TAUGATE_LOGS_HTTP_KEEPALIVE_S", 15),
     };
-    if (tg_run_logs_hub_start(app.pool, &hc) != 0) {
+    app.log_streams = tg_logs_streams_start(app.streams, &lc);
+    if (!app.log_streams) {
         tg_log_error("probe", "cannot start the log stream notifier");
         return 1;
     }
@@ -157,12 +159,13 @@ static int probe_serve(const tg_config_t *cfg)
     while (sigwait(&set, &sig) != 0)
         ;
     /* the shutdown order main.c should follow */
-    tg_run_logs_hub_stop();
+    tg_sse_hub_stop(app.streams);
     tg_server_drain_and_stop(srv, cfg->shutdown_grace_s);
     tg_server_free(srv);
     status = 0;
 out:
-    tg_run_logs_hub_free();
+    tg_sse_hub_free(app.streams);
+    tg_logs_streams_free(app.log_streams);
     tg_logs_collector_stop_and_free(col);
     tg_kube_client_free(app.kube);
     tg_audit_writer_stop(app.audit);

@@ -1,103 +1,19 @@
 #!/usr/bin/env node
-// Validate rendered Kubernetes manifests against the real schemas in
-// $TAUGATE_SHARED/k8s-schemas (default: ../shared next to the repository),
-// with a third-party JSON Schema validator (ajv), as reference/k8s-api.md
-// section 7 describes:
-//   - batch/v1 Job:  kubernetes-v1.32/apis__batch__v1_openapi.json
-//   - core/v1 objects (Service, and ObjectMeta of CRs): kubernetes-v1.32/api__v1_openapi.json
-//   - ray.io/v1 RayJob: kuberay-v1.7.0/ray.io_rayjobs.yaml, version v1 openAPIV3Schema
-// Built-in schemas are not closed, so every object schema that lists
-// properties is closed here (additionalProperties: false), the way
-// fieldValidation=Strict would reject unknown fields. x-kubernetes-int-or-string
-// becomes integer-or-string; CRD defaults are applied before `required`.
-// On top of the schemas it checks what admission adds and the schemas cannot
-// say: names and label syntax, extended resources requested == limited, env
-// and volume consistency, Kueue's Job and RayJob webhook rules.
+// Validate what the gateway renders for a run (Job, RayJob, Service) against
+// the real schemas (see k8s-schemas.js), and on top of them what admission
+// adds and the schemas cannot say: names and label syntax, extended
+// resources requested == limited, env and volume consistency, Kueue's Job
+// and RayJob webhook rules.
 //
 // Usage: node validate-manifests.js FILE...   (each a manifest or an array)
 // Exit status 0 when every manifest is valid; 1 otherwise, with reasons.
 'use strict';
 
 const fs = require('fs');
-const path = require('path');
-const Ajv = require('ajv');
-const addFormats = require('ajv-formats');
 const yaml = require('js-yaml');
+const { schemaErrors, checkLabels, runValidator, DNS_LABEL, DNS_1035 } = require('./k8s-schemas');
 
-const repo = path.resolve(__dirname, '..', '..');
-const shared = process.env.TAUGATE_SHARED || path.join(path.dirname(repo), 'shared');
-const schemaDir = path.join(shared, 'k8s-schemas');
-
-function readJson(p) {
-  return JSON.parse(fs.readFileSync(p, 'utf8'));
-}
-
-// Close object schemas and translate Kubernetes extensions, in place.
-function prepare(node) {
-  if (Array.isArray(node)) {
-    node.forEach(prepare);
-    return node;
-  }
-  if (!node || typeof node !== 'object') return node;
-  if (node['x-kubernetes-int-or-string'] === true) {
-    delete node.type;
-    node.anyOf = [{ type: 'integer' }, { type: 'string' }];
-  }
-  if (node.properties && node.additionalProperties === undefined &&
-      !node['x-kubernetes-preserve-unknown-fields']) {
-    node.additionalProperties = false;
-  }
-  for (const k of Object.keys(node)) prepare(node[k]);
-  return node;
-}
-
-function makeAjv(useDefaults) {
-  const ajv = new Ajv({ strict: false, allErrors: true, useDefaults, validateFormats: true });
-  addFormats(ajv);
-  ajv.addFormat('int32', { type: 'number', validate: (n) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
-  ajv.addFormat('int64', { type: 'number', validate: (n) => Number.isInteger(n) });
-  ajv.addFormat('int-or-string', true);
-  ajv.addFormat('double', true);
-  ajv.addFormat('byte', { type: 'string', validate: (s) => /^[A-Za-z0-9+/]*={0,2}$/.test(s) });
-  return ajv;
-}
-
-function loadValidators() {
-  const ajv = makeAjv(false);
-  const batch = prepare(readJson(path.join(schemaDir, 'kubernetes-v1.32', 'apis__batch__v1_openapi.json')));
-  const core = prepare(readJson(path.join(schemaDir, 'kubernetes-v1.32', 'api__v1_openapi.json')));
-  // The documents are OpenAPI, not schemas: register only their components.
-  ajv.addSchema({ $id: 'batch.json', components: batch.components });
-  ajv.addSchema({ $id: 'core.json', components: core.components });
-  const ref = (doc, name) => ajv.compile({ $ref: `${doc}#/components/schemas/${name}` });
-
-  const crdDoc = yaml.load(fs.readFileSync(path.join(schemaDir, 'kuberay-v1.7.0', 'ray.io_rayjobs.yaml'), 'utf8'));
-  const v1 = crdDoc.spec.versions.find((v) => v.name === 'v1');
-  const rayjobSchema = prepare(JSON.parse(JSON.stringify(v1.schema.openAPIV3Schema)));
-  const ajvCrd = makeAjv(true);
-  const rayjob = ajvCrd.compile(rayjobSchema);
-
-  return {
-    Job: { apiVersion: 'batch/v1', validate: ref('batch.json', 'io.k8s.api.batch.v1.Job') },
-    Service: { apiVersion: 'v1', validate: ref('core.json', 'io.k8s.api.core.v1.Service') },
-    RayJob: { apiVersion: 'ray.io/v1', validate: rayjob, crd: true },
-    objectMeta: ref('core.json', 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'),
-  };
-}
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const C_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function labelKeyOk(k) {
-  const i = k.lastIndexOf('/');
-  const name = i < 0 ? k : k.slice(i + 1);
-  const prefix = i < 0 ? null : k.slice(0, i);
-  if (!name || name.length > 63 || !LABEL_NAME.test(name)) return false;
-  return prefix === null || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
-}
 
 function checkMeta(meta, kind, errs) {
   if (!meta || !meta.name) return errs.push('metadata.name is required');
@@ -105,13 +21,7 @@ function checkMeta(meta, kind, errs) {
   const re = kind === 'Service' ? DNS_1035 : DNS_LABEL;
   if (meta.name.length > max || !re.test(meta.name)) errs.push(`metadata.name "${meta.name}" is not a valid ${kind} name (<= ${max})`);
   if (!meta.namespace || !DNS_LABEL.test(meta.namespace)) errs.push('metadata.namespace must be a DNS-1123 label');
-  for (const [k, v] of Object.entries(meta.labels || {})) {
-    if (!labelKeyOk(k)) errs.push(`label key "${k}" is invalid`);
-    if (typeof v !== 'string' || (v !== '' && (v.length > 63 || !LABEL_NAME.test(v)))) errs.push(`label ${k}="${v}" has an invalid value`);
-  }
-  for (const k of Object.keys(meta.annotations || {})) {
-    if (!labelKeyOk(k)) errs.push(`annotation key "${k}" is invalid`);
-  }
+  checkLabels(meta, errs);
   const annBytes = Object.entries(meta.annotations || {}).reduce((n, [k, v]) => n + k.length + String(v).length, 0);
   if (annBytes > 256 * 1024) errs.push('annotations exceed 256 KiB');
 }
@@ -158,19 +68,12 @@ function checkKueue(m, errs) {
   if (m.spec.suspend !== true) errs.push('spec.suspend must be true (Kueue admits the workload)');
 }
 
+const RENDERED = { Job: 'batch/v1', Service: 'v1', RayJob: 'ray.io/v1' };
+
 function checkOne(v, m) {
-  const errs = [];
-  if (!m || typeof m !== 'object') return ['not an object'];
-  const entry = v[m.kind];
-  if (!entry) return [`unsupported kind ${m.kind}`];
-  if (m.apiVersion !== entry.apiVersion) errs.push(`apiVersion ${m.apiVersion}, want ${entry.apiVersion}`);
-  const doc = JSON.parse(JSON.stringify(m));
-  if (!entry.validate(doc)) {
-    for (const e of entry.validate.errors) errs.push(`schema: ${e.instancePath || '/'} ${e.message}${e.params && e.params.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`);
-  }
-  if (entry.crd && !v.objectMeta(JSON.parse(JSON.stringify(m.metadata || {})))) {
-    for (const e of v.objectMeta.errors) errs.push(`metadata: ${e.instancePath || '/'} ${e.message}`);
-  }
+  if (!RENDERED[m.kind]) return [`unsupported kind ${m.kind}`];
+  if (m.apiVersion !== RENDERED[m.kind]) return [`apiVersion ${m.apiVersion}, want ${RENDERED[m.kind]}`];
+  const errs = schemaErrors(v, v.get(`${m.apiVersion}/${m.kind}`), m);
   checkMeta(m.metadata, m.kind, errs);
   if (m.kind === 'Job') {
     checkKueue(m, errs);
@@ -203,43 +106,10 @@ function checkOne(v, m) {
   return errs;
 }
 
-function main(argv) {
-  if (argv.length === 0) {
-    console.error('usage: validate-manifests.js FILE...');
-    return 2;
-  }
-  let v;
-  try {
-    v = loadValidators();
-  } catch (e) {
-    console.error(`cannot load schemas from ${schemaDir}: ${e.message}`);
-    return 2;
-  }
-  let bad = 0, total = 0;
-  for (const file of argv) {
-    let doc;
-    try {
-      doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-    } catch (e) {
-      console.error(`FAIL ${file}: ${e.message}`);
-      bad++;
-      continue;
-    }
-    for (const m of Array.isArray(doc) ? doc : [doc]) {
-      total++;
-      const id = `${file}: ${m && m.kind}/${m && m.metadata && m.metadata.name}`;
-      const errs = checkOne(v, m);
-      if (errs.length) {
-        bad++;
-        console.error(`FAIL ${id}`);
-        for (const e of errs) console.error(`  ${e}`);
-      } else {
-        console.log(`ok   ${id}`);
-      }
-    }
-  }
-  console.log(`${total - bad}/${total} manifests valid`);
-  return bad ? 1 : 0;
+// Each FILE holds one rendered manifest or an array of them, as JSON.
+function readObjects(file) {
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  return Array.isArray(doc) ? doc : [doc];
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = runValidator(process.argv.slice(2), 'validate-manifests.js', 'manifests', readObjects, checkOne);
