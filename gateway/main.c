@@ -122,10 +122,8 @@ static const char *main_opt(const char *s)
 typedef struct {
     const tg_config_t *cfg;
     tg_app_t app;
-    tg_policy_registry_t *policies;
     tg_server_t *srv;
     tg_sealer_t *sealer;
-    int platform_metrics, reconcile, nodes;
     int booted;           /* migrated, policy loaded, loops started (keeper thread only) */
     char not_ready[1100]; /* the last reason logged, and when (keeper thread only) */
     long not_ready_at;
@@ -174,13 +172,12 @@ static void main_loops_start(main_daemon_t *d)
                                   .interval_s = cfg->reconcile_interval_s,
                                   .correct_drift = strcmp(cfg->reconcile_drift, "report") != 0,
                                   .adopt = cfg->reconcile_adopt};
-        d->reconcile = tg_reconcile_loop_start(app->kube, &ro, err, sizeof(err)) == 0;
-        if (!d->reconcile)
+        app->reconcile = tg_reconcile_loop_start(app->kube, &ro, err, sizeof(err));
+        if (!app->reconcile)
             tg_log_error("main", "Kueue reconciler: %s", err);
     }
-    tg_platform_metrics_tenant_labels((int)cfg->metrics_tenant_labels);
-    tg_platform_metrics_start(app->pool, cfg->platform_metrics_cache_ms);
-    d->platform_metrics = 1;
+    app->platform_metrics = tg_platform_metrics_start(app->pool, cfg->platform_metrics_cache_ms,
+                                                      (int)cfg->metrics_tenant_labels);
     if (app->kube && cfg->engine) {
         tg_nodes_config_t nc = {.conninfo = cfg->database_url,
                                 .connect_timeout_s = cfg->db_connect_timeout_s,
@@ -190,8 +187,8 @@ static void main_loops_start(main_daemon_t *d)
                                 .evict_on_fault = cfg->node_evict_on_fault,
                                 .uncordon_on_recovery = cfg->node_uncordon_on_recovery,
                                 .resync_s = cfg->node_resync_s};
-        d->nodes = tg_nodes_start(&nc, app->pool, app->kube, err, sizeof(err)) == 0;
-        if (!d->nodes)
+        app->nodes = tg_nodes_start(&nc, app->pool, app->kube, err, sizeof(err));
+        if (!app->nodes)
             tg_log_error("main", "nodes: %s", err);
     }
     if (app->engine && cfg->logs_collector) {
@@ -221,7 +218,7 @@ static void main_not_ready(main_daemon_t *d, const char *component, const char *
 {
     char line[1100];
     snprintf(line, sizeof(line), "%s: %s", component, why);
-    tg_health_starting(component, why);
+    tg_health_starting(d->app.health, component, why);
     long now = (long)(tg_now_mono_us() / 1000000u);
     if (strcmp(line, d->not_ready) != 0 || now - d->not_ready_at >= 60) {
         tg_log_warn("main", "not ready: %s; trying again", line);
@@ -252,7 +249,7 @@ static int main_bootstrap(main_daemon_t *d, long *retry_ms)
         tg_log_warn("main", "the evidence key could not be recorded in the key history yet");
     tg_db_release(d->app.pool, conn);
     json_t *perrors = NULL;
-    if (tg_api_policies_reload(d->app.pool, d->policies, &perrors) != TG_OK) {
+    if (tg_api_policies_reload(d->app.pool, d->app.policies, &perrors) != TG_OK) {
         char text[900];
         tg_policy_errors_format(perrors, text, sizeof(text));
         json_decref(perrors);
@@ -261,7 +258,7 @@ static int main_bootstrap(main_daemon_t *d, long *retry_ms)
         return 0;
     }
     main_loops_start(d);
-    tg_health_started();
+    tg_health_started(d->app.health);
     tg_log_info("main", "ready: database migrated, platform policy loaded, engine %s",
                 d->app.engine ? "running"
                 : d->app.kube ? "off"
@@ -319,7 +316,7 @@ static void *main_keeper(void *arg)
         if (policy_ms > 0 && now >= next_policy) {
             next_policy = now + policy_ms;
             if (d->booted)
-                tg_api_policies_poll(d->app.pool, tg_api_policies_registry());
+                tg_api_policies_poll(d->app.pool, d->app.policies);
         }
         long retry_ms = 1000;
         if (!d->booted)
@@ -359,25 +356,22 @@ static void main_daemon_stop(main_daemon_t *d)
     tg_logs_streams_free(d->app.log_streams);
     tg_run_changes_free(d->app.changes);
     tg_evidence_sealer_stop(d->sealer);
-    if (d->reconcile)
-        tg_reconcile_loop_stop(); /* before the engine and the kube client go */
+    tg_reconcile_loop_stop(d->app.reconcile); /* before the engine and the kube client go */
     tg_logs_collector_stop_and_free(d->app.logs);
-    if (d->nodes)
-        tg_nodes_stop();
-    if (d->platform_metrics)
-        tg_platform_metrics_stop();
+    tg_nodes_stop(d->app.nodes);
+    tg_platform_metrics_stop(d->app.platform_metrics);
     tg_engine_stop(d->app.engine);
     tg_kube_client_free(d->app.kube);
     tg_tenancy_cache_stop(d->app.tenancy);
     tg_audit_writer_stop(d->app.audit);
     tg_db_pool_free(d->app.pool);
     tg_spec_schema_free(d->app.schema);
-    tg_api_policies_set_registry(NULL);
-    tg_policy_registry_free(d->policies);
+    tg_policy_registry_free(d->app.policies);
     tg_signer_free(d->app.signer);
-    tg_api_openapi_unload();
-    tg_console_unload();
+    tg_api_openapi_free(d->app.openapi);
+    tg_console_free(d->app.console);
     tg_authn_free(d->app.authn);
+    tg_health_free(d->app.health);
     pthread_cond_destroy(&d->cond);
     pthread_mutex_destroy(&d->lock);
 }
@@ -395,7 +389,7 @@ static int main_serve(const tg_config_t *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    main_daemon_t d = {.cfg = cfg, .app = {.cfg = cfg}};
+    main_daemon_t d = {.cfg = cfg, .app = {.cfg = cfg, .health = tg_health_new()}};
     pthread_mutex_init(&d.lock, NULL);
     tg_cond_init_monotonic(&d.cond);
     tg_app_t *app = &d.app;
@@ -414,9 +408,9 @@ static int main_serve(const tg_config_t *cfg)
         tg_log_error("main", "schema_file %s: %s", cfg->schema_file, err);
         goto out;
     }
-    if (tg_api_openapi_load(cfg->openapi_file, err, sizeof(err)) != TG_OK)
+    if (tg_api_openapi_load(cfg->openapi_file, &app->openapi, err, sizeof(err)) != TG_OK)
         tg_log_warn("main", "openapi_file: %s; GET /v1/openapi.yaml answers 503", err);
-    if (tg_console_load(cfg->console_dir, err, sizeof(err)) != TG_OK)
+    if (tg_console_load(cfg->console_dir, &app->console, err, sizeof(err)) != TG_OK)
         tg_log_warn("main", "console_dir: %s; /ui/ answers 503 (`make console` builds it)", err);
     if (main_kube_start(&d, err, sizeof(err)) != 0) {
         tg_log_error("main", "%s", err);
@@ -427,16 +421,14 @@ static int main_serve(const tg_config_t *cfg)
         tg_log_error("main", "evidence_signing_key: %s", err);
         goto out;
     }
-    tg_api_evidence_init(app->signer);
     /* the policy files now (their errors are configuration errors); the
      * database's rules join them once it is reachable */
-    d.policies =
+    app->policies =
         tg_api_policies_start(NULL, cfg->policy_schema_file, cfg->policy_dir, perr, sizeof(perr));
-    if (!d.policies) {
+    if (!app->policies) {
         tg_log_error("main", "policy_dir %s: %s", cfg->policy_dir, perr);
         goto out;
     }
-    tg_api_policies_set_registry(d.policies);
 
     /* what needs the database connects lazily and keeps trying */
     status = 1;
@@ -485,8 +477,8 @@ static int main_serve(const tg_config_t *cfg)
             tg_authn_reload(app->authn);
             char why[64];
             json_t *perrors = NULL;
-            if (tg_health_is_started(why, sizeof(why)) &&
-                tg_api_policies_reload(app->pool, d.policies, &perrors) != TG_OK)
+            if (tg_health_is_started(app->health, why, sizeof(why)) &&
+                tg_api_policies_reload(app->pool, app->policies, &perrors) != TG_OK)
                 json_decref(perrors); /* logged; the previous policy stays in force */
             continue;
         }
@@ -639,7 +631,7 @@ int main(int argc, char **argv)
 
     tg_config_t cfg;
     char err[512];
-    int rest[8], nrest = 0;
+    int rest[8];
     int minting = !strcmp(cmd, "mint-token");
     /* `verify --allow-pruned` is the command's own flag, not a config key */
     int verifying = !strcmp(cmd, "verify"), allow_pruned = 0;
@@ -651,34 +643,28 @@ int main(int argc, char **argv)
             argc--;
             break;
         }
-    if (tg_config_load(&cfg, minting ? 0 : argc, argv, first, rest, 8, &nrest, err, sizeof(err)) !=
-        0) {
+    /* mint-token reads its own flags (main_mint) */
+    tg_config_argv_t args = {
+        .argc = minting ? 0 : argc, .argv = argv, .first = first, .rest = rest, .restcap = 8};
+    int status = EXIT_CONFIG;
+    if (tg_config_load(&cfg, &args, err, sizeof(err)) != 0) {
         fprintf(stderr, "taugate: %s\n", err);
-        tg_config_clean(&cfg);
-        return EXIT_CONFIG;
+        goto out;
     }
-    const char *verify_id = NULL;
-    for (int i = 0; verifying && i < nrest; i++)
-        if (!verify_id)
-            verify_id = argv[rest[i]];
-    if (verifying) {
-        if (!verify_id) {
-            fprintf(stderr, "taugate verify: needs a run id\n");
-            tg_config_clean(&cfg);
-            return EXIT_CONFIG;
-        }
-        nrest = 0;
+    /* verify takes the run id; no other command takes an argument */
+    const char *verify_id = verifying && args.nrest > 0 ? argv[rest[0]] : NULL;
+    if (verifying && !verify_id) {
+        fprintf(stderr, "taugate verify: needs a run id\n");
+        goto out;
     }
-    if (nrest > 0) {
+    if (!verifying && args.nrest > 0) {
         fprintf(stderr, "taugate: unexpected argument '%s' (see --help)\n", argv[rest[0]]);
-        tg_config_clean(&cfg);
-        return EXIT_CONFIG;
+        goto out;
     }
     tg_log_set_level((tg_log_level_e)tg_log_level_parse(cfg.log_level));
     /* libcurl's global set-up is not thread-safe: do it before any thread */
     curl_global_init(CURL_GLOBAL_DEFAULT);
 
-    int status;
     if (minting)
         status = main_mint(argc, argv, &cfg);
     else if (verifying)
@@ -687,11 +673,10 @@ int main(int argc, char **argv)
         status = main_serve(&cfg);
     else if (!strcmp(cmd, "migrate"))
         status = main_migrate(&cfg);
-    else {
+    else
         fprintf(stderr, "taugate: unknown command '%s' (see --help)\n", cmd);
-        status = EXIT_CONFIG;
-    }
-    tg_config_clean(&cfg);
     curl_global_cleanup();
+out:
+    tg_config_clean(&cfg);
     return status;
 }

@@ -36,7 +36,7 @@ tg_db_conn_t *tg_app_db_or_reply(tg_req_t *req)
     tg_app_t *app = tg_req_app(req);
     tg_db_conn_t *conn = NULL;
     char why[600];
-    if (!tg_health_is_started(why, sizeof(why))) { /* not migrated, or no policy yet */
+    if (!tg_health_is_started(app->health, why, sizeof(why))) { /* not migrated, or no policy yet */
         tg_problem(req, TG_EUNAVAILABLE, NULL, "the gateway is starting (%s); retry shortly", why);
         tg_resp_header(req, "Retry-After", "1");
         return NULL;

@@ -59,5 +59,5 @@ void tg_api_admin_audit(tg_req_t *req)
         tg_problem(req, rc, NULL, "the audit log could not be read");
         return;
     }
-    tg_page_reply_fn(req, &page, items, tg_page_id_key);
+    tg_page_reply_fn(req, &page, items, tg_page_id_key, NULL);
 }

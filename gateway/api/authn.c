@@ -27,28 +27,30 @@ struct tg_authn_s {
 static void authn_collect(tg_buf_t *out, void *arg)
 {
     tg_authn_t *a = arg;
-    tg_rc_e rc = tg_buf_puts(out, "# HELP taugate_auth_failures_total Requests refused "
-                                  "authentication, by reason.\n"
-                                  "# TYPE taugate_auth_failures_total counter\n");
+    if (tg_buf_puts(out, "# HELP taugate_auth_failures_total Requests refused "
+                         "authentication, by reason.\n"
+                         "# TYPE taugate_auth_failures_total counter\n") != TG_OK)
+        return;
     for (int r = 1; r < TG_AUTH_REASON_COUNT; r++) {
         const char *name = tg_auth_reason_str((tg_auth_reason_e)r);
-        rc |= tg_buf_printf(out, "taugate_auth_failures_total{reason=\"%s\"} %llu\n", name,
-                            (unsigned long long)atomic_load(&a->failures[r]));
+        if (tg_buf_printf(out, "taugate_auth_failures_total{reason=\"%s\"} %llu\n", name,
+                          (unsigned long long)atomic_load(&a->failures[r])) != TG_OK)
+            return;
     }
     tg_auth_stats_t st;
     tg_auth_stats(a->auth, &st);
-    rc |= tg_buf_printf(out,
-                        "# HELP taugate_auth_keys Token-signing keys currently accepted.\n"
-                        "# TYPE taugate_auth_keys gauge\ntaugate_auth_keys %zu\n"
-                        "# HELP taugate_auth_jwks_fetches_total Remote JWKS fetches by result.\n"
-                        "# TYPE taugate_auth_jwks_fetches_total counter\n"
-                        "taugate_auth_jwks_fetches_total{result=\"ok\"} %llu\n"
-                        "taugate_auth_jwks_fetches_total{result=\"error\"} %llu\n"
-                        "taugate_auth_jwks_fetches_total{result=\"rate_limited\"} %llu\n",
-                        st.keys, (unsigned long long)st.jwks_fetch_ok,
-                        (unsigned long long)st.jwks_fetch_failed,
-                        (unsigned long long)st.jwks_limited);
-    (void)rc;
+    if (tg_buf_printf(out,
+                      "# HELP taugate_auth_keys Token-signing keys currently accepted.\n"
+                      "# TYPE taugate_auth_keys gauge\ntaugate_auth_keys %zu\n"
+                      "# HELP taugate_auth_jwks_fetches_total Remote JWKS fetches by result.\n"
+                      "# TYPE taugate_auth_jwks_fetches_total counter\n"
+                      "taugate_auth_jwks_fetches_total{result=\"ok\"} %llu\n"
+                      "taugate_auth_jwks_fetches_total{result=\"error\"} %llu\n"
+                      "taugate_auth_jwks_fetches_total{result=\"rate_limited\"} %llu\n",
+                      st.keys, (unsigned long long)st.jwks_fetch_ok,
+                      (unsigned long long)st.jwks_fetch_failed,
+                      (unsigned long long)st.jwks_limited) != TG_OK)
+        return;
 }
 
 static const char *authn_opt(const char *s)

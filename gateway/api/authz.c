@@ -31,22 +31,29 @@ const char *tg_role_name(tg_role_e r)
 const char *tg_who_groups_literal(tg_req_t *req)
 {
     const tg_who_t *who = tg_who(req);
+    const char *literal = "{}"; /* when the groups do not fit in 1 MiB */
     tg_buf_t b;
     tg_buf_init(&b, 1 << 20);
-    tg_rc_e rc = tg_buf_puts(&b, "{");
+    if (tg_buf_puts(&b, "{") != TG_OK)
+        goto done;
     for (int i = 0; who && i < who->ngroups; i++) {
-        rc |= tg_buf_puts(&b, i ? ",\"" : "\"");
+        if (tg_buf_puts(&b, i ? ",\"" : "\"") != TG_OK)
+            goto done;
         for (const char *p = who->groups[i]; *p; p++) {
-            if (*p == '"' || *p == '\\')
-                rc |= tg_buf_append(&b, "\\", 1);
-            rc |= tg_buf_append(&b, p, 1);
+            if ((*p == '"' || *p == '\\') && tg_buf_append(&b, "\\", 1) != TG_OK)
+                goto done;
+            if (tg_buf_append(&b, p, 1) != TG_OK)
+                goto done;
         }
-        rc |= tg_buf_puts(&b, "\"");
+        if (tg_buf_puts(&b, "\"") != TG_OK)
+            goto done;
     }
-    rc |= tg_buf_puts(&b, "}");
-    const char *out = rc == TG_OK ? tg_arena_strdup(req->arena, b.data) : "{}";
+    if (tg_buf_puts(&b, "}") != TG_OK)
+        goto done;
+    literal = tg_arena_strdup(req->arena, b.data);
+done:
     tg_buf_clean(&b);
-    return out;
+    return literal;
 }
 
 tg_role_e tg_authz_role_from(const tg_who_t *who, const char *ws, const json_t *roles, int exists)

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "api/app.h"
 #include "api/etag.h"
 #include "http/problem.h"
 
@@ -30,12 +31,12 @@ typedef struct {
     console_body_t body[CONSOLE_NENC];
 } console_file_t;
 
-/* Written only by load/unload, which run while no request is served. */
-static struct {
+/* Written only by load and free, which run while no request is served. */
+struct tg_console_s {
     console_file_t *files; /* sorted by name */
     size_t n;
     const console_file_t *index;
-} console;
+};
 
 typedef struct {
     const char *dir;
@@ -252,8 +253,9 @@ static void console_free_table(console_file_t *files, size_t n)
     free(files);
 }
 
-tg_rc_e tg_console_load(const char *dir, char *err, size_t errlen)
+tg_rc_e tg_console_load(const char *dir, tg_console_t **out, char *err, size_t errlen)
 {
+    *out = NULL;
     console_loader_t L = {.dir = dir,
                           .files = tg_xcalloc(TG_CONSOLE_MAX_FILES, sizeof(console_file_t)),
                           .err = err,
@@ -268,20 +270,30 @@ tg_rc_e tg_console_load(const char *dir, char *err, size_t errlen)
         rc = TG_ENOTFOUND;
         goto out;
     }
-    tg_console_unload();
-    console.files = L.files;
-    console.n = L.n;
-    console.index = index;
+    tg_console_t *c = tg_xcalloc(1, sizeof(*c));
+    c->files = L.files;
+    c->n = L.n;
+    c->index = index;
+    *out = c;
     return TG_OK;
 out:
     console_free_table(L.files, L.n);
     return rc;
 }
 
-void tg_console_unload(void)
+void tg_console_free(tg_console_t *c)
 {
-    console_free_table(console.files, console.n);
-    memset(&console, 0, sizeof(console));
+    if (!c)
+        return;
+    console_free_table(c->files, c->n);
+    free(c);
+}
+
+/* The loaded console, or NULL. */
+static const tg_console_t *console_of(tg_req_t *req)
+{
+    const tg_app_t *app = tg_req_app(req);
+    return app->console;
 }
 
 /* The q-value Accept-Encoding gives `coding` (RFC 9110 §12.5.3): its own
@@ -333,7 +345,8 @@ static void console_security_headers(tg_req_t *req)
 
 void tg_console_serve(tg_req_t *req)
 {
-    if (!console.index) {
+    const tg_console_t *console = console_of(req);
+    if (!console) {
         tg_problem(req, TG_EUNAVAILABLE, NULL,
                    "the console was not built or not found (config key console_dir); "
                    "`make console` builds it");
@@ -344,7 +357,7 @@ void tg_console_serve(tg_req_t *req)
     const char *name = req->path + 3;
     while (*name == '/')
         name++;
-    const console_file_t *f = *name ? console_find(console.files, console.n, name) : NULL;
+    const console_file_t *f = *name ? console_find(console->files, console->n, name) : NULL;
     if (!f) {
         if (strncmp(name, "assets/", 7) == 0) {
             /* An old page asking for an asset of an earlier build: index.html
@@ -353,7 +366,7 @@ void tg_console_serve(tg_req_t *req)
             console_security_headers(req);
             return;
         }
-        f = console.index; /* a console route: the page routes itself */
+        f = console->index; /* a console route: the page routes itself */
     }
     const char *accept = tg_req_header(req, "Accept-Encoding");
     int enc = CONSOLE_IDENTITY;
@@ -375,7 +388,7 @@ void tg_console_serve(tg_req_t *req)
 
 void tg_console_root(tg_req_t *req)
 {
-    if (!console.index) {
+    if (!console_of(req)) {
         /* No console: the root is what it was, nothing. */
         tg_problem(req, TG_ENOTFOUND, NULL, "no resource at /; the API is under /v1");
         return;

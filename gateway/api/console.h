@@ -2,7 +2,8 @@
  *
  * The built folder (config key console_dir, `make console` writes it) is
  * read once at start (tg_console_load, before the server serves) and kept
- * for the life of the process; requests only read it, so no lock. Each file
+ * in the application context (tg_app_t.console) until the server has
+ * stopped; requests only read it, so no lock. Each file
  * is looked up by exact name in a sorted table, so no request path can reach
  * outside the folder.
  *
@@ -39,14 +40,18 @@
     "connect-src 'self'; worker-src 'self'; manifest-src 'self'; font-src 'self'; "                \
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-/* Read the folder at `dir` (index.html required) into memory, replacing
- * one loaded before. Call before the server starts serving.
+/* The loaded folder. */
+typedef struct tg_console_s tg_console_t;
+
+/* Read the folder at `dir` (index.html required) into *out (the caller
+ * frees it with tg_console_free). Call before the server starts serving.
  * RET: TG_OK; TG_ENOTFOUND when the folder or its index.html is missing,
  * TG_ETOOLARGE over the limits above, TG_EINVAL for a file name outside
- * [A-Za-z0-9._-/], TG_EINTERNAL on a read error; `err` says which path. */
-tg_rc_e tg_console_load(const char *dir, char *err, size_t errlen) TG_MUSTCHECK;
-/* Free what was loaded; after the server has stopped. Safe without a load. */
-void tg_console_unload(void);
+ * [A-Za-z0-9._-/], TG_EINTERNAL on a read error; `err` says which path and
+ * *out is NULL. */
+tg_rc_e tg_console_load(const char *dir, tg_console_t **out, char *err, size_t errlen) TG_MUSTCHECK;
+/* After the server has stopped. NULL is fine. */
+void tg_console_free(tg_console_t *c);
 
 /* The route handler for /ui and every path below it. */
 void tg_console_serve(tg_req_t *req);

@@ -128,7 +128,7 @@ void tg_crud_create(tg_req_t *req)
             tg_resp_json(req, 201, row);
             tg_resp_header(req, "Location", loc);
             if (c->kueue)
-                tg_reconcile_kick();
+                tg_reconcile_kick(tg_app_of(req)->reconcile);
         }
     }
     json_decref(body);
@@ -167,7 +167,7 @@ void tg_crud_patch(tg_req_t *req)
         else {
             tg_resp_json(req, 200, row);
             if (c->kueue)
-                tg_reconcile_kick();
+                tg_reconcile_kick(tg_app_of(req)->reconcile);
         }
     }
     json_decref(body);
@@ -191,6 +191,6 @@ void tg_crud_delete(tg_req_t *req)
     else {
         tg_resp_bytes(req, 204, NULL, "", 0);
         if (c->kueue)
-            tg_reconcile_kick();
+            tg_reconcile_kick(tg_app_of(req)->reconcile);
     }
 }

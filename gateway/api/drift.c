@@ -52,8 +52,9 @@ void tg_api_admin_drift(tg_req_t *req)
         tg_problem(req, rc, NULL, "the drift report could not be read");
         return;
     }
-    json_t *next = tg_page_next(req, &page, items, tg_page_id_key);
+    json_t *next = tg_page_next(req, &page, items, tg_page_id_key, NULL);
     tg_resp_json(req, 200,
                  json_pack("{s:o, s:o, s:o, s:b}", "items", items, "next_cursor", next, "sync",
-                           sync ? sync : json_null(), "leader", tg_reconcile_is_leader()));
+                           sync ? sync : json_null(), "leader",
+                           tg_reconcile_is_leader(tg_app_of(req)->reconcile)));
 }

@@ -12,13 +12,6 @@
 #include "store/evidence.h"
 #include "store/evidence_keys.h"
 
-static const tg_signer_t *evidence_signer;
-
-void tg_api_evidence_init(const tg_signer_t *signer)
-{
-    evidence_signer = signer;
-}
-
 static int evidence_ended(const char *state)
 {
     return state &&
@@ -95,7 +88,8 @@ static json_t *evidence_key_history(tg_req_t *req)
     tg_app_t *app = tg_req_app(req);
     tg_db_conn_t *conn = NULL;
     json_t *keys = NULL;
-    if (!tg_health_is_started(why, sizeof(why)) || tg_db_checkout(app->pool, &conn) != TG_OK)
+    if (!tg_health_is_started(app->health, why, sizeof(why)) ||
+        tg_db_checkout(app->pool, &conn) != TG_OK)
         return NULL;
     if (tg_evidence_keys_list(conn, &keys) != TG_OK)
         keys = NULL;
@@ -113,7 +107,8 @@ static json_t *evidence_key_json(const tg_signer_t *s)
 
 void tg_api_evidence_public_key(tg_req_t *req)
 {
-    const tg_signer_t *s = evidence_signer;
+    const tg_app_t *app = tg_req_app(req);
+    const tg_signer_t *s = app->signer;
     if (!s) {
         tg_problem(req, TG_EUNAVAILABLE, NULL, "no evidence signing key is configured");
         return;

@@ -18,16 +18,12 @@
  *         last_seen_at), so records sealed before a rotation still verify;
  *         while the database cannot be read, `keys` holds the current key;
  *     ?key_id=ID: 200 that one key, 404 when no such key ever sealed here;
- *     503 when no key was configured (tg_api_evidence_init not called). */
+ *     503 when no key was configured (tg_app_t.signer is NULL). */
 #ifndef TG_API_EVIDENCE_H
 #define TG_API_EVIDENCE_H
 
 #include "evidence/signer.h"
 #include "http/request.h"
-
-/* The key GET /v1/evidence/public-key serves (borrowed; must outlive the
- * server). Call once at start, before serving. */
-void tg_api_evidence_init(const tg_signer_t *signer);
 
 void tg_api_run_evidence(tg_req_t *req);
 void tg_api_evidence_public_key(tg_req_t *req);

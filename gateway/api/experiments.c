@@ -86,8 +86,9 @@ static json_t *exp_build(const json_t *rows)
 }
 
 /* The cursor is the last experiment shown, as JSON [project|null, name]. */
-static const char *exp_cursor(tg_req_t *req, const json_t *exp)
+static const char *exp_cursor(tg_req_t *req, const json_t *exp, void *arg)
 {
+    (void)arg;
     json_t *k = json_pack("[O, O]", json_object_get(exp, "project"), json_object_get(exp, "name"));
     char *text = json_dumps(k, JSON_COMPACT);
     json_decref(k);
@@ -134,7 +135,7 @@ void tg_api_experiments_list(tg_req_t *req)
     }
     json_t *items = exp_build(rows);
     json_decref(rows);
-    tg_page_reply_fn(req, &page, items, exp_cursor);
+    tg_page_reply_fn(req, &page, items, exp_cursor, NULL);
 }
 
 /* ---- config differences ---- */

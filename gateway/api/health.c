@@ -15,35 +15,50 @@
 
 static tg_stmt_t stmt_ping = TG_STMT("SELECT 1");
 
-static struct {
+struct tg_health_s {
     pthread_mutex_t lock;
     atomic_int started;
     char component[32]; /* what start-up waits for */
     char why[512];
-} health = {.lock = PTHREAD_MUTEX_INITIALIZER,
-            .component = "migrations",
-            .why = "the database has not been reached yet"};
+};
 
-void tg_health_starting(const char *component, const char *why)
+tg_health_t *tg_health_new(void)
 {
-    pthread_mutex_lock(&health.lock);
-    snprintf(health.component, sizeof(health.component), "%s", component);
-    snprintf(health.why, sizeof(health.why), "%s", why);
-    pthread_mutex_unlock(&health.lock);
+    tg_health_t *h = tg_xcalloc(1, sizeof(*h));
+    pthread_mutex_init(&h->lock, NULL);
+    snprintf(h->component, sizeof(h->component), "migrations");
+    snprintf(h->why, sizeof(h->why), "the database has not been reached yet");
+    return h;
 }
 
-void tg_health_started(void)
+void tg_health_free(tg_health_t *h)
 {
-    atomic_store(&health.started, 1);
+    if (!h)
+        return;
+    pthread_mutex_destroy(&h->lock);
+    free(h);
 }
 
-int tg_health_is_started(char *why, size_t whylen)
+void tg_health_starting(tg_health_t *h, const char *component, const char *why)
 {
-    if (atomic_load(&health.started))
+    pthread_mutex_lock(&h->lock);
+    snprintf(h->component, sizeof(h->component), "%s", component);
+    snprintf(h->why, sizeof(h->why), "%s", why);
+    pthread_mutex_unlock(&h->lock);
+}
+
+void tg_health_started(tg_health_t *h)
+{
+    atomic_store(&h->started, 1);
+}
+
+int tg_health_is_started(tg_health_t *h, char *why, size_t whylen)
+{
+    if (atomic_load(&h->started))
         return 1;
-    pthread_mutex_lock(&health.lock);
-    snprintf(why, whylen, "%s: %s", health.component, health.why);
-    pthread_mutex_unlock(&health.lock);
+    pthread_mutex_lock(&h->lock);
+    snprintf(why, whylen, "%s: %s", h->component, h->why);
+    pthread_mutex_unlock(&h->lock);
     return 0;
 }
 
@@ -80,13 +95,14 @@ void tg_api_readyz(tg_req_t *req)
         json_array_append_new(errors,
                               tg_problem_error("database", 0, 0, "the database does not answer"));
     char why[600];
-    int started = tg_health_is_started(why, sizeof(why));
+    tg_health_t *health = app->health;
+    int started = tg_health_is_started(health, why, sizeof(why));
     const char *migrations = "current", *policy = "loaded";
     if (!started) {
-        pthread_mutex_lock(&health.lock);
-        int at_policy = !strcmp(health.component, "policy");
-        json_array_append_new(errors, tg_problem_error(health.component, 0, 0, health.why));
-        pthread_mutex_unlock(&health.lock);
+        pthread_mutex_lock(&health->lock);
+        int at_policy = !strcmp(health->component, "policy");
+        json_array_append_new(errors, tg_problem_error(health->component, 0, 0, health->why));
+        pthread_mutex_unlock(&health->lock);
         migrations = at_policy ? "current" : "pending";
         policy = "not loaded";
     }

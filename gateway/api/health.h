@@ -21,13 +21,20 @@
 
 #include "http/request.h"
 
+/* Start-up's progress, kept in the application context (tg_app_t.health). */
+typedef struct tg_health_s tg_health_t;
+
+/* A new one, waiting for the database. Caller frees (tg_health_free, NULL
+ * is fine) after the server has stopped. */
+tg_health_t *tg_health_new(void);
+void tg_health_free(tg_health_t *h);
 /* What start-up still waits for: component "migrations" or "policy", and
  * why (copied). */
-void tg_health_starting(const char *component, const char *why);
+void tg_health_starting(tg_health_t *h, const char *component, const char *why);
 /* Start-up is done: the database is migrated and the policy loaded. */
-void tg_health_started(void);
+void tg_health_started(tg_health_t *h);
 /* 1 once start-up is done; else 0 with what it waits for in why. */
-int tg_health_is_started(char *why, size_t whylen);
+int tg_health_is_started(tg_health_t *h, char *why, size_t whylen);
 
 void tg_api_healthz(tg_req_t *req);
 void tg_api_readyz(tg_req_t *req);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/app.h"
 #include "api/etag.h"
 #include "api/openapi_bundle.h"
 #include "api/yaml_out.h"
@@ -19,10 +20,9 @@ typedef struct {
     char etag[TG_ETAG_LEN];
 } openapi_form_t;
 
-/* Written only by load/unload, which run while no request is served. */
-static struct {
+struct tg_api_openapi_s {
     openapi_form_t yaml, json;
-} openapi_doc;
+};
 
 /* The file's bytes (NUL-terminated). */
 static tg_rc_e openapi_read(const char *path, char **data, size_t *len, char *err, size_t errlen)
@@ -87,8 +87,9 @@ static void openapi_form_set(openapi_form_t *f, char *data, size_t len)
     tg_etag_of(data, len, f->etag);
 }
 
-tg_rc_e tg_api_openapi_load(const char *path, char *err, size_t errlen)
+tg_rc_e tg_api_openapi_load(const char *path, tg_api_openapi_t **out, char *err, size_t errlen)
 {
+    *out = NULL;
     char *text = NULL, *yaml = NULL, *json = NULL;
     size_t len = 0, ylen = 0;
     json_t *doc = NULL;
@@ -116,10 +117,11 @@ tg_rc_e tg_api_openapi_load(const char *path, char *err, size_t errlen)
         }
     }
     if (rc == TG_OK) {
-        tg_api_openapi_unload();
-        openapi_form_set(&openapi_doc.yaml, yaml, ylen);
-        openapi_form_set(&openapi_doc.json, json, strlen(json));
+        tg_api_openapi_t *d = tg_xcalloc(1, sizeof(*d));
+        openapi_form_set(&d->yaml, yaml, ylen);
+        openapi_form_set(&d->json, json, strlen(json));
         yaml = json = NULL;
+        *out = d;
     }
     free(yaml);
     free(json);
@@ -128,28 +130,35 @@ tg_rc_e tg_api_openapi_load(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-void tg_api_openapi_unload(void)
+void tg_api_openapi_free(tg_api_openapi_t *doc)
 {
-    free(openapi_doc.yaml.data);
-    free(openapi_doc.json.data);
-    memset(&openapi_doc, 0, sizeof(openapi_doc));
+    if (!doc)
+        return;
+    free(doc->yaml.data);
+    free(doc->json.data);
+    free(doc);
 }
 
-static void openapi_reply(tg_req_t *req, const openapi_form_t *f, const char *content_type)
+/* `json`: the JSON form, else the YAML one. */
+static void openapi_reply(tg_req_t *req, int json)
 {
-    if (!f->data) {
+    const tg_app_t *app = tg_req_app(req);
+    const tg_api_openapi_t *doc = app->openapi;
+    if (!doc) {
         tg_problem(req, TG_EUNAVAILABLE, NULL, "the OpenAPI document was not loaded at start");
         return;
     }
-    tg_resp_conditional(req, content_type, f->data, f->len, f->etag, "no-cache");
+    const openapi_form_t *f = json ? &doc->json : &doc->yaml;
+    tg_resp_conditional(req, json ? "application/json" : "application/yaml", f->data, f->len,
+                        f->etag, "no-cache");
 }
 
 void tg_api_openapi(tg_req_t *req)
 {
-    openapi_reply(req, &openapi_doc.yaml, "application/yaml");
+    openapi_reply(req, 0);
 }
 
 void tg_api_openapi_json(tg_req_t *req)
 {
-    openapi_reply(req, &openapi_doc.json, "application/json");
+    openapi_reply(req, 1);
 }

@@ -58,12 +58,13 @@ int tg_page_after_id_or_reply(tg_req_t *req, const tg_page_t *page, long *id)
     return *end || *id <= 0 ? paging_bad_cursor(req) : 0;
 }
 
-json_t *tg_page_next(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key)
+json_t *tg_page_next(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key,
+                     void *arg)
 {
     json_t *next = json_null();
     if (json_array_size(items) > (size_t)page->limit) {
         json_array_remove(items, (size_t)page->limit);
-        const char *k = key(req, json_array_get(items, (size_t)page->limit - 1));
+        const char *k = key(req, json_array_get(items, (size_t)page->limit - 1), arg);
         if (k) {
             char *enc = tg_base64_encode((const unsigned char *)k, strlen(k), TG_B64_URL);
             next = json_string(enc);
@@ -73,28 +74,27 @@ json_t *tg_page_next(tg_req_t *req, const tg_page_t *page, json_t *items, tg_pag
     return next;
 }
 
-const char *tg_page_id_key(tg_req_t *req, const json_t *row)
+const char *tg_page_id_key(tg_req_t *req, const json_t *row, void *arg)
 {
+    (void)arg;
     return tg_arena_printf(req->arena, "%lld", json_integer_value(json_object_get(row, "id")));
 }
 
-void tg_page_reply_fn(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key)
+void tg_page_reply_fn(tg_req_t *req, const tg_page_t *page, json_t *items, tg_page_key_fn key,
+                      void *arg)
 {
-    json_t *next = tg_page_next(req, page, items, key);
+    json_t *next = tg_page_next(req, page, items, key, arg);
     tg_resp_json(req, 200, json_pack("{s:o, s:o}", "items", items, "next_cursor", next));
 }
 
-/* tg_page_reply's key: the field named by the request's pending key_field. */
-static __thread const char *paging_key_field;
-
-static const char *paging_field_key(tg_req_t *req, const json_t *row)
+/* tg_page_reply's key: the string field whose name is `arg`. */
+static const char *paging_field_key(tg_req_t *req, const json_t *row, void *arg)
 {
     (void)req;
-    return json_string_value(json_object_get(row, paging_key_field));
+    return json_string_value(json_object_get(row, (const char *)arg));
 }
 
 void tg_page_reply(tg_req_t *req, const tg_page_t *page, json_t *items, const char *key_field)
 {
-    paging_key_field = key_field;
-    tg_page_reply_fn(req, page, items, paging_field_key);
+    tg_page_reply_fn(req, page, items, paging_field_key, (void *)key_field);
 }

@@ -11,18 +11,6 @@
 #include "http/problem.h"
 #include "store/policies.h"
 
-static tg_policy_registry_t *pol_registry; /* atomic; set once before serving */
-
-void tg_api_policies_set_registry(tg_policy_registry_t *reg)
-{
-    __atomic_store_n(&pol_registry, reg, __ATOMIC_SEQ_CST);
-}
-
-tg_policy_registry_t *tg_api_policies_registry(void)
-{
-    return __atomic_load_n(&pol_registry, __ATOMIC_SEQ_CST);
-}
-
 /* ---- lifecycle --------------------------------------------------------------------------- */
 
 /* The database rules and their generation, on a connection of our own. */
@@ -108,7 +96,8 @@ void tg_api_policies_poll(tg_db_pool_t *pool, tg_policy_registry_t *reg)
 
 static tg_policy_registry_t *pol_registry_or_reply(tg_req_t *req)
 {
-    tg_policy_registry_t *reg = tg_api_policies_registry();
+    const tg_app_t *app = tg_req_app(req);
+    tg_policy_registry_t *reg = app->policies;
     if (!reg)
         tg_problem(req, TG_EUNAVAILABLE, NULL, "the policy engine is not running");
     return reg;
@@ -405,8 +394,9 @@ void tg_api_policy_delete(tg_req_t *req)
     pol_finish(req, conn, reg, 204, NULL);
 }
 
-static const char *pol_version_cursor(tg_req_t *req, const json_t *row)
+static const char *pol_version_cursor(tg_req_t *req, const json_t *row, void *arg)
 {
+    (void)arg;
     return tg_arena_printf(req->arena, "%lld",
                            (long long)json_integer_value(json_object_get(row, "version")));
 }
@@ -433,7 +423,7 @@ void tg_api_policy_versions(tg_req_t *req)
     if (rc != TG_OK)
         pol_store_problem(req, rc, id);
     else
-        tg_page_reply_fn(req, &page, items, pol_version_cursor);
+        tg_page_reply_fn(req, &page, items, pol_version_cursor, NULL);
 }
 
 void tg_api_policies_effective(tg_req_t *req)

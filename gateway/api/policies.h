@@ -39,10 +39,8 @@
  * start). */
 tg_policy_registry_t *tg_api_policies_start(tg_db_pool_t *pool, const char *schema_file,
                                             const char *dir, char *err, size_t errlen);
-/* The registry the handlers (and submissions) use. Set once before serving;
- * NULL answers 503. */
-void tg_api_policies_set_registry(tg_policy_registry_t *reg);
-tg_policy_registry_t *tg_api_policies_registry(void);
+/* The handlers (and submissions) use tg_app_t.policies: set before
+ * serving; NULL answers 503. */
 
 /* SIGHUP: read the files and the database again. On failure the policy in
  * force stays; *errors (new, may be NULL on success) says why. */

@@ -301,9 +301,8 @@ json_t *tg_queue_why(const tg_queue_why_in_t *in)
         qw_cells_of(in->cq, in->peers, &cells);
     const char *cq_name = in->cluster_queue ? in->cluster_queue : "?";
     const char *cohort = in->cq ? qw_str(json_object_get(in->cq, "spec"), "cohort") : NULL;
-    tg_buf_t why;
+    tg_buf_t why; /* text cut at QW_TEXT_MAX is still an answer */
     tg_buf_init(&why, QW_TEXT_MAX);
-    tg_rc_e brc = TG_OK;
     json_t *quota = json_array();
     json_t *requests = json_object();
     int known = in->workload && in->cq && json_object_size(req) > 0;
@@ -329,8 +328,8 @@ json_t *tg_queue_why(const tg_queue_why_in_t *in)
             if (!covered && json_integer_value(json_array_get(rv, 0)) > 0) {
                 fits = 0;
                 borrow_helps = 0;
-                brc |= tg_buf_printf(&shorts, "%s%s has no quota for %s", shorts.len ? "; " : "",
-                                     cq_name, rk);
+                tg_buf_printf_cut(&shorts, "%s%s has no quota for %s", shorts.len ? "; " : "",
+                                  cq_name, rk);
             }
         }
         int ngroups = 0;
@@ -381,11 +380,11 @@ json_t *tg_queue_why(const tg_queue_why_in_t *in)
                                      "free", t_free, "borrowable", t_b, "missing", t_miss));
                 if (!missing || fit)
                     continue;
-                brc |= tg_buf_printf(&shorts,
-                                     "%sflavor %s has %s %s free of %s but the run needs %s (%s "
-                                     "%s missing)",
-                                     shorts.len ? "; " : "", c->flavor, t_free, c->res, t_nom,
-                                     t_want, t_miss, c->res);
+                tg_buf_printf_cut(&shorts,
+                                  "%sflavor %s has %s %s free of %s but the run needs %s (%s "
+                                  "%s missing)",
+                                  shorts.len ? "; " : "", c->flavor, t_free, c->res, t_nom, t_want,
+                                  t_miss, c->res);
                 if (cohort && *cohort && !borrow_note[0])
                     snprintf(borrow_note, sizeof(borrow_note), "%s %s", t_b, c->res);
             }
@@ -393,55 +392,53 @@ json_t *tg_queue_why(const tg_queue_why_in_t *in)
     }
 
     if (!strcmp(qw_ws(in->state), "Accepted")) {
-        brc |= tg_buf_puts(&why, "Accepted; taugate has not submitted it to the cluster yet");
+        tg_buf_printf_cut(&why, "Accepted; taugate has not submitted it to the cluster yet");
         if (in->submit_after)
-            brc |= tg_buf_printf(&why, " (next try at %s)", in->submit_after);
-        brc |= tg_buf_puts(&why, ".");
+            tg_buf_printf_cut(&why, " (next try at %s)", in->submit_after);
+        tg_buf_printf_cut(&why, ".");
     } else if (!strcmp(qw_ws(in->state), "Recovering")) {
-        brc |= tg_buf_printf(&why, "Recovering after %s; the next attempt is submitted %s%s.",
-                             in->reason ? in->reason : "a failure",
-                             in->submit_after ? "at " : "soon", qw_ws(in->submit_after));
+        tg_buf_printf_cut(&why, "Recovering after %s; the next attempt is submitted %s%s.",
+                          in->reason ? in->reason : "a failure", in->submit_after ? "at " : "soon",
+                          qw_ws(in->submit_after));
     } else if (!in->workload && in->live) {
-        brc |= tg_buf_puts(&why, "Waiting for Kueue to queue its Workload.");
+        tg_buf_printf_cut(&why, "Waiting for Kueue to queue its Workload.");
     } else if (!in->workload) {
-        brc |= tg_buf_printf(&why,
-                             "Waiting in ClusterQueue %s (the cluster could not be asked for "
-                             "details).",
-                             cq_name);
+        tg_buf_printf_cut(&why,
+                          "Waiting in ClusterQueue %s (the cluster could not be asked for "
+                          "details).",
+                          cq_name);
     } else if (!in->cq) {
-        brc |= tg_buf_printf(&why, "Waiting in ClusterQueue %s (its quota could not be read).",
-                             cq_name);
+        tg_buf_printf_cut(&why, "Waiting in ClusterQueue %s (its quota could not be read).",
+                          cq_name);
     } else if (!fits) {
-        brc |= tg_buf_printf(&why, "Not enough quota in ClusterQueue %s: %s.", cq_name,
-                             shorts.data ? shorts.data : "");
+        tg_buf_printf_cut(&why, "Not enough quota in ClusterQueue %s: %s.", cq_name,
+                          shorts.data ? shorts.data : "");
         if (!cohort || !*cohort)
-            brc |= tg_buf_printf(&why, " Borrowing is not possible: %s is in no cohort.", cq_name);
+            tg_buf_printf_cut(&why, " Borrowing is not possible: %s is in no cohort.", cq_name);
         else if (borrow_needed && borrow_helps)
-            brc |= tg_buf_printf(&why,
-                                 " Borrowing from cohort %s could cover it (%s unused there); it "
-                                 "waits for Kueue to admit it.",
-                                 cohort, borrow_note[0] ? borrow_note : "enough");
+            tg_buf_printf_cut(&why,
+                              " Borrowing from cohort %s could cover it (%s unused there); it "
+                              "waits for Kueue to admit it.",
+                              cohort, borrow_note[0] ? borrow_note : "enough");
         else
-            brc |=
-                tg_buf_printf(&why, " Borrowing cannot close the gap: cohort %s can lend only %s.",
+            tg_buf_printf_cut(&why, " Borrowing cannot close the gap: cohort %s can lend only %s.",
                               cohort, borrow_note[0] ? borrow_note : "too little");
     } else {
-        brc |= tg_buf_printf(
-            &why, "Quota is free in ClusterQueue %s; it waits for Kueue to admit it", cq_name);
+        tg_buf_printf_cut(&why, "Quota is free in ClusterQueue %s; it waits for Kueue to admit it",
+                          cq_name);
         if (in->position_in_cq > 1)
-            brc |= tg_buf_printf(&why, " behind %ld workload(s) ahead in the ClusterQueue",
-                                 in->position_in_cq - 1);
-        brc |= tg_buf_puts(&why, ".");
+            tg_buf_printf_cut(&why, " behind %ld workload(s) ahead in the ClusterQueue",
+                              in->position_in_cq - 1);
+        tg_buf_printf_cut(&why, ".");
     }
     if (in->position > 0)
-        brc |= tg_buf_printf(&why, " Position %ld", in->position);
+        tg_buf_printf_cut(&why, " Position %ld", in->position);
     if (in->position > 0 && in->pending > 0)
-        brc |= tg_buf_printf(&why, " of %ld", in->pending);
+        tg_buf_printf_cut(&why, " of %ld", in->pending);
     if (in->position > 0)
-        brc |= tg_buf_printf(&why, " in LocalQueue %s.", qw_ws(in->local_queue));
+        tg_buf_printf_cut(&why, " in LocalQueue %s.", qw_ws(in->local_queue));
     if (in->kueue_message && *in->kueue_message && !strcmp(qw_ws(in->state), "Queued"))
-        brc |= tg_buf_printf(&why, " Kueue says: %s", in->kueue_message);
-    (void)brc; /* a text cut at QW_TEXT_MAX is still an answer */
+        tg_buf_printf_cut(&why, " Kueue says: %s", in->kueue_message);
 
     json_t *out =
         json_pack("{s:o, s:o, s:o, s:b, s:s}", "requests", requests, "quota", quota, "fits",

@@ -218,8 +218,9 @@ void tg_api_quota_request_create(tg_req_t *req)
 
 /* ---- reads --------------------------------------------------------------- */
 
-static const char *quota_id_key(tg_req_t *req, const json_t *row)
+static const char *quota_id_key(tg_req_t *req, const json_t *row, void *arg)
 {
+    (void)arg;
     (void)req;
     return quota_str(row, "id");
 }
@@ -245,7 +246,7 @@ static void quota_list(tg_req_t *req, const char *ws, int admin)
     if (rc != TG_OK)
         tg_problem(req, rc, NULL, "the quota requests could not be listed");
     else
-        tg_page_reply_fn(req, &page, items, quota_id_key);
+        tg_page_reply_fn(req, &page, items, quota_id_key, NULL);
 }
 
 void tg_api_quota_requests_list(tg_req_t *req)
@@ -339,7 +340,8 @@ static void quota_decide(tg_req_t *req, int approve)
     else {
         tg_resp_json(req, 200, row);
         if (approve)
-            tg_reconcile_kick(); /* carry the new quota to the cluster now */
+            tg_reconcile_kick(
+                tg_app_of(req)->reconcile); /* carry the new quota to the cluster now */
     }
 }
 

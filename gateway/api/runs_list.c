@@ -113,19 +113,17 @@ static int list_errors_reply(tg_req_t *req, json_t *errors)
 }
 
 /* The cursor is "<sort>|<time>|<id>" of the last run shown: a cursor is
- * only good for the order it came from. */
-static __thread tg_run_sort_e list_sort_of_page;
-
-static const char *list_cursor(tg_req_t *req, const json_t *run)
+ * only good for the order it came from. `arg` is the page's query. */
+static const char *list_cursor(tg_req_t *req, const json_t *run, void *arg)
 {
-    const char *col = list_sort_of_page == TG_RUN_SORT_UPDATED_ASC ||
-                              list_sort_of_page == TG_RUN_SORT_UPDATED_DESC
+    const tg_run_sort_e sort = ((const tg_run_list_query_t *)arg)->sort;
+    const char *col = sort == TG_RUN_SORT_UPDATED_ASC || sort == TG_RUN_SORT_UPDATED_DESC
                           ? "updated_at"
                           : "created_at";
     const char *at = json_string_value(json_object_get(run, col));
     const char *id = json_string_value(json_object_get(run, "id"));
-    return tg_arena_printf(req->arena, "%s|%s|%s", tg_run_sort_name(list_sort_of_page),
-                           at ? at : "", id ? id : "");
+    return tg_arena_printf(req->arena, "%s|%s|%s", tg_run_sort_name(sort), at ? at : "",
+                           id ? id : "");
 }
 
 static void list_parse_cursor(tg_req_t *req, const tg_page_t *page, tg_run_list_query_t *q,
@@ -179,8 +177,7 @@ void tg_api_runs_list(tg_req_t *req)
         tg_problem(req, rc, NULL, "the runs could not be listed");
         return;
     }
-    list_sort_of_page = q.sort; /* read by list_cursor on this thread, now */
-    tg_page_reply_fn(req, &page, items, list_cursor);
+    tg_page_reply_fn(req, &page, items, list_cursor, &q);
 }
 
 /* {Accepted: 0, ...} with every state. */

@@ -105,7 +105,7 @@ static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_
         files[i].len = p->files[i].len;
     }
     tg_spec_files_t set = {.v = files, .n = p->nfiles};
-    tg_policy_snapshot_t *snap = tg_policy_registry_acquire(tg_api_policies_registry());
+    tg_policy_snapshot_t *snap = tg_policy_registry_acquire(app->policies);
     tg_policy_hook_t ph = {.snapshot = snap, .workspace = tg_req_param(req, "ws")};
     tg_spec_request_t sr = {.yaml = p->spec,
                             .yaml_len = p->spec_len,

@@ -12,6 +12,7 @@ void tg_buf_init(tg_buf_t *b, size_t max)
     b->len = 0;
     b->cap = 0;
     b->max = max ? max : SIZE_MAX / 2;
+    b->overflowed = 0;
 }
 
 void tg_buf_clean(tg_buf_t *b)
@@ -23,14 +24,17 @@ void tg_buf_clean(tg_buf_t *b)
 void tg_buf_reset(tg_buf_t *b)
 {
     b->len = 0;
+    b->overflowed = 0;
     if (b->data)
         b->data[0] = '\0';
 }
 
 static tg_rc_e buf_reserve(tg_buf_t *b, size_t extra)
 {
-    if (extra > b->max - b->len)
+    if (extra > b->max - b->len) {
+        b->overflowed = 1;
         return TG_ETOOLARGE;
+    }
     size_t need = b->len + extra + 1;
     if (need <= b->cap)
         return TG_OK;
@@ -90,6 +94,22 @@ tg_rc_e tg_buf_printf(tg_buf_t *b, const char *fmt, ...)
     tg_rc_e rc = tg_buf_vprintf(b, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+void tg_buf_printf_cut(tg_buf_t *b, const char *fmt, ...)
+{
+    va_list ap, cp;
+    va_start(ap, fmt);
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    size_t room = b->max - b->len, want = n > 0 ? (size_t)n : 0;
+    size_t take = want < room ? want : room;
+    if (buf_reserve(b, take) == TG_OK) { /* take <= room: cannot fail */
+        vsnprintf(b->data + b->len, take + 1, fmt, ap);
+        b->len += take;
+    }
+    va_end(ap);
 }
 
 char *tg_buf_steal(tg_buf_t *b, size_t *len)

@@ -299,11 +299,12 @@ static int cfg_set(tg_config_t *cfg, const cfg_key_t *k, const char *value, cons
     return -1;
 }
 
-int tg_config_load(tg_config_t *cfg, int argc, char **argv, int first, int *rest, int restcap,
-                   int *nrest, char *err, size_t errlen)
+int tg_config_load(tg_config_t *cfg, tg_config_argv_t *args, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof(*cfg));
-    *nrest = 0;
+    args->nrest = 0;
+    char **argv = args->argv;
+    const int argc = args->argc;
     for (size_t i = 0; i < TG_ARRAY_LEN(cfg_keys); i++)
         if (cfg_set(cfg, &cfg_keys[i], cfg_keys[i].def, "default", err, errlen) != 0)
             return -1;
@@ -316,11 +317,11 @@ int tg_config_load(tg_config_t *cfg, int argc, char **argv, int first, int *rest
             return -1;
     }
 
-    for (int i = first; i < argc; i++) {
+    for (int i = args->first; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
-            if (*nrest < restcap)
-                rest[(*nrest)++] = i;
+            if (args->nrest < args->restcap)
+                args->rest[args->nrest++] = i;
             continue;
         }
         const char *name = a + 2;

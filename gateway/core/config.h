@@ -103,13 +103,22 @@ typedef struct tg_config_s {
     long submit_rate_limit_burst;
 } tg_config_t;
 
-/* Fill cfg with the defaults, then the environment, then argv[first..argc).
- * Non-flag arguments are left for the caller: their indexes are returned in
- * rest[] (up to restcap) and their count in *nrest.
+/* The command line tg_config_load reads: argv[first..argc). The arguments
+ * that are not flags are left for the caller: their indexes go to
+ * rest[0..restcap) and their count to nrest. */
+typedef struct tg_config_argv_s {
+    int argc;
+    char **argv;
+    int first;
+    int *rest;
+    int restcap;
+    int nrest; /* out */
+} tg_config_argv_t;
+
+/* Fill cfg with the defaults, then the environment, then the command line.
  * On an invalid value returns -1 and writes a message naming the key and the
  * allowed range into err. */
-int tg_config_load(tg_config_t *cfg, int argc, char **argv, int first, int *rest, int restcap,
-                   int *nrest, char *err, size_t errlen);
+int tg_config_load(tg_config_t *cfg, tg_config_argv_t *args, char *err, size_t errlen);
 void tg_config_clean(tg_config_t *cfg);
 /* Print every key with its type, default, bounds, environment variable and help. */
 void tg_config_print_help(FILE *out);

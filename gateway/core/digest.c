@@ -5,6 +5,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+/* Per process: the fetched SHA-256 implementation, and a context per thread
+ * (reused across digests, freed at thread exit): a cache, not state any
+ * caller can see. */
 static EVP_MD *digest_sha256;
 static pthread_once_t digest_once = PTHREAD_ONCE_INIT;
 static pthread_key_t digest_ctx_key;

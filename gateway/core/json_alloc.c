@@ -30,6 +30,8 @@ typedef struct ja_cache_s {
     int ready;    /* the thread-exit destructor is registered */
 } ja_cache_t;
 
+/* Per thread: jansson's allocator is process-wide (json_set_alloc_funcs),
+ * so its free lists are too; a cache, not state any caller can see. */
 static __thread ja_cache_t ja_tls;
 static pthread_key_t ja_key;
 static pthread_once_t ja_once = PTHREAD_ONCE_INIT;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Per process: one log (stderr) and one level for it, set from the config
+ * before any thread starts and on SIGHUP, whatever context logs. */
 static volatile int log_level = TG_LOG_INFO;
 static const char *const log_names[] = {"debug", "info", "warn", "error", "off"};
 

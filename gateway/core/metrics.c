@@ -116,10 +116,10 @@ void tg_metrics_label_escape(const char *in, char *out, size_t outlen)
 
 static tg_rc_e metrics_render_http(tg_buf_t *out)
 {
-    tg_rc_e rc = TG_OK;
-    rc |= tg_buf_puts(out, "# HELP taugate_http_requests_total HTTP requests answered, by route "
-                           "template, method and status code.\n"
-                           "# TYPE taugate_http_requests_total counter\n");
+    if (tg_buf_puts(out, "# HELP taugate_http_requests_total HTTP requests answered, by route "
+                         "template, method and status code.\n"
+                         "# TYPE taugate_http_requests_total counter\n") != TG_OK)
+        return TG_ETOOLARGE;
     for (int i = 0; i <= metrics.nroutes; i++) {
         char path[256];
         const char *method = i < metrics.nroutes ? metrics.methods[i] : "ANY";
@@ -128,15 +128,17 @@ static tg_rc_e metrics_render_http(tg_buf_t *out)
         for (unsigned code = 100; code < METRICS_MAX_STATUS; code++) {
             uint64_t v = atomic_load_explicit(&metrics.routes[i].codes[code], memory_order_relaxed);
             if (v)
-                rc |= tg_buf_printf(out,
-                                    "taugate_http_requests_total{route=\"%s\",method=\"%s\","
-                                    "code=\"%u\"} %llu\n",
-                                    path, method, code, (unsigned long long)v);
+                if (tg_buf_printf(out,
+                                  "taugate_http_requests_total{route=\"%s\",method=\"%s\","
+                                  "code=\"%u\"} %llu\n",
+                                  path, method, code, (unsigned long long)v) != TG_OK)
+                    return TG_ETOOLARGE;
         }
     }
-    rc |= tg_buf_puts(out, "# HELP taugate_http_request_duration_seconds Time from the first "
-                           "byte of a request to its completion, by route template.\n"
-                           "# TYPE taugate_http_request_duration_seconds histogram\n");
+    if (tg_buf_puts(out, "# HELP taugate_http_request_duration_seconds Time from the first "
+                         "byte of a request to its completion, by route template.\n"
+                         "# TYPE taugate_http_request_duration_seconds histogram\n") != TG_OK)
+        return TG_ETOOLARGE;
     for (int i = 0; i <= metrics.nroutes; i++) {
         metrics_route_t *r = &metrics.routes[i];
         uint64_t count = atomic_load_explicit(&r->count, memory_order_relaxed);
@@ -149,42 +151,46 @@ static tg_rc_e metrics_render_http(tg_buf_t *out)
         uint64_t cum = 0;
         for (size_t b = 0; b < METRICS_NBUCKETS; b++) {
             cum += atomic_load_explicit(&r->buckets[b], memory_order_relaxed);
-            rc |= tg_buf_printf(out,
-                                "taugate_http_request_duration_seconds_bucket{route=\"%s\","
-                                "method=\"%s\",le=\"%g\"} %llu\n",
-                                path, method, metrics_buckets_s[b], (unsigned long long)cum);
+            if (tg_buf_printf(out,
+                              "taugate_http_request_duration_seconds_bucket{route=\"%s\","
+                              "method=\"%s\",le=\"%g\"} %llu\n",
+                              path, method, metrics_buckets_s[b], (unsigned long long)cum) != TG_OK)
+                return TG_ETOOLARGE;
         }
-        rc |= tg_buf_printf(out,
-                            "taugate_http_request_duration_seconds_bucket{route=\"%s\","
-                            "method=\"%s\",le=\"+Inf\"} %llu\n"
-                            "taugate_http_request_duration_seconds_sum{route=\"%s\","
-                            "method=\"%s\"} %.6f\n"
-                            "taugate_http_request_duration_seconds_count{route=\"%s\","
-                            "method=\"%s\"} %llu\n",
-                            path, method, (unsigned long long)count, path, method,
-                            (double)atomic_load_explicit(&r->sum_us, memory_order_relaxed) / 1e6,
-                            path, method, (unsigned long long)count);
+        if (tg_buf_printf(out,
+                          "taugate_http_request_duration_seconds_bucket{route=\"%s\","
+                          "method=\"%s\",le=\"+Inf\"} %llu\n"
+                          "taugate_http_request_duration_seconds_sum{route=\"%s\","
+                          "method=\"%s\"} %.6f\n"
+                          "taugate_http_request_duration_seconds_count{route=\"%s\","
+                          "method=\"%s\"} %llu\n",
+                          path, method, (unsigned long long)count, path, method,
+                          (double)atomic_load_explicit(&r->sum_us, memory_order_relaxed) / 1e6,
+                          path, method, (unsigned long long)count) != TG_OK)
+            return TG_ETOOLARGE;
     }
-    return rc == TG_OK ? TG_OK : TG_ETOOLARGE;
+    return TG_OK;
 }
 
 tg_rc_e tg_metrics_render(tg_buf_t *out)
 {
-    tg_rc_e rc = TG_OK;
-    rc |= tg_buf_printf(out,
-                        "# HELP taugate_build_info Build information; the value is always 1.\n"
-                        "# TYPE taugate_build_info gauge\n"
-                        "taugate_build_info{version=\"%s\"} 1\n"
-                        "# HELP taugate_start_time_seconds Unix time the process started.\n"
-                        "# TYPE taugate_start_time_seconds gauge\n"
-                        "taugate_start_time_seconds %lld\n",
-                        tg_version(), (long long)metrics.start);
-    rc |= tg_process_metrics_render(out);
-    if (metrics.routes)
-        rc |= metrics_render_http(out);
+    if (tg_buf_printf(out,
+                      "# HELP taugate_build_info Build information; the value is always 1.\n"
+                      "# TYPE taugate_build_info gauge\n"
+                      "taugate_build_info{version=\"%s\"} 1\n"
+                      "# HELP taugate_start_time_seconds Unix time the process started.\n"
+                      "# TYPE taugate_start_time_seconds gauge\n"
+                      "taugate_start_time_seconds %lld\n",
+                      tg_version(), (long long)metrics.start) != TG_OK)
+        return TG_ETOOLARGE;
+    if (tg_process_metrics_render(out) != TG_OK)
+        return TG_ETOOLARGE;
+    if (metrics.routes && metrics_render_http(out) != TG_OK)
+        return TG_ETOOLARGE;
     pthread_mutex_lock(&metrics.lock);
-    for (int i = 0; i < metrics.ncollectors; i++)
+    for (int i = 0; i < metrics.ncollectors && !out->overflowed; i++)
         metrics.collectors[i].fn(out, metrics.collectors[i].arg);
     pthread_mutex_unlock(&metrics.lock);
-    return rc == TG_OK ? TG_OK : TG_ETOOLARGE;
+    /* a collector cannot return its failure: the buffer remembers it */
+    return out->overflowed ? TG_ETOOLARGE : TG_OK;
 }

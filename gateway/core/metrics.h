@@ -12,6 +12,9 @@
 
 #include "core/buf.h"
 
+/* A collector appends its lines to `out` and stops at the first append that
+ * fails: the buffer remembers the failure (tg_buf_t.overflowed), and
+ * tg_metrics_render reports it. */
 typedef void (*tg_metrics_collect_fn)(tg_buf_t *out, void *arg);
 
 /* Set up the per-route series; labels[i] = {method, path template}. */

@@ -109,13 +109,13 @@ tg_rc_e tg_process_metrics_render(tg_buf_t *out)
     };
     tg_process_stats_t st;
     tg_process_stats_read(&st);
-    tg_rc_e rc = TG_OK;
     for (size_t i = 0; i < TG_ARRAY_LEN(fams); i++) {
         double v = *(const double *)((const char *)&st + fams[i].offset);
         if (v < 0)
             continue;
-        rc |= tg_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", fams[i].name,
-                            fams[i].help, fams[i].name, fams[i].type, fams[i].name, v);
+        if (tg_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", fams[i].name, fams[i].help,
+                          fams[i].name, fams[i].type, fams[i].name, v) != TG_OK)
+            return TG_ETOOLARGE;
     }
-    return rc == TG_OK ? TG_OK : TG_ETOOLARGE;
+    return TG_OK;
 }

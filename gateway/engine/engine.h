@@ -38,12 +38,14 @@ tg_observer_t *tg_engine_observer(tg_engine_t *e);
 /* Stop every loop and wait for them; NULL-safe. */
 void tg_engine_stop(tg_engine_t *e);
 
-/* Kueue reconciler (engine/reconcile.h). Run a step soon (after an admin
- * change). A no-op without a loop; on a replica that is not the leader the
- * leader catches up within interval_s. */
-void tg_reconcile_kick(void);
-/* 1 while this process holds the reconciler lock. */
-int tg_reconcile_is_leader(void);
+/* Kueue reconciler (engine/reconcile.h; the loop is tg_app_t.reconcile).
+ * Run a step soon (after an admin change). A no-op without a loop (NULL);
+ * on a replica that is not the leader the leader catches up within
+ * interval_s. */
+typedef struct tg_reconcile_loop_s tg_reconcile_loop_t;
+void tg_reconcile_kick(tg_reconcile_loop_t *rl);
+/* 1 while this loop holds the reconciler lock (0 for NULL). */
+int tg_reconcile_is_leader(tg_reconcile_loop_t *rl);
 
 /* Recovery (engine/recovery.c): what happens when an attempt ends badly.
  *

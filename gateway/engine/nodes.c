@@ -35,11 +35,11 @@ static const char nodes_sql_holds[] =
     " AND pid = pg_backend_pid() AND classid = " NODES_LOCK_K1 " AND objid = " NODES_LOCK_K2
     " AND objsubid = 2 AND granted)";
 
-static struct {
+struct tg_nodes_s {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     pthread_t thread;
-    int started, stop;
+    int stop;
     atomic_int leader;
     char *conninfo; /* for the lock connection */
     long connect_timeout_s;
@@ -64,36 +64,36 @@ static struct {
     int inf_started[2];
     /* loop thread only */
     json_t *written; /* name -> fingerprint of the row last written */
-} nl = {.lock = PTHREAD_MUTEX_INITIALIZER};
+};
 
 static long nodes_now_ms(void)
 {
     return (long)(tg_now_mono_us() / 1000);
 }
 
-static void nodes_wait_ms(long ms)
+static void nodes_wait_ms(tg_nodes_t *nl, long ms)
 {
     struct timespec until = tg_mono_deadline_ms((uint64_t)ms);
-    pthread_cond_timedwait(&nl.cond, &nl.lock, &until);
+    pthread_cond_timedwait(&nl->cond, &nl->lock, &until);
 }
 
 /* ---- the cache (informer threads) ---------------------------------------- */
 
-static void nodes_mark(const char *name)
+static void nodes_mark(tg_nodes_t *nl, const char *name)
 {
-    json_object_set_new(nl.dirty, name, json_true());
-    pthread_cond_signal(&nl.cond);
+    json_object_set_new(nl->dirty, name, json_true());
+    pthread_cond_signal(&nl->cond);
 }
 
 static int nodes_on_node(const tg_kube_event_t *ev, void *arg)
 {
-    (void)arg;
+    tg_nodes_t *nl = arg;
     tg_platform_metrics_watch_event("Node", (int)ev->type, ev->object);
     if (ev->type == TG_KUBE_EV_SYNC) {
-        pthread_mutex_lock(&nl.lock);
-        nl.synced = 1;
-        pthread_cond_signal(&nl.cond);
-        pthread_mutex_unlock(&nl.lock);
+        pthread_mutex_lock(&nl->lock);
+        nl->synced = 1;
+        pthread_cond_signal(&nl->cond);
+        pthread_mutex_unlock(&nl->lock);
         return 0;
     }
     const char *name =
@@ -101,25 +101,25 @@ static int nodes_on_node(const tg_kube_event_t *ev, void *arg)
     if (!name)
         return 0;
     json_t *summary =
-        ev->type == TG_KUBE_EV_DELETED ? NULL : tg_node_summarize(ev->object, &nl.rules);
-    pthread_mutex_lock(&nl.lock);
+        ev->type == TG_KUBE_EV_DELETED ? NULL : tg_node_summarize(ev->object, &nl->rules);
+    pthread_mutex_lock(&nl->lock);
     if (summary)
-        json_object_set_new(nl.nodes, name, summary);
+        json_object_set_new(nl->nodes, name, summary);
     else
-        json_object_del(nl.nodes, name);
-    nodes_mark(name);
-    pthread_mutex_unlock(&nl.lock);
+        json_object_del(nl->nodes, name);
+    nodes_mark(nl, name);
+    pthread_mutex_unlock(&nl->lock);
     return 0;
 }
 
 /* Add (sign 1) or take away (-1) a pod's GPUs on its node. */
-static void nodes_alloc_add(const json_t *entry, int sign)
+static void nodes_alloc_add(tg_nodes_t *nl, const json_t *entry, int sign)
 {
     const char *node = json_string_value(json_object_get(entry, "node"));
-    json_t *a = json_object_get(nl.alloc, node);
+    json_t *a = json_object_get(nl->alloc, node);
     if (!a) {
         a = json_object();
-        json_object_set_new(nl.alloc, node, a);
+        json_object_set_new(nl->alloc, node, a);
     }
     const char *res;
     json_t *n;
@@ -131,13 +131,13 @@ static void nodes_alloc_add(const json_t *entry, int sign)
             json_object_del(a, res);
     }
     if (!json_object_size(a))
-        json_object_del(nl.alloc, node);
-    nodes_mark(node);
+        json_object_del(nl->alloc, node);
+    nodes_mark(nl, node);
 }
 
 static int nodes_on_pod(const tg_kube_event_t *ev, void *arg)
 {
-    (void)arg;
+    tg_nodes_t *nl = arg;
     if (ev->type == TG_KUBE_EV_SYNC)
         return 0;
     const json_t *meta = json_object_get(ev->object, "metadata");
@@ -158,22 +158,22 @@ static int nodes_on_pod(const tg_kube_event_t *ev, void *arg)
         else
             json_decref(gpus);
     }
-    pthread_mutex_lock(&nl.lock);
-    json_t *old = json_object_get(nl.pods, key);
+    pthread_mutex_lock(&nl->lock);
+    json_t *old = json_object_get(nl->pods, key);
     if (old && entry && json_equal(old, entry)) {
-        pthread_mutex_unlock(&nl.lock);
+        pthread_mutex_unlock(&nl->lock);
         json_decref(entry);
         return 0;
     }
     if (old) {
-        nodes_alloc_add(old, -1);
-        json_object_del(nl.pods, key);
+        nodes_alloc_add(nl, old, -1);
+        json_object_del(nl->pods, key);
     }
     if (entry) {
-        nodes_alloc_add(entry, 1);
-        json_object_set_new(nl.pods, key, entry);
+        nodes_alloc_add(nl, entry, 1);
+        json_object_set_new(nl->pods, key, entry);
     }
-    pthread_mutex_unlock(&nl.lock);
+    pthread_mutex_unlock(&nl->lock);
     return 0;
 }
 
@@ -183,87 +183,87 @@ static void *nodes_informer_main(void *arg)
     return NULL;
 }
 
-static void nodes_informers_start(void)
+static void nodes_informers_start(tg_nodes_t *nl)
 {
     static const tg_kube_gvr_t *const gvrs[2] = {&tg_kube_gvr_nodes, &tg_kube_gvr_pods};
     static const tg_kube_event_fn cbs[2] = {nodes_on_node, nodes_on_pod};
     for (int i = 0; i < 2; i++) {
-        tg_kube_informer_opts_t o = {.gvr = gvrs[i], .cb = cbs[i]};
-        nl.inf[i] = tg_kube_informer_new(nl.kube, &o);
-        nl.inf_started[i] = nl.inf[i] && pthread_create(&nl.inf_thread[i], NULL,
-                                                        nodes_informer_main, nl.inf[i]) == 0;
+        tg_kube_informer_opts_t o = {.gvr = gvrs[i], .cb = cbs[i], .arg = nl};
+        nl->inf[i] = tg_kube_informer_new(nl->kube, &o);
+        nl->inf_started[i] = nl->inf[i] && pthread_create(&nl->inf_thread[i], NULL,
+                                                          nodes_informer_main, nl->inf[i]) == 0;
     }
 }
 
-static void nodes_informers_stop(void)
+static void nodes_informers_stop(tg_nodes_t *nl)
 {
     for (int i = 0; i < 2; i++)
-        if (nl.inf[i])
-            tg_kube_informer_stop(nl.inf[i]);
+        if (nl->inf[i])
+            tg_kube_informer_stop(nl->inf[i]);
     for (int i = 0; i < 2; i++) {
-        if (nl.inf_started[i])
-            pthread_join(nl.inf_thread[i], NULL);
-        tg_kube_informer_free(nl.inf[i]);
-        nl.inf[i] = NULL;
-        nl.inf_started[i] = 0;
+        if (nl->inf_started[i])
+            pthread_join(nl->inf_thread[i], NULL);
+        tg_kube_informer_free(nl->inf[i]);
+        nl->inf[i] = NULL;
+        nl->inf_started[i] = 0;
     }
 }
 
-static void nodes_cache_reset(void)
+static void nodes_cache_reset(tg_nodes_t *nl)
 {
-    pthread_mutex_lock(&nl.lock);
-    json_object_clear(nl.nodes);
-    json_object_clear(nl.alloc);
-    json_object_clear(nl.pods);
-    json_object_clear(nl.dirty);
-    json_object_clear(nl.force);
-    nl.synced = 0;
-    pthread_mutex_unlock(&nl.lock);
-    json_object_clear(nl.written);
+    pthread_mutex_lock(&nl->lock);
+    json_object_clear(nl->nodes);
+    json_object_clear(nl->alloc);
+    json_object_clear(nl->pods);
+    json_object_clear(nl->dirty);
+    json_object_clear(nl->force);
+    nl->synced = 0;
+    pthread_mutex_unlock(&nl->lock);
+    json_object_clear(nl->written);
 }
 
 /* ---- leadership (loop thread) --------------------------------------------- */
 
 /* Ask the lock connection a yes/no question: 1 "t", 0 "f", -1 when the
  * connection failed (it is closed; the next call opens a new one). */
-static int nodes_ask(const char *sql)
+static int nodes_ask(tg_nodes_t *nl, const char *sql)
 {
-    if (!nl.lockconn) {
+    if (!nl->lockconn) {
         char timeout[16];
-        snprintf(timeout, sizeof(timeout), "%ld", nl.connect_timeout_s);
+        snprintf(timeout, sizeof(timeout), "%ld", nl->connect_timeout_s);
         const char *keys[] = {"dbname", "connect_timeout", "application_name", NULL};
-        const char *vals[] = {nl.conninfo, timeout, "taugate-nodes-lock", NULL};
-        nl.lockconn = PQconnectdbParams(keys, vals, 1);
-        if (!nl.lockconn || PQstatus(nl.lockconn) != CONNECTION_OK) {
+        const char *vals[] = {nl->conninfo, timeout, "taugate-nodes-lock", NULL};
+        nl->lockconn = PQconnectdbParams(keys, vals, 1);
+        if (!nl->lockconn || PQstatus(nl->lockconn) != CONNECTION_OK) {
             /* libpq's message names host and port, never the password */
             tg_log_warn("nodes", "lock connection: %s",
-                        nl.lockconn ? PQerrorMessage(nl.lockconn) : "out of memory");
-            PQfinish(nl.lockconn);
-            nl.lockconn = NULL;
+                        nl->lockconn ? PQerrorMessage(nl->lockconn) : "out of memory");
+            PQfinish(nl->lockconn);
+            nl->lockconn = NULL;
             return -1;
         }
     }
-    PGresult *r = PQexec(nl.lockconn, sql);
+    PGresult *r = PQexec(nl->lockconn, sql);
     int yes = -1;
     if (r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
         yes = PQgetvalue(r, 0, 0)[0] == 't';
     PQclear(r);
     if (yes < 0) {
-        PQfinish(nl.lockconn);
-        nl.lockconn = NULL; /* the session and any lock it held are gone */
+        PQfinish(nl->lockconn);
+        nl->lockconn = NULL; /* the session and any lock it held are gone */
     }
     return yes;
 }
 
-static void nodes_step_down(const char *why)
+static void nodes_step_down(tg_nodes_t *nl, const char *why)
 {
-    if (!atomic_load(&nl.leader))
+    if (!atomic_load(&nl->leader))
         return;
     tg_log_warn("nodes", "no longer the nodes leader: %s", why);
-    atomic_store(&nl.leader, 0);
-    nodes_informers_stop();
-    nodes_cache_reset();
-    if (nl.lockconn && nodes_ask(nodes_sql_unlock) < 0)
+    atomic_store(&nl->leader, 0);
+    nodes_informers_stop(nl);
+    nodes_cache_reset(nl);
+    if (nl->lockconn && nodes_ask(nl, nodes_sql_unlock) < 0)
         tg_log_warn("nodes", "could not release the nodes lock; it goes with the session");
 }
 
@@ -303,27 +303,27 @@ static json_t *nodes_row(const json_t *summary, const json_t *alloc)
 
 /* Write one node's row (and its health transition) in one transaction.
  * OUT: *changed when anything was written. */
-static tg_rc_e nodes_write(const char *name, const json_t *row, int *changed)
+static tg_rc_e nodes_write(tg_nodes_t *nl, const char *name, const json_t *row, int *changed)
 {
     *changed = 0;
     char *fp = row ? json_dumps(row, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    const char *had = json_string_value(json_object_get(nl.written, name));
+    const char *had = json_string_value(json_object_get(nl->written, name));
     if (fp && had && !strcmp(fp, had)) {
         free(fp);
         return TG_OK;
     }
     tg_rc_e rc;
     if (!row) {
-        rc = tg_store_node_delete(nl.conn, name);
+        rc = tg_store_node_delete(nl->conn, name);
         if (rc == TG_OK)
-            json_object_del(nl.written, name);
+            json_object_del(nl->written, name);
         *changed = rc == TG_OK;
         return rc;
     }
     char prev[16] = "";
-    rc = tg_db_begin(nl.conn);
+    rc = tg_db_begin(nl->conn);
     if (rc == TG_OK)
-        rc = tg_store_node_upsert(nl.conn, row, prev);
+        rc = tg_store_node_upsert(nl->conn, row, prev);
     const char *health = json_string_value(json_object_get(row, "health"));
     if (rc == TG_OK && health && strcmp(prev, health) && (*prev || strcmp(health, "Healthy"))) {
         char problem[512];
@@ -336,71 +336,71 @@ static tg_rc_e nodes_write(const char *name, const json_t *row, int *changed)
                               .reason = health,
                               .message = *problem ? problem : "no health problem",
                               .ok = 1,
-                              .actor = nl.identity,
+                              .actor = nl->identity,
                               .data = data};
-        rc = tg_store_node_event(nl.conn, &ev);
+        rc = tg_store_node_event(nl->conn, &ev);
         json_decref(data);
         tg_log_info("nodes", "%s: %s -> %s%s%s", name, *prev ? prev : "(new)", health,
                     *problem ? ": " : "", problem);
     }
     if (rc == TG_OK)
-        rc = tg_db_commit(nl.conn);
+        rc = tg_db_commit(nl->conn);
     if (rc != TG_OK) {
-        tg_db_rollback(nl.conn);
+        tg_db_rollback(nl->conn);
         free(fp);
         return rc;
     }
-    json_object_set_new(nl.written, name, json_string(fp));
+    json_object_set_new(nl->written, name, json_string(fp));
     free(fp);
     *changed = 1;
     return TG_OK;
 }
 
-static tg_rc_e nodes_flush(void)
+static tg_rc_e nodes_flush(tg_nodes_t *nl)
 {
-    pthread_mutex_lock(&nl.lock);
-    int work = json_object_size(nl.dirty) || nl.synced;
-    pthread_mutex_unlock(&nl.lock);
+    pthread_mutex_lock(&nl->lock);
+    int work = json_object_size(nl->dirty) || nl->synced;
+    pthread_mutex_unlock(&nl->lock);
     if (!work)
         return TG_OK;
-    if (tg_db_checkout(nl.pool, &nl.conn) != TG_OK)
+    if (tg_db_checkout(nl->pool, &nl->conn) != TG_OK)
         return TG_OK; /* the pool is busy or the database away: next round */
-    pthread_mutex_lock(&nl.lock);
-    json_t *dirty = nl.dirty;
-    json_t *force = nl.force;
-    nl.dirty = json_object();
-    nl.force = json_object();
-    int synced = nl.synced;
-    nl.synced = 0;
+    pthread_mutex_lock(&nl->lock);
+    json_t *dirty = nl->dirty;
+    json_t *force = nl->force;
+    nl->dirty = json_object();
+    nl->force = json_object();
+    int synced = nl->synced;
+    nl->synced = 0;
     json_t *rows = json_object();
     json_t *names = synced ? json_array() : NULL;
     const char *name;
     json_t *v;
     json_object_foreach(dirty, name, v) {
-        const json_t *summary = json_object_get(nl.nodes, name);
+        const json_t *summary = json_object_get(nl->nodes, name);
         if (summary)
-            json_object_set_new(rows, name, nodes_row(summary, json_object_get(nl.alloc, name)));
+            json_object_set_new(rows, name, nodes_row(summary, json_object_get(nl->alloc, name)));
     }
     if (names)
-        json_object_foreach(nl.nodes, name, v) {
+        json_object_foreach(nl->nodes, name, v) {
             json_array_append_new(names, json_string(name));
         }
-    pthread_mutex_unlock(&nl.lock);
+    pthread_mutex_unlock(&nl->lock);
 
     tg_rc_e rc = TG_OK;
     json_object_foreach(dirty, name, v) {
         const json_t *row = json_object_get(rows, name);
         int changed = 0;
-        rc = nodes_write(name, row, &changed);
+        rc = nodes_write(nl, name, row, &changed);
         if (rc == TG_OK && row && (changed || json_object_get(force, name)))
-            rc = tg_node_policy_apply(&nl.policy, nl.conn, nl.kube, row);
+            rc = tg_node_policy_apply(&nl->policy, nl->conn, nl->kube, row);
         if (rc == TG_EUNAVAILABLE)
             break;
         rc = TG_OK; /* one node's trouble does not hold up the others */
     }
     if (rc == TG_OK && names) {
         int removed = 0;
-        rc = tg_store_nodes_retain(nl.conn, names, &removed);
+        rc = tg_store_nodes_retain(nl->conn, names, &removed);
         if (rc == TG_OK && removed)
             tg_log_info("nodes", "forgot %d node(s) that left the cluster", removed);
         if (rc == TG_OK) { /* forget fingerprints of nodes gone */
@@ -411,22 +411,22 @@ static tg_rc_e nodes_flush(void)
                 json_object_set_new(alive, json_string_value(n), json_true());
             }
             void *tmp;
-            json_object_foreach_safe(nl.written, tmp, name, v) {
+            json_object_foreach_safe(nl->written, tmp, name, v) {
                 if (!json_object_get(alive, name))
-                    json_object_del(nl.written, name);
+                    json_object_del(nl->written, name);
             }
             json_decref(alive);
         }
     }
     if (rc != TG_OK) { /* put the unwritten nodes back for the next round */
-        pthread_mutex_lock(&nl.lock);
-        json_object_update_missing(nl.dirty, dirty);
-        json_object_update_missing(nl.force, force);
-        nl.synced |= synced;
-        pthread_mutex_unlock(&nl.lock);
+        pthread_mutex_lock(&nl->lock);
+        json_object_update_missing(nl->dirty, dirty);
+        json_object_update_missing(nl->force, force);
+        nl->synced |= synced;
+        pthread_mutex_unlock(&nl->lock);
     }
-    tg_db_release(nl.pool, nl.conn);
-    nl.conn = NULL;
+    tg_db_release(nl->pool, nl->conn);
+    nl->conn = NULL;
     json_decref(names);
     json_decref(rows);
     json_decref(dirty);
@@ -435,69 +435,69 @@ static tg_rc_e nodes_flush(void)
 }
 
 /* Look again at every node that is not Healthy or that taugate cordoned. */
-static void nodes_resync_mark(void)
+static void nodes_resync_mark(tg_nodes_t *nl)
 {
-    pthread_mutex_lock(&nl.lock);
+    pthread_mutex_lock(&nl->lock);
     const char *name;
     json_t *s;
-    json_object_foreach(nl.nodes, name, s) {
+    json_object_foreach(nl->nodes, name, s) {
         const char *h = json_string_value(json_object_get(s, "health"));
         if ((h && strcmp(h, "Healthy")) || json_is_string(json_object_get(s, "cordoned_by"))) {
-            json_object_set_new(nl.dirty, name, json_true());
-            json_object_set_new(nl.force, name, json_true());
+            json_object_set_new(nl->dirty, name, json_true());
+            json_object_set_new(nl->force, name, json_true());
         }
     }
-    pthread_mutex_unlock(&nl.lock);
+    pthread_mutex_unlock(&nl->lock);
 }
 
 static void *nodes_main(void *arg)
 {
     pthread_setname_np(pthread_self(), "tg-nodes");
-    (void)arg;
+    tg_nodes_t *nl = arg;
     long last_check = 0, last_resync = 0;
-    pthread_mutex_lock(&nl.lock);
-    while (!nl.stop) {
-        if (!atomic_load(&nl.leader)) {
-            pthread_mutex_unlock(&nl.lock);
-            int got = nodes_ask(nodes_sql_try);
-            pthread_mutex_lock(&nl.lock);
-            if (got == 1 && !nl.stop) {
-                atomic_store(&nl.leader, 1);
-                tg_log_info("nodes", "this replica (%s) is the nodes leader", nl.identity);
-                pthread_mutex_unlock(&nl.lock);
-                nodes_informers_start();
-                pthread_mutex_lock(&nl.lock);
+    pthread_mutex_lock(&nl->lock);
+    while (!nl->stop) {
+        if (!atomic_load(&nl->leader)) {
+            pthread_mutex_unlock(&nl->lock);
+            int got = nodes_ask(nl, nodes_sql_try);
+            pthread_mutex_lock(&nl->lock);
+            if (got == 1 && !nl->stop) {
+                atomic_store(&nl->leader, 1);
+                tg_log_info("nodes", "this replica (%s) is the nodes leader", nl->identity);
+                pthread_mutex_unlock(&nl->lock);
+                nodes_informers_start(nl);
+                pthread_mutex_lock(&nl->lock);
                 last_check = last_resync = nodes_now_ms();
                 continue;
             }
-            nodes_wait_ms(nl.lock_retry_s * 1000);
+            nodes_wait_ms(nl, nl->lock_retry_s * 1000);
             continue;
         }
-        if (!json_object_size(nl.dirty) && !nl.synced)
-            nodes_wait_ms(NODES_FLUSH_WAIT_MS);
-        if (nl.stop)
+        if (!json_object_size(nl->dirty) && !nl->synced)
+            nodes_wait_ms(nl, NODES_FLUSH_WAIT_MS);
+        if (nl->stop)
             break;
-        pthread_mutex_unlock(&nl.lock);
+        pthread_mutex_unlock(&nl->lock);
         long now = nodes_now_ms();
         const char *lost = NULL;
         if (now - last_check >= NODES_CHECK_MS) {
             last_check = now;
-            int held = nodes_ask(nodes_sql_holds);
+            int held = nodes_ask(nl, nodes_sql_holds);
             if (held != 1)
                 lost = held == 0 ? "the advisory lock was lost" : "the lock connection failed";
         }
-        if (!lost && now - last_resync >= nl.resync_s * 1000) {
+        if (!lost && now - last_resync >= nl->resync_s * 1000) {
             last_resync = now;
-            nodes_resync_mark();
+            nodes_resync_mark(nl);
         }
         if (!lost)
-            (void)nodes_flush(); /* a broken pool connection is replaced at the next checkout */
+            (void)nodes_flush(nl); /* a broken pool connection is replaced at the next checkout */
         if (lost)
-            nodes_step_down(lost);
-        pthread_mutex_lock(&nl.lock);
+            nodes_step_down(nl, lost);
+        pthread_mutex_lock(&nl->lock);
     }
-    pthread_mutex_unlock(&nl.lock);
-    nodes_step_down("stopping");
+    pthread_mutex_unlock(&nl->lock);
+    nodes_step_down(nl, "stopping");
     return NULL;
 }
 
@@ -505,22 +505,23 @@ static void *nodes_main(void *arg)
 
 static void nodes_collect(tg_buf_t *out, void *arg)
 {
-    (void)arg;
-    pthread_mutex_lock(&nl.lock);
-    size_t nodes = json_object_size(nl.nodes), pods = json_object_size(nl.pods);
-    pthread_mutex_unlock(&nl.lock);
-    tg_rc_e rc = tg_buf_printf(
-        out,
-        "# HELP taugate_nodes_leader 1 while this replica runs the nodes loop (GPU health "
-        "and cordons).\n"
-        "# TYPE taugate_nodes_leader gauge\n"
-        "taugate_nodes_leader %d\n"
-        "# HELP taugate_nodes_cached Objects in the nodes loop's cache, by kind.\n"
-        "# TYPE taugate_nodes_cached gauge\n"
-        "taugate_nodes_cached{kind=\"node\"} %zu\n"
-        "taugate_nodes_cached{kind=\"gpu_pod\"} %zu\n",
-        atomic_load(&nl.leader), nodes, pods);
-    (void)rc;
+    tg_nodes_t *nl = arg;
+    pthread_mutex_lock(&nl->lock);
+    size_t nodes = json_object_size(nl->nodes), pods = json_object_size(nl->pods);
+    pthread_mutex_unlock(&nl->lock);
+    /* a full scrape buffer remembers the failure (tg_metrics_collect_fn) */
+    if (tg_buf_printf(
+            out,
+            "# HELP taugate_nodes_leader 1 while this replica runs the nodes loop (GPU health "
+            "and cordons).\n"
+            "# TYPE taugate_nodes_leader gauge\n"
+            "taugate_nodes_leader %d\n"
+            "# HELP taugate_nodes_cached Objects in the nodes loop's cache, by kind.\n"
+            "# TYPE taugate_nodes_cached gauge\n"
+            "taugate_nodes_cached{kind=\"node\"} %zu\n"
+            "taugate_nodes_cached{kind=\"gpu_pod\"} %zu\n",
+            atomic_load(&nl->leader), nodes, pods) != TG_OK)
+        return;
 }
 
 int tg_nodes_config_check(const tg_nodes_config_t *cfg, char *err, size_t errlen)
@@ -531,94 +532,87 @@ int tg_nodes_config_check(const tg_nodes_config_t *cfg, char *err, size_t errlen
         cfg->class_labels ? cfg->class_labels : TG_NODES_DEFAULT_CLASS_LABELS, err, errlen);
 }
 
-/* What start set up for the loop's thread, once it is gone (or never ran). */
-static void nodes_release(void)
+/* What start set up for the loop's thread, once it is gone (or never ran),
+ * and the loop itself. */
+static void nodes_release(tg_nodes_t *nl)
 {
-    pthread_cond_destroy(&nl.cond);
-    TG_FREE_NULL(nl.conninfo);
-    json_decref(nl.nodes);
-    json_decref(nl.alloc);
-    json_decref(nl.pods);
-    json_decref(nl.dirty);
-    json_decref(nl.force);
-    json_decref(nl.written);
-    nl.nodes = nl.alloc = nl.pods = nl.dirty = nl.force = nl.written = NULL;
+    pthread_cond_destroy(&nl->cond);
+    TG_FREE_NULL(nl->conninfo);
+    json_decref(nl->nodes);
+    json_decref(nl->alloc);
+    json_decref(nl->pods);
+    json_decref(nl->dirty);
+    json_decref(nl->force);
+    json_decref(nl->written);
+    pthread_mutex_destroy(&nl->lock);
+    free(nl);
 }
 
-int tg_nodes_start(const tg_nodes_config_t *cfg, tg_db_pool_t *pool, tg_kube_client_t *kube,
-                   char *err, size_t errlen)
+tg_nodes_t *tg_nodes_start(const tg_nodes_config_t *cfg, tg_db_pool_t *pool, tg_kube_client_t *kube,
+                           char *err, size_t errlen)
 {
-    if (nl.started) {
-        snprintf(err, errlen, "the nodes loop is already running");
-        return -1;
-    }
-    if (tg_node_rules_parse(&nl.rules,
-                            cfg->conditions ? cfg->conditions : TG_NODES_DEFAULT_CONDITIONS,
+    tg_node_rules_t rules;
+    if (tg_node_rules_parse(&rules, cfg->conditions ? cfg->conditions : TG_NODES_DEFAULT_CONDITIONS,
                             cfg->class_labels ? cfg->class_labels : TG_NODES_DEFAULT_CLASS_LABELS,
                             err, errlen) != 0)
-        return -1;
+        return NULL;
+    tg_nodes_t *nl = tg_xcalloc(1, sizeof(*nl));
+    pthread_mutex_init(&nl->lock, NULL);
+    nl->rules = rules;
     if (cfg->identity && *cfg->identity) {
-        snprintf(nl.identity, sizeof(nl.identity), "%s", cfg->identity);
+        snprintf(nl->identity, sizeof(nl->identity), "%s", cfg->identity);
     } else {
         char host[128] = "taugate";
         gethostname(host, sizeof(host) - 1);
         host[sizeof(host) - 1] = '\0';
-        snprintf(nl.identity, sizeof(nl.identity), "taugate@%s:%ld", host, (long)getpid());
+        snprintf(nl->identity, sizeof(nl->identity), "taugate@%s:%ld", host, (long)getpid());
     }
-    nl.policy = (tg_node_policy_t){.auto_cordon = cfg->auto_cordon,
-                                   .evict_on_fault = cfg->evict_on_fault,
-                                   .uncordon_on_recovery = cfg->uncordon_on_recovery,
-                                   .identity = nl.identity};
-    nl.resync_s = cfg->resync_s > 0 ? cfg->resync_s : 30;
-    nl.lock_retry_s = cfg->lock_retry_s > 0 ? cfg->lock_retry_s : 1;
-    nl.conninfo = tg_xstrdup(cfg->conninfo ? cfg->conninfo : "");
-    nl.connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 3;
-    nl.pool = pool;
-    nl.lockconn = NULL;
-    nl.kube = kube;
-    nl.conn = NULL;
-    nl.stop = 0;
-    atomic_store(&nl.leader, 0);
-    nl.nodes = json_object();
-    nl.alloc = json_object();
-    nl.pods = json_object();
-    nl.dirty = json_object();
-    nl.force = json_object();
-    nl.written = json_object();
-    tg_cond_init_monotonic(&nl.cond);
-    if (pthread_create(&nl.thread, NULL, nodes_main, NULL) != 0) {
+    nl->policy = (tg_node_policy_t){.auto_cordon = cfg->auto_cordon,
+                                    .evict_on_fault = cfg->evict_on_fault,
+                                    .uncordon_on_recovery = cfg->uncordon_on_recovery,
+                                    .identity = nl->identity};
+    nl->resync_s = cfg->resync_s > 0 ? cfg->resync_s : 30;
+    nl->lock_retry_s = cfg->lock_retry_s > 0 ? cfg->lock_retry_s : 1;
+    nl->conninfo = tg_xstrdup(cfg->conninfo ? cfg->conninfo : "");
+    nl->connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 3;
+    nl->pool = pool;
+    nl->kube = kube;
+    nl->nodes = json_object();
+    nl->alloc = json_object();
+    nl->pods = json_object();
+    nl->dirty = json_object();
+    nl->force = json_object();
+    nl->written = json_object();
+    tg_cond_init_monotonic(&nl->cond);
+    if (pthread_create(&nl->thread, NULL, nodes_main, nl) != 0) {
         snprintf(err, errlen, "cannot start the nodes thread");
-        nodes_release();
-        return -1;
+        nodes_release(nl);
+        return NULL;
     }
-    nl.started = 1;
-    tg_metrics_register(nodes_collect, NULL);
-    tg_log_info("nodes", "nodes loop started (%s; cordon %s, evict %s, uncordon %s)", nl.identity,
+    tg_metrics_register(nodes_collect, nl);
+    tg_log_info("nodes", "nodes loop started (%s; cordon %s, evict %s, uncordon %s)", nl->identity,
                 cfg->auto_cordon ? "on" : "off", cfg->evict_on_fault ? "on" : "off",
                 cfg->uncordon_on_recovery ? "on" : "off");
-    return 0;
+    return nl;
 }
 
-void tg_nodes_stop(void)
+void tg_nodes_stop(tg_nodes_t *nl)
 {
-    if (!nl.started)
+    if (!nl)
         return;
-    tg_metrics_unregister(nodes_collect, NULL);
-    pthread_mutex_lock(&nl.lock);
-    nl.stop = 1;
-    pthread_cond_signal(&nl.cond);
-    pthread_mutex_unlock(&nl.lock);
-    pthread_join(nl.thread, NULL);
-    PQfinish(nl.lockconn);
-    nl.lockconn = NULL;
-    nl.pool = NULL;
-    nodes_release();
-    nl.started = 0;
+    tg_metrics_unregister(nodes_collect, nl);
+    pthread_mutex_lock(&nl->lock);
+    nl->stop = 1;
+    pthread_cond_signal(&nl->cond);
+    pthread_mutex_unlock(&nl->lock);
+    pthread_join(nl->thread, NULL);
+    PQfinish(nl->lockconn);
+    nodes_release(nl);
 }
 
-int tg_nodes_is_leader(void)
+int tg_nodes_is_leader(tg_nodes_t *nl)
 {
-    return atomic_load(&nl.leader);
+    return nl && atomic_load(&nl->leader);
 }
 
 int tg_nodes_attempt_fault(tg_db_conn_t *conn, const char *run_id, int attempt, char *msg,

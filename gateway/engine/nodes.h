@@ -57,16 +57,21 @@ typedef struct tg_nodes_config_s {
  * RET: 0, or -1 with err. */
 int tg_nodes_config_check(const tg_nodes_config_t *cfg, char *err, size_t errlen);
 
-/* Start the loop thread (one per process). `pool` (borrowed for the loop's
- * SQL, one connection at a time) and `kube` must outlive it. Registers the Prometheus series
- * taugate_nodes_leader and taugate_nodes_cache. RET: 0, or -1 with err (a bad rule, no thread). */
-int tg_nodes_start(const tg_nodes_config_t *cfg, tg_db_pool_t *pool, tg_kube_client_t *kube,
-                   char *err, size_t errlen);
-/* Stop the loop and its informers, wait for them, release the lock. Safe
- * when never started. */
-void tg_nodes_stop(void);
-/* 1 while this process holds the nodes lock. */
-int tg_nodes_is_leader(void);
+/* The loop: kept by the daemon beside the application context. */
+typedef struct tg_nodes_s tg_nodes_t;
+
+/* Start the loop thread. `pool` (borrowed for the loop's SQL, one
+ * connection at a time) and `kube` must outlive it. Registers the
+ * Prometheus series taugate_nodes_leader and taugate_nodes_cache.
+ * RET: the loop (stop it with tg_nodes_stop), or NULL with err (a bad
+ * rule, no thread). */
+tg_nodes_t *tg_nodes_start(const tg_nodes_config_t *cfg, tg_db_pool_t *pool, tg_kube_client_t *kube,
+                           char *err, size_t errlen);
+/* Stop the loop and its informers, wait for them, release the lock, free
+ * it. NULL is fine. */
+void tg_nodes_stop(tg_nodes_t *nl);
+/* 1 while this loop holds the nodes lock (0 for NULL). */
+int tg_nodes_is_leader(tg_nodes_t *nl);
 
 /* For the watcher (engine/watcher.c, when an attempt fails): was attempt
  * `attempt` of the run hit by a node fault (it ran on a node noted faulty,

@@ -33,6 +33,9 @@ static const char *const pm_retry_reasons[] = {"Preempted", "Evicted", "OOMKille
 static const char *const pm_healths[] = {"Healthy", "Unhealthy", "NotReady", "Unknown"};
 static const char *const pm_actions[] = {"cordon", "uncordon", "evict", "recover"};
 
+/* Per process, like core/metrics' own series: every informer of the
+ * process feeds it (tg_platform_metrics_watch_event, a hook with no context
+ * to carry), whichever gateway context owns the informer. */
 static struct {
     _Atomic uint64_t buckets[PM_NKINDS][PM_NLAG];
     _Atomic uint64_t count[PM_NKINDS];
@@ -40,21 +43,19 @@ static struct {
     _Atomic int64_t last_s[PM_NKINDS];
 } pm_watch;
 
-/* Workspace names on /metrics only when the operator opts in
- * (metrics_tenant_labels): the endpoint is unauthenticated. */
-static atomic_int pm_tenant_labels;
-
-static struct {
+struct tg_platform_metrics_s {
     pthread_mutex_t lock;
     tg_db_pool_t *pool;
     long cache_ms;
-    int registered;
+    /* workspace names on /metrics only when the operator opts in
+     * (metrics_tenant_labels): the endpoint is unauthenticated */
+    int tenant_labels;
     char *text; /* the last rendering of the database series */
     size_t len;
     uint64_t at_us; /* monotonic time of `text` */
     int up;
     double query_s;
-} pm = {.lock = PTHREAD_MUTEX_INITIALIZER};
+};
 
 /* ---- watch lag ------------------------------------------------------------ */
 
@@ -151,35 +152,40 @@ void tg_platform_metrics_watch_event(const char *kind, int type, const json_t *o
 
 tg_rc_e tg_platform_metrics_render_watch(tg_buf_t *out)
 {
-    tg_rc_e rc = tg_buf_puts(out, "# HELP taugate_watch_lag_seconds Delay from a watched object's "
-                                  "newest timestamp to the watcher seeing the change, by kind.\n"
-                                  "# TYPE taugate_watch_lag_seconds histogram\n");
+    if (tg_buf_puts(out, "# HELP taugate_watch_lag_seconds Delay from a watched object's "
+                         "newest timestamp to the watcher seeing the change, by kind.\n"
+                         "# TYPE taugate_watch_lag_seconds histogram\n") != TG_OK)
+        return TG_ETOOLARGE;
     for (size_t k = 0; k < PM_NKINDS; k++) {
         uint64_t cum = 0;
         for (size_t b = 0; b < PM_NLAG; b++) {
             cum += atomic_load_explicit(&pm_watch.buckets[k][b], memory_order_relaxed);
-            rc |=
-                tg_buf_printf(out, "taugate_watch_lag_seconds_bucket{kind=\"%s\",le=\"%g\"} %llu\n",
-                              pm_kinds[k], pm_lag_bounds[b], (unsigned long long)cum);
+            if (tg_buf_printf(out, "taugate_watch_lag_seconds_bucket{kind=\"%s\",le=\"%g\"} %llu\n",
+                              pm_kinds[k], pm_lag_bounds[b], (unsigned long long)cum) != TG_OK)
+                return TG_ETOOLARGE;
         }
         uint64_t n = atomic_load_explicit(&pm_watch.count[k], memory_order_relaxed);
-        rc |= tg_buf_printf(
-            out,
-            "taugate_watch_lag_seconds_bucket{kind=\"%s\",le=\"+Inf\"} %llu\n"
-            "taugate_watch_lag_seconds_sum{kind=\"%s\"} %.3f\n"
-            "taugate_watch_lag_seconds_count{kind=\"%s\"} %llu\n",
-            pm_kinds[k], (unsigned long long)n, pm_kinds[k],
-            (double)atomic_load_explicit(&pm_watch.sum_ms[k], memory_order_relaxed) / 1000.0,
-            pm_kinds[k], (unsigned long long)n);
+        if (tg_buf_printf(out,
+                          "taugate_watch_lag_seconds_bucket{kind=\"%s\",le=\"+Inf\"} %llu\n"
+                          "taugate_watch_lag_seconds_sum{kind=\"%s\"} %.3f\n"
+                          "taugate_watch_lag_seconds_count{kind=\"%s\"} %llu\n",
+                          pm_kinds[k], (unsigned long long)n, pm_kinds[k],
+                          (double)atomic_load_explicit(&pm_watch.sum_ms[k], memory_order_relaxed) /
+                              1000.0,
+                          pm_kinds[k], (unsigned long long)n) != TG_OK)
+            return TG_ETOOLARGE;
     }
-    rc |= tg_buf_puts(out, "# HELP taugate_watch_last_event_timestamp_seconds Unix time of the "
-                           "last watch event seen, by kind (0: none yet).\n"
-                           "# TYPE taugate_watch_last_event_timestamp_seconds gauge\n");
+    if (tg_buf_puts(out, "# HELP taugate_watch_last_event_timestamp_seconds Unix time of the "
+                         "last watch event seen, by kind (0: none yet).\n"
+                         "# TYPE taugate_watch_last_event_timestamp_seconds gauge\n") != TG_OK)
+        return TG_ETOOLARGE;
     for (size_t k = 0; k < PM_NKINDS; k++)
-        rc |= tg_buf_printf(
-            out, "taugate_watch_last_event_timestamp_seconds{kind=\"%s\"} %lld\n", pm_kinds[k],
-            (long long)atomic_load_explicit(&pm_watch.last_s[k], memory_order_relaxed));
-    return rc == TG_OK ? TG_OK : TG_ETOOLARGE;
+        if (tg_buf_printf(out, "taugate_watch_last_event_timestamp_seconds{kind=\"%s\"} %lld\n",
+                          pm_kinds[k],
+                          (long long)atomic_load_explicit(&pm_watch.last_s[k],
+                                                          memory_order_relaxed)) != TG_OK)
+            return TG_ETOOLARGE;
+    return TG_OK;
 }
 
 /* ---- database series ------------------------------------------------------- */
@@ -209,7 +215,7 @@ static tg_rc_e pm_family(tg_buf_t *out, const char *name, const char *type, cons
 /* name{label="key"} value for every key of map, in key order. */
 static tg_rc_e pm_series(tg_buf_t *out, const char *name, const char *label, const json_t *map)
 {
-    tg_rc_e rc = TG_OK;
+    tg_rc_e rc = TG_ETOOLARGE;
     const char **keys = tg_xcalloc(json_object_size(map) + 1, sizeof(*keys));
     size_t n = 0;
     const char *k;
@@ -225,18 +231,20 @@ static tg_rc_e pm_series(tg_buf_t *out, const char *name, const char *label, con
     for (size_t i = 0; i < n; i++) {
         char esc[512];
         tg_metrics_label_escape(keys[i], esc, sizeof(esc));
-        rc |= tg_buf_printf(out, "%s{%s=\"%s\"} %.17g\n", name, label, esc,
-                            json_number_value(json_object_get(map, keys[i])));
+        if (tg_buf_printf(out, "%s{%s=\"%s\"} %.17g\n", name, label, esc,
+                          json_number_value(json_object_get(map, keys[i]))) != TG_OK)
+            goto fail;
     }
+    rc = TG_OK;
+fail:
     free(keys);
     return rc;
 }
 
 /* taugate_runs{state} summed over workspaces, or {workspace, state} with
  * tenant labels. Every state is present (0 when none). */
-static tg_rc_e pm_runs(const json_t *stats, tg_buf_t *out)
+static tg_rc_e pm_runs(const json_t *stats, int per_ws, tg_buf_t *out)
 {
-    int per_ws = atomic_load(&pm_tenant_labels);
     json_t *counts = json_object();
     size_t i;
     json_t *x;
@@ -267,16 +275,21 @@ static tg_rc_e pm_runs(const json_t *stats, tg_buf_t *out)
         }
         pm_add(counts, key, pm_n(x, 2));
     }
-    tg_rc_e rc = pm_family(out, "taugate_runs", "gauge",
-                           per_ws ? "Runs by workspace and state."
-                                  : "Runs by state (per workspace: GET /v1/admin/usage, or "
-                                    "metrics_tenant_labels).");
+    tg_rc_e rc = TG_ETOOLARGE;
+    if (pm_family(out, "taugate_runs", "gauge",
+                  per_ws ? "Runs by workspace and state."
+                         : "Runs by state (per workspace: GET /v1/admin/usage, or "
+                           "metrics_tenant_labels).") != TG_OK)
+        goto fail;
     /* keys hold pre-escaped label text: print them as they are */
     const char *k;
     json_t *v;
     json_object_foreach(counts, k, v) {
-        rc |= tg_buf_printf(out, "taugate_runs{%s\"} %.17g\n", k, json_number_value(v));
+        if (tg_buf_printf(out, "taugate_runs{%s\"} %.17g\n", k, json_number_value(v)) != TG_OK)
+            goto fail;
     }
+    rc = TG_OK;
+fail:
     json_decref(counts);
     return rc;
 }
@@ -312,9 +325,11 @@ static tg_rc_e pm_queues(const json_t *stats, tg_buf_t *out)
     json_array_foreach(json_object_get(stats, "preemptions"), i, x) {
         pm_add(pre, pm_s(x, 0), pm_n(x, 1));
     }
-    tg_rc_e rc = pm_family(out, "taugate_queue_wait_seconds", "histogram",
-                           "Time from an attempt's creation (submission or retry) to its "
-                           "admission by Kueue, per ClusterQueue.");
+    tg_rc_e rc = TG_ETOOLARGE;
+    if (pm_family(out, "taugate_queue_wait_seconds", "histogram",
+                  "Time from an attempt's creation (submission or retry) to its "
+                  "admission by Kueue, per ClusterQueue.") != TG_OK)
+        goto fail;
     const char *cq;
     json_t *h;
     json_object_foreach(cqs, cq, h) {
@@ -323,26 +338,34 @@ static tg_rc_e pm_queues(const json_t *stats, tg_buf_t *out)
         double cum = 0;
         for (size_t b = 0; b < PM_NWAIT; b++) {
             cum += json_number_value(json_array_get(h, b));
-            rc |= tg_buf_printf(out,
-                                "taugate_queue_wait_seconds_bucket{cluster_queue=\"%s\",le=\"%g\"}"
-                                " %.17g\n",
-                                esc, pm_wait_bounds[b], cum);
+            if (tg_buf_printf(out,
+                              "taugate_queue_wait_seconds_bucket{cluster_queue=\"%s\",le=\"%g\"}"
+                              " %.17g\n",
+                              esc, pm_wait_bounds[b], cum) != TG_OK)
+                goto fail;
         }
         cum += json_number_value(json_array_get(h, PM_NWAIT));
-        rc |= tg_buf_printf(out,
-                            "taugate_queue_wait_seconds_bucket{cluster_queue=\"%s\",le=\"+Inf\"}"
-                            " %.17g\n"
-                            "taugate_queue_wait_seconds_sum{cluster_queue=\"%s\"} %.3f\n"
-                            "taugate_queue_wait_seconds_count{cluster_queue=\"%s\"} %.17g\n",
-                            esc, cum, esc, json_number_value(json_array_get(h, PM_NWAIT + 1)), esc,
-                            cum);
+        if (tg_buf_printf(out,
+                          "taugate_queue_wait_seconds_bucket{cluster_queue=\"%s\",le=\"+Inf\"}"
+                          " %.17g\n"
+                          "taugate_queue_wait_seconds_sum{cluster_queue=\"%s\"} %.3f\n"
+                          "taugate_queue_wait_seconds_count{cluster_queue=\"%s\"} %.17g\n",
+                          esc, cum, esc, json_number_value(json_array_get(h, PM_NWAIT + 1)), esc,
+                          cum) != TG_OK)
+            goto fail;
     }
-    rc |= pm_family(out, "taugate_admissions_total", "counter",
-                    "Attempts admitted by Kueue, per ClusterQueue.");
-    rc |= pm_series(out, "taugate_admissions_total", "cluster_queue", adm);
-    rc |= pm_family(out, "taugate_preemptions_total", "counter",
-                    "Attempts preempted by Kueue, per ClusterQueue.");
-    rc |= pm_series(out, "taugate_preemptions_total", "cluster_queue", pre);
+    if (pm_family(out, "taugate_admissions_total", "counter",
+                  "Attempts admitted by Kueue, per ClusterQueue.") != TG_OK)
+        goto fail;
+    if (pm_series(out, "taugate_admissions_total", "cluster_queue", adm) != TG_OK)
+        goto fail;
+    if (pm_family(out, "taugate_preemptions_total", "counter",
+                  "Attempts preempted by Kueue, per ClusterQueue.") != TG_OK)
+        goto fail;
+    if (pm_series(out, "taugate_preemptions_total", "cluster_queue", pre) != TG_OK)
+        goto fail;
+    rc = TG_OK;
+fail:
     json_decref(cqs);
     json_decref(adm);
     json_decref(pre);
@@ -359,10 +382,14 @@ static tg_rc_e pm_retries(const json_t *stats, tg_buf_t *out)
     json_array_foreach(json_object_get(stats, "retries"), i, x) {
         pm_add(r, pm_s(x, 0), pm_n(x, 1));
     }
-    tg_rc_e rc = pm_family(out, "taugate_retries_total", "counter",
-                           "Attempts started again after the first, by reason (NodeFault and "
-                           "Resumed do not spend the retry budget).");
-    rc |= pm_series(out, "taugate_retries_total", "reason", r);
+    tg_rc_e rc = TG_ETOOLARGE;
+    if (pm_family(out, "taugate_retries_total", "counter",
+                  "Attempts started again after the first, by reason (NodeFault and "
+                  "Resumed do not spend the retry budget).") != TG_OK ||
+        pm_series(out, "taugate_retries_total", "reason", r) != TG_OK)
+        goto fail;
+    rc = TG_OK;
+fail:
     json_decref(r);
     return rc;
 }
@@ -379,7 +406,6 @@ static tg_rc_e pm_outbox(const json_t *stats, tg_buf_t *out)
         {"taugate_outbox_oldest_due_age_seconds",
          "How long the oldest due outbox row has waited, by action (0 when none is due).", 4},
     };
-    tg_rc_e rc = TG_OK;
     for (size_t f = 0; f < TG_ARRAY_LEN(fam); f++) {
         json_t *m = json_object();
         static const char *const actions[] = {"create", "retry", "delete"};
@@ -390,11 +416,14 @@ static tg_rc_e pm_outbox(const json_t *stats, tg_buf_t *out)
         json_array_foreach(json_object_get(stats, "outbox"), i, x) {
             pm_add(m, pm_s(x, 0), pm_n(x, fam[f].col));
         }
-        rc |= pm_family(out, fam[f].name, "gauge", fam[f].help);
-        rc |= pm_series(out, fam[f].name, "action", m);
+        tg_rc_e rc = pm_family(out, fam[f].name, "gauge", fam[f].help);
+        if (rc == TG_OK)
+            rc = pm_series(out, fam[f].name, "action", m);
         json_decref(m);
+        if (rc != TG_OK)
+            return rc;
     }
-    return rc;
+    return TG_OK;
 }
 
 static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
@@ -423,16 +452,19 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
         pm_add(c, " free", healthy && !unsched && alloc > used ? alloc - used : 0);
         pm_add(c, " unhealthy", healthy ? 0 : alloc);
     }
-    tg_rc_e rc = pm_family(out, "taugate_nodes", "gauge", "Nodes by GPU class and health.");
+    tg_rc_e rc = TG_ETOOLARGE;
+    if (pm_family(out, "taugate_nodes", "gauge", "Nodes by GPU class and health.") != TG_OK)
+        goto fail;
     const char *cls;
     json_t *c;
     json_object_foreach(by, cls, c) {
         char esc[512];
         tg_metrics_label_escape(cls, esc, sizeof(esc));
         for (size_t h = 0; h < TG_ARRAY_LEN(pm_healths); h++)
-            rc |=
-                tg_buf_printf(out, "taugate_nodes{gpu_class=\"%s\",health=\"%s\"} %.17g\n", esc,
-                              pm_healths[h], json_number_value(json_object_get(c, pm_healths[h])));
+            if (tg_buf_printf(out, "taugate_nodes{gpu_class=\"%s\",health=\"%s\"} %.17g\n", esc,
+                              pm_healths[h],
+                              json_number_value(json_object_get(c, pm_healths[h]))) != TG_OK)
+                goto fail;
     }
     static const struct {
         const char *name, *key, *help;
@@ -448,18 +480,30 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
          "Allocatable GPUs on nodes that are not healthy, by GPU class."},
     };
     for (size_t f = 0; f < TG_ARRAY_LEN(fam); f++) {
-        rc |= pm_family(out, fam[f].name, "gauge", fam[f].help);
+        if (pm_family(out, fam[f].name, "gauge", fam[f].help) != TG_OK)
+            goto fail;
         json_object_foreach(by, cls, c) {
             if (f > 0 && !strcmp(cls, "none"))
                 continue; /* nodes without GPUs */
             char esc[512];
             tg_metrics_label_escape(cls, esc, sizeof(esc));
-            rc |= tg_buf_printf(out, "%s{gpu_class=\"%s\"} %.17g\n", fam[f].name, esc,
-                                json_number_value(json_object_get(c, fam[f].key)));
+            if (tg_buf_printf(out, "%s{gpu_class=\"%s\"} %.17g\n", fam[f].name, esc,
+                              json_number_value(json_object_get(c, fam[f].key))) != TG_OK)
+                goto fail;
         }
     }
+    rc = TG_OK;
+fail:
     json_decref(by);
+    return rc;
+}
 
+/* The node actions and health transitions the nodes loop recorded. */
+static tg_rc_e pm_node_events(const json_t *stats, tg_buf_t *out)
+{
+    tg_rc_e rc = TG_ETOOLARGE;
+    size_t i;
+    json_t *x;
     json_t *acts = json_object(), *health = json_object();
     for (size_t a = 0; a < TG_ARRAY_LEN(pm_actions); a++) {
         char key[64];
@@ -484,22 +528,30 @@ static tg_rc_e pm_nodes(const json_t *stats, tg_buf_t *out)
                 pm_add(acts, key, pm_n(x, 3));
             }
     }
-    rc |= pm_family(out, "taugate_node_actions_total", "counter",
-                    "Actions the nodes loop took on nodes and their runs, by action and result.");
+    if (pm_family(out, "taugate_node_actions_total", "counter",
+                  "Actions the nodes loop took on nodes and their runs, by action and result.") !=
+        TG_OK)
+        goto fail;
     const char *k;
     json_t *v;
     json_object_foreach(acts, k, v) {
-        rc |= tg_buf_printf(out, "taugate_node_actions_total{action=\"%s\"} %.17g\n", k,
-                            json_number_value(v));
+        if (tg_buf_printf(out, "taugate_node_actions_total{action=\"%s\"} %.17g\n", k,
+                          json_number_value(v)) != TG_OK)
+            goto fail;
     }
-    rc |= pm_family(out, "taugate_node_health_transitions_total", "counter",
-                    "Node health changes, by the health entered.");
-    rc |= pm_series(out, "taugate_node_health_transitions_total", "health", health);
-    rc |= tg_buf_printf(out,
-                        "# HELP taugate_node_fault_runs_total Run attempts found on an unhealthy "
-                        "node.\n# TYPE taugate_node_fault_runs_total counter\n"
-                        "taugate_node_fault_runs_total %.17g\n",
-                        json_number_value(json_object_get(stats, "node_fault_runs")));
+    if (pm_family(out, "taugate_node_health_transitions_total", "counter",
+                  "Node health changes, by the health entered.") != TG_OK)
+        goto fail;
+    if (pm_series(out, "taugate_node_health_transitions_total", "health", health) != TG_OK)
+        goto fail;
+    if (tg_buf_printf(out,
+                      "# HELP taugate_node_fault_runs_total Run attempts found on an unhealthy "
+                      "node.\n# TYPE taugate_node_fault_runs_total counter\n"
+                      "taugate_node_fault_runs_total %.17g\n",
+                      json_number_value(json_object_get(stats, "node_fault_runs"))) != TG_OK)
+        goto fail;
+    rc = TG_OK;
+fail:
     json_decref(acts);
     json_decref(health);
     return rc;
@@ -524,100 +576,95 @@ static tg_rc_e pm_evidence(const json_t *stats, tg_buf_t *out)
                          pm_n(e, 0), pm_n(e, 1));
 }
 
-tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, tg_buf_t *out)
+tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, int tenant_labels, tg_buf_t *out)
 {
-    tg_rc_e rc = pm_runs(stats, out);
-    rc |= pm_queues(stats, out);
-    rc |= pm_retries(stats, out);
-    rc |= pm_outbox(stats, out);
-    rc |= pm_nodes(stats, out);
-    rc |= pm_evidence(stats, out);
-    return rc == TG_OK ? TG_OK : TG_ETOOLARGE;
+    if (pm_runs(stats, tenant_labels, out) != TG_OK)
+        return TG_ETOOLARGE;
+    if (pm_queues(stats, out) != TG_OK)
+        return TG_ETOOLARGE;
+    if (pm_retries(stats, out) != TG_OK)
+        return TG_ETOOLARGE;
+    if (pm_outbox(stats, out) != TG_OK)
+        return TG_ETOOLARGE;
+    if (pm_nodes(stats, out) != TG_OK)
+        return TG_ETOOLARGE;
+    if (pm_node_events(stats, out) != TG_OK)
+        return TG_ETOOLARGE;
+    if (pm_evidence(stats, out) != TG_OK)
+        return TG_ETOOLARGE;
+    return TG_OK;
 }
 
-/* Refresh the cached rendering when it is older than cache_ms (pm.lock held). */
-static void pm_refresh(void)
+/* Refresh the cached rendering when it is older than cache_ms (pm->lock held). */
+static void pm_refresh(tg_platform_metrics_t *pm)
 {
     uint64_t now = tg_now_mono_us();
-    if (pm.text && pm.cache_ms > 0 && now - pm.at_us < (uint64_t)pm.cache_ms * 1000)
+    if (pm->text && pm->cache_ms > 0 && now - pm->at_us < (uint64_t)pm->cache_ms * 1000)
         return;
     tg_db_conn_t *conn = NULL;
     json_t *stats = NULL;
     int ok = 0;
-    if (tg_db_checkout(pm.pool, &conn) == TG_OK &&
+    if (tg_db_checkout(pm->pool, &conn) == TG_OK &&
         tg_store_platform_stats(conn, PM_WAIT_TEXT, &stats) == TG_OK) {
         tg_buf_t b;
         tg_buf_init(&b, 8 * 1024 * 1024);
-        if (tg_platform_metrics_render_stats(stats, &b) == TG_OK) {
-            free(pm.text);
-            pm.text = tg_buf_steal(&b, &pm.len);
+        if (tg_platform_metrics_render_stats(stats, pm->tenant_labels, &b) == TG_OK) {
+            free(pm->text);
+            pm->text = tg_buf_steal(&b, &pm->len);
             ok = 1;
         }
         tg_buf_clean(&b);
     }
-    tg_db_release(pm.pool, conn);
+    tg_db_release(pm->pool, conn);
     json_decref(stats);
     if (!ok)
         tg_log_warn("metrics", "platform metrics: the database aggregates could not be read");
-    pm.up = ok;
-    pm.query_s = (double)(tg_now_mono_us() - now) / 1e6;
-    pm.at_us = now;
+    pm->up = ok;
+    pm->query_s = (double)(tg_now_mono_us() - now) / 1e6;
+    pm->at_us = now;
 }
 
 static void pm_collect(tg_buf_t *out, void *arg)
 {
-    (void)arg;
-    pthread_mutex_lock(&pm.lock);
-    pm_refresh();
-    tg_rc_e rc = TG_OK;
-    if (pm.text)
-        rc |= tg_buf_append(out, pm.text, pm.len);
-    rc |= tg_buf_printf(out,
-                        "# HELP taugate_platform_metrics_up 1 when the last database aggregate "
-                        "query for these metrics worked.\n"
-                        "# TYPE taugate_platform_metrics_up gauge\n"
-                        "taugate_platform_metrics_up %d\n"
-                        "# HELP taugate_platform_metrics_query_seconds Time the last database "
-                        "aggregate query took.\n"
-                        "# TYPE taugate_platform_metrics_query_seconds gauge\n"
-                        "taugate_platform_metrics_query_seconds %.6f\n",
-                        pm.up, pm.query_s);
-    pthread_mutex_unlock(&pm.lock);
-    rc |= tg_platform_metrics_render_watch(out);
-    (void)rc;
+    tg_platform_metrics_t *pm = arg;
+    pthread_mutex_lock(&pm->lock);
+    pm_refresh(pm);
+    /* stop at the first failed append (see tg_metrics_collect_fn) */
+    int full = pm->text && tg_buf_append(out, pm->text, pm->len) != TG_OK;
+    full = full ||
+           tg_buf_printf(out,
+                         "# HELP taugate_platform_metrics_up 1 when the last database aggregate "
+                         "query for these metrics worked.\n"
+                         "# TYPE taugate_platform_metrics_up gauge\n"
+                         "taugate_platform_metrics_up %d\n"
+                         "# HELP taugate_platform_metrics_query_seconds Time the last database "
+                         "aggregate query took.\n"
+                         "# TYPE taugate_platform_metrics_query_seconds gauge\n"
+                         "taugate_platform_metrics_query_seconds %.6f\n",
+                         pm->up, pm->query_s);
+    pthread_mutex_unlock(&pm->lock);
+    if (!full && tg_platform_metrics_render_watch(out) != TG_OK)
+        return; /* the buffer says so */
 }
 
-void tg_platform_metrics_start(tg_db_pool_t *pool, long cache_ms)
+tg_platform_metrics_t *tg_platform_metrics_start(tg_db_pool_t *pool, long cache_ms,
+                                                 int tenant_labels)
 {
-    pthread_mutex_lock(&pm.lock);
-    pm.pool = pool;
-    pm.cache_ms = cache_ms;
-    TG_FREE_NULL(pm.text);
-    int reg = !pm.registered;
-    pm.registered = 1;
-    pthread_mutex_unlock(&pm.lock);
-    if (reg)
-        tg_metrics_register(pm_collect, NULL);
+    tg_platform_metrics_t *pm = tg_xcalloc(1, sizeof(*pm));
+    pthread_mutex_init(&pm->lock, NULL);
+    pm->pool = pool;
+    pm->cache_ms = cache_ms;
+    pm->tenant_labels = tenant_labels;
+    tg_metrics_register(pm_collect, pm);
+    return pm;
 }
 
-void tg_platform_metrics_tenant_labels(int on)
+void tg_platform_metrics_stop(tg_platform_metrics_t *pm)
 {
-    atomic_store(&pm_tenant_labels, on ? 1 : 0);
-    pthread_mutex_lock(&pm.lock);
-    TG_FREE_NULL(pm.text); /* the cached rendering has the other labels */
-    pthread_mutex_unlock(&pm.lock);
-}
-
-void tg_platform_metrics_stop(void)
-{
-    pthread_mutex_lock(&pm.lock);
-    int reg = pm.registered;
-    pm.registered = 0;
-    pthread_mutex_unlock(&pm.lock);
-    if (reg)
-        tg_metrics_unregister(pm_collect, NULL);
-    pthread_mutex_lock(&pm.lock);
-    TG_FREE_NULL(pm.text);
-    pm.pool = NULL;
-    pthread_mutex_unlock(&pm.lock);
+    if (!pm)
+        return;
+    tg_metrics_unregister(pm_collect, pm);
+    pthread_mutex_destroy(&pm->lock);
+    free(pm->text);
+    free(pm);
 }

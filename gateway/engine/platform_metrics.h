@@ -5,7 +5,7 @@
  * one query). These are the same on every replica: aggregate them with
  * max(), not sum().
  *   taugate_runs{state}                                 gauge; {workspace,state}
- *        with tenant labels (tg_platform_metrics_tenant_labels): /metrics is
+ *        with tenant labels (metrics_tenant_labels): /metrics is
  *        unauthenticated, so workspace names appear only when the operator
  *        opts in; admins get per-workspace figures from GET /v1/admin/usage
  *   taugate_queue_wait_seconds{cluster_queue}           histogram: attempt
@@ -57,21 +57,28 @@
 #include "core/buf.h"
 #include "store/pool.h"
 
+/* The database series' collector: kept in the application context
+ * (tg_app_t.platform_metrics). */
+typedef struct tg_platform_metrics_s tg_platform_metrics_t;
+
 /* Register the collector. `pool` must outlive it; cache_ms 0 queries on
- * every scrape. Calling it again replaces the pool and cache time. */
-void tg_platform_metrics_start(tg_db_pool_t *pool, long cache_ms);
-/* Label taugate_runs by workspace (1) or not (0, the default). */
-void tg_platform_metrics_tenant_labels(int on);
-/* Unregister; safe when never started. */
-void tg_platform_metrics_stop(void);
+ * every scrape; tenant_labels: label taugate_runs by workspace (1) or not
+ * (0). RET: the collector; stop it with tg_platform_metrics_stop. */
+tg_platform_metrics_t *tg_platform_metrics_start(tg_db_pool_t *pool, long cache_ms,
+                                                 int tenant_labels);
+/* Unregister and free. NULL is fine. */
+void tg_platform_metrics_stop(tg_platform_metrics_t *pm);
 
 /* Hook for every informer callback: `type` is the tg_kube_event_type_e of
- * the event, `obj` borrowed (may be NULL). Cheap; never blocks. */
+ * the event, `obj` borrowed (may be NULL). Cheap; never blocks. The watch
+ * series are per process, whatever context the informer belongs to. */
 void tg_platform_metrics_watch_event(const char *kind, int type, const json_t *obj);
 
 /* Render the database series from a stats object (store/platform_stats.h
- * shape) into out. Exposed for tests. RET: TG_OK or TG_ETOOLARGE. */
-tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, tg_buf_t *out) TG_MUSTCHECK;
+ * shape) into out, taugate_runs by workspace when tenant_labels. Exposed
+ * for tests. RET: TG_OK or TG_ETOOLARGE. */
+tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, int tenant_labels,
+                                         tg_buf_t *out) TG_MUSTCHECK;
 /* Render the in-memory watch series. RET: TG_OK or TG_ETOOLARGE. */
 tg_rc_e tg_platform_metrics_render_watch(tg_buf_t *out) TG_MUSTCHECK;
 /* The newest timestamp an object carries, in Unix seconds; 0 when none. */

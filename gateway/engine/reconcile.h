@@ -79,15 +79,19 @@ tg_rc_e tg_reconcile_step_conn(tg_db_conn_t *conn, tg_kube_client_t *kube,
 /* The counters as {created, updated, ..., error?}; a NEW reference. */
 json_t *tg_reconcile_report_json(const tg_reconcile_report_t *r);
 
-/* Start the loop thread (one per process). It tries for the lock, and while
+/* The loop: kept in the application context (tg_app_t.reconcile). */
+typedef struct tg_reconcile_loop_s tg_reconcile_loop_t;
+
+/* Start the loop thread. It tries for the lock, and while
  * it holds it runs a step at once and then every interval_s seconds, or
  * sooner after tg_reconcile_kick (engine/engine.h). Its database work runs on its own lock
  * connection (opts->conninfo), never on the server's pool. `kube` must
  * outlive the loop. Registers Prometheus series taugate_kueue_*.
- * RET: 0, or -1 with err. */
-int tg_reconcile_loop_start(tg_kube_client_t *kube, const tg_reconcile_opts_t *opts, char *err,
-                            size_t errlen);
-/* Stop the loop, wait for it, release the lock. Safe when never started. */
-void tg_reconcile_loop_stop(void);
+ * RET: the loop (stop it with tg_reconcile_loop_stop), or NULL with err. */
+tg_reconcile_loop_t *tg_reconcile_loop_start(tg_kube_client_t *kube,
+                                             const tg_reconcile_opts_t *opts, char *err,
+                                             size_t errlen);
+/* Stop the loop, wait for it, release the lock, free it. NULL is fine. */
+void tg_reconcile_loop_stop(tg_reconcile_loop_t *rl);
 
 #endif

@@ -345,14 +345,15 @@ static tg_rc_e w_pod(const tg_watcher_env_t *env, tg_db_conn_t *conn, tg_kube_ev
     const char *node_type = json_string_value(json_object_get(labels, "ray.io/node-type"));
     tg_buf_t names;
     tg_buf_init(&names, 64 * 1024);
-    tg_rc_e brc = tg_buf_puts(&names, "{");
+    int names_ok = tg_buf_puts(&names, "{") == TG_OK;
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(json_object_get(obj, "spec"), "containers"), i, c) {
-        brc |= tg_buf_printf(&names, "%s\"%s\"", i ? "," : "",
-                             json_string_value(json_object_get(c, "name")));
+        names_ok =
+            names_ok && tg_buf_printf(&names, "%s\"%s\"", i ? "," : "",
+                                      json_string_value(json_object_get(c, "name"))) == TG_OK;
     }
-    brc |= tg_buf_puts(&names, "}");
+    names_ok = names_ok && tg_buf_puts(&names, "}") == TG_OK;
     const json_t *term = w_terminated(obj);
     const char *phase = w_str(obj, "status", "phase");
     tg_pod_row_t row = {.run_id = run_id,
@@ -363,7 +364,7 @@ static tg_rc_e w_pod(const tg_watcher_env_t *env, tg_db_conn_t *conn, tg_kube_ev
                         .role = node_type ? node_type : "main",
                         .node = w_str(obj, "spec", "nodeName"),
                         .phase = phase ? phase : "Pending",
-                        .containers = brc == TG_OK ? names.data : "{}",
+                        .containers = names_ok ? names.data : "{}", /* 64 KiB of names: not a pod */
                         .has_exit_code = term != NULL,
                         .exit_code = (int)json_integer_value(json_object_get(term, "exitCode")),
                         .reason = json_string_value(json_object_get(term, "reason")),

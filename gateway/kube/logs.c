@@ -67,26 +67,22 @@ static int logs_sink(const char *data, size_t len, void *arg)
     return 0;
 }
 
+/* RET: TG_OK, or TG_ETOOLARGE at the first parameter that does not fit. */
 static tg_rc_e logs_query(tg_buf_t *q, const tg_kube_logs_opts_t *o)
 {
-    tg_rc_e rc = TG_OK;
-    rc |= tg_kube_query_add(q, "container", o->container);
-    if (o->follow)
-        rc |= tg_kube_query_add(q, "follow", "true");
-    if (o->previous)
-        rc |= tg_kube_query_add(q, "previous", "true");
-    if (o->timestamps)
-        rc |= tg_kube_query_add(q, "timestamps", "true");
-    if (o->tail_lines > 0)
-        rc |= tg_kube_query_add_long(q, "tailLines", o->tail_lines);
-    else if (o->tail_lines == TG_KUBE_LOGS_TAIL_NONE)
-        rc |= tg_kube_query_add_long(q, "tailLines", 0);
-    if (o->since_seconds > 0)
-        rc |= tg_kube_query_add_long(q, "sinceSeconds", o->since_seconds);
-    rc |= tg_kube_query_add(q, "sinceTime", o->since_time);
-    if (o->limit_bytes > 0)
-        rc |= tg_kube_query_add_long(q, "limitBytes", o->limit_bytes);
-    return rc == TG_OK ? TG_OK : TG_ETOOLARGE;
+    const int tail_none = o->tail_lines == TG_KUBE_LOGS_TAIL_NONE;
+    if (tg_kube_query_add(q, "container", o->container) != TG_OK ||
+        (o->follow && tg_kube_query_add(q, "follow", "true") != TG_OK) ||
+        (o->previous && tg_kube_query_add(q, "previous", "true") != TG_OK) ||
+        (o->timestamps && tg_kube_query_add(q, "timestamps", "true") != TG_OK) ||
+        ((o->tail_lines > 0 || tail_none) &&
+         tg_kube_query_add_long(q, "tailLines", tail_none ? 0 : o->tail_lines) != TG_OK) ||
+        (o->since_seconds > 0 &&
+         tg_kube_query_add_long(q, "sinceSeconds", o->since_seconds) != TG_OK) ||
+        tg_kube_query_add(q, "sinceTime", o->since_time) != TG_OK ||
+        (o->limit_bytes > 0 && tg_kube_query_add_long(q, "limitBytes", o->limit_bytes) != TG_OK))
+        return TG_ETOOLARGE;
+    return TG_OK;
 }
 
 tg_rc_e tg_kube_logs(tg_kube_client_t *c, const char *ns, const char *pod,

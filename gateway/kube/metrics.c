@@ -15,6 +15,9 @@ static const char *const km_events[TG_KUBE_MEV_COUNT] = {
     "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR",
 };
 
+/* Per process, like core/metrics' own series: every client of the process
+ * (the daemon's, the engine's informers, tools) adds to the same counters,
+ * which are registered once while any client lives. */
 static struct {
     _Atomic uint64_t codes[TG_KUBE_VERB_COUNT][KM_MAX_CODE];
     _Atomic uint64_t count[TG_KUBE_VERB_COUNT];
@@ -82,56 +85,62 @@ uint64_t tg_kube_metrics_requests(tg_kube_verb_e verb, long code)
     return atomic_load_explicit(&km.codes[verb][code], memory_order_relaxed);
 }
 
-/* The collector interface has no error return: when the scrape buffer is
- * full the remaining lines are dropped and core/metrics' own appends fail. */
+/* Stops at the first append that fails (see tg_metrics_collect_fn). */
 void tg_kube_metrics_collect(tg_buf_t *out, void *arg)
 {
     (void)arg;
-    tg_rc_e rc = TG_OK;
-    rc |= tg_buf_puts(out, "# HELP taugate_kube_requests_total Kubernetes API requests (each "
-                           "attempt), by verb and HTTP code (0 = no answer).\n"
-                           "# TYPE taugate_kube_requests_total counter\n");
+    if (tg_buf_puts(out, "# HELP taugate_kube_requests_total Kubernetes API requests (each "
+                         "attempt), by verb and HTTP code (0 = no answer).\n"
+                         "# TYPE taugate_kube_requests_total counter\n") != TG_OK)
+        return;
     for (int v = 0; v < TG_KUBE_VERB_COUNT; v++)
         for (int code = 0; code < KM_MAX_CODE; code++) {
             uint64_t n = atomic_load_explicit(&km.codes[v][code], memory_order_relaxed);
             if (n)
-                rc |= tg_buf_printf(out,
-                                    "taugate_kube_requests_total{verb=\"%s\",code=\"%d\"} %llu\n",
-                                    km_verbs[v], code, (unsigned long long)n);
+                if (tg_buf_printf(out,
+                                  "taugate_kube_requests_total{verb=\"%s\",code=\"%d\"} %llu\n",
+                                  km_verbs[v], code, (unsigned long long)n) != TG_OK)
+                    return;
         }
-    rc |= tg_buf_puts(out, "# HELP taugate_kube_request_duration_seconds Time per Kubernetes API "
-                           "attempt, by verb (streams count until they end).\n"
-                           "# TYPE taugate_kube_request_duration_seconds summary\n");
+    if (tg_buf_puts(out, "# HELP taugate_kube_request_duration_seconds Time per Kubernetes API "
+                         "attempt, by verb (streams count until they end).\n"
+                         "# TYPE taugate_kube_request_duration_seconds summary\n") != TG_OK)
+        return;
     for (int v = 0; v < TG_KUBE_VERB_COUNT; v++) {
         uint64_t n = atomic_load_explicit(&km.count[v], memory_order_relaxed);
         if (!n)
             continue;
         double sum = (double)atomic_load_explicit(&km.sum_us[v], memory_order_relaxed) / 1e6;
-        rc |= tg_buf_printf(out,
-                            "taugate_kube_request_duration_seconds_sum{verb=\"%s\"} %.6f\n"
-                            "taugate_kube_request_duration_seconds_count{verb=\"%s\"} %llu\n",
-                            km_verbs[v], sum, km_verbs[v], (unsigned long long)n);
+        if (tg_buf_printf(out,
+                          "taugate_kube_request_duration_seconds_sum{verb=\"%s\"} %.6f\n"
+                          "taugate_kube_request_duration_seconds_count{verb=\"%s\"} %llu\n",
+                          km_verbs[v], sum, km_verbs[v], (unsigned long long)n) != TG_OK)
+            return;
     }
-    rc |= tg_buf_puts(out, "# HELP taugate_kube_retries_total Kubernetes API requests sent again "
-                           "after a 429, 5xx or network error, by verb.\n"
-                           "# TYPE taugate_kube_retries_total counter\n");
+    if (tg_buf_puts(out, "# HELP taugate_kube_retries_total Kubernetes API requests sent again "
+                         "after a 429, 5xx or network error, by verb.\n"
+                         "# TYPE taugate_kube_retries_total counter\n") != TG_OK)
+        return;
     for (int v = 0; v < TG_KUBE_VERB_COUNT; v++)
-        rc |= tg_buf_printf(
-            out, "taugate_kube_retries_total{verb=\"%s\"} %llu\n", km_verbs[v],
-            (unsigned long long)atomic_load_explicit(&km.retries[v], memory_order_relaxed));
-    rc |= tg_buf_puts(out, "# HELP taugate_kube_watch_events_total Watch events received, by "
-                           "type.\n"
-                           "# TYPE taugate_kube_watch_events_total counter\n");
+        if (tg_buf_printf(out, "taugate_kube_retries_total{verb=\"%s\"} %llu\n", km_verbs[v],
+                          (unsigned long long)atomic_load_explicit(&km.retries[v],
+                                                                   memory_order_relaxed)) != TG_OK)
+            return;
+    if (tg_buf_puts(out, "# HELP taugate_kube_watch_events_total Watch events received, by "
+                         "type.\n"
+                         "# TYPE taugate_kube_watch_events_total counter\n") != TG_OK)
+        return;
     for (int e = 0; e < TG_KUBE_MEV_COUNT; e++)
-        rc |= tg_buf_printf(
-            out, "taugate_kube_watch_events_total{type=\"%s\"} %llu\n", km_events[e],
-            (unsigned long long)atomic_load_explicit(&km.events[e], memory_order_relaxed));
-    rc |=
-        tg_buf_printf(out,
-                      "# HELP taugate_kube_informer_relists_total Full lists made by informers "
-                      "(start, expired watch, errors).\n"
-                      "# TYPE taugate_kube_informer_relists_total counter\n"
-                      "taugate_kube_informer_relists_total %llu\n",
-                      (unsigned long long)atomic_load_explicit(&km.relists, memory_order_relaxed));
-    (void)rc;
+        if (tg_buf_printf(out, "taugate_kube_watch_events_total{type=\"%s\"} %llu\n", km_events[e],
+                          (unsigned long long)atomic_load_explicit(&km.events[e],
+                                                                   memory_order_relaxed)) != TG_OK)
+            return;
+    if (tg_buf_printf(
+            out,
+            "# HELP taugate_kube_informer_relists_total Full lists made by informers "
+            "(start, expired watch, errors).\n"
+            "# TYPE taugate_kube_informer_relists_total counter\n"
+            "taugate_kube_informer_relists_total %llu\n",
+            (unsigned long long)atomic_load_explicit(&km.relists, memory_order_relaxed)) != TG_OK)
+        return;
 }

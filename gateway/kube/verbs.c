@@ -50,16 +50,14 @@ static tg_rc_e verbs_path(verbs_call_t *v, const tg_kube_ref_t *ref, int want_na
 static tg_rc_e verbs_write_query(verbs_call_t *v, const tg_kube_write_opts_t *o, int need_fm,
                                  tg_kube_result_t *res)
 {
-    tg_rc_e rc = TG_OK;
     const char *fm = o && o->field_manager ? o->field_manager : need_fm ? "taugate" : NULL;
-    rc |= tg_kube_query_add(&v->query, "fieldManager", fm);
-    if (o && o->dry_run)
-        rc |= tg_kube_query_add(&v->query, "dryRun", "All");
-    if (o)
-        rc |= tg_kube_query_add(&v->query, "fieldValidation", o->field_validation);
-    if (rc != TG_OK)
+    if (tg_kube_query_add(&v->query, "fieldManager", fm) != TG_OK ||
+        (o && o->dry_run && tg_kube_query_add(&v->query, "dryRun", "All") != TG_OK) ||
+        (o && tg_kube_query_add(&v->query, "fieldValidation", o->field_validation) != TG_OK)) {
         tg_kube_result_fail(res, TG_KUBE_R_CONFIG, "query string too long");
-    return rc == TG_OK ? TG_OK : res->rc;
+        return res->rc;
+    }
+    return TG_OK;
 }
 
 static tg_rc_e verbs_body(verbs_call_t *v, json_t *obj, tg_kube_result_t *res)
@@ -232,25 +230,32 @@ tg_rc_e tg_kube_create(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *ob
     return rc;
 }
 
+/* How a PUT or PATCH is sent. */
+typedef struct {
+    tg_kube_verb_e verb;
+    const char *content_type;
+    int need_fm;       /* a fieldManager is required (server-side apply) */
+    const char *force; /* the apply's force parameter ("true"), or NULL */
+} verbs_write_t;
+
 static tg_rc_e verbs_put_or_patch(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *obj,
-                                  tg_kube_verb_e verb, const char *ctype, int need_fm,
-                                  const char *extra_key, const char *extra_val,
-                                  const tg_kube_write_opts_t *o, tg_kube_result_t *res)
+                                  const verbs_write_t *w, const tg_kube_write_opts_t *o,
+                                  tg_kube_result_t *res)
 {
     verbs_call_t v;
     verbs_call_init(&v);
     tg_rc_e rc = verbs_path(&v, ref, 1, res);
     if (rc == TG_OK)
-        rc = verbs_write_query(&v, o, need_fm, res);
-    if (rc == TG_OK &&
-        tg_kube_query_add(&v.query, extra_key ? extra_key : "", extra_val) != TG_OK) {
+        rc = verbs_write_query(&v, o, w->need_fm, res);
+    if (rc == TG_OK && tg_kube_query_add(&v.query, "force", w->force) != TG_OK) {
         tg_kube_result_fail(res, TG_KUBE_R_CONFIG, "query string too long");
         rc = res->rc;
     }
     if (rc == TG_OK)
         rc = verbs_body(&v, obj, res);
     if (rc == TG_OK) {
-        tg_kube_req_t req = {.verb = verb, .content_type = ctype, .retry = TG_KUBE_RETRY_SAFE};
+        tg_kube_req_t req = {
+            .verb = w->verb, .content_type = w->content_type, .retry = TG_KUBE_RETRY_SAFE};
         rc = verbs_send(c, &v, &req, o ? o->stop : NULL, o ? o->timeout_ms : 0, res);
     }
     verbs_call_clean(&v);
@@ -260,8 +265,9 @@ static tg_rc_e verbs_put_or_patch(tg_kube_client_t *c, const tg_kube_ref_t *ref,
 tg_rc_e tg_kube_update(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *obj,
                        const tg_kube_write_opts_t *o, tg_kube_result_t *res)
 {
-    return verbs_put_or_patch(c, ref, obj, TG_KUBE_VERB_UPDATE, "application/json", 0, NULL, NULL,
-                              o, res);
+    static const verbs_write_t put = {.verb = TG_KUBE_VERB_UPDATE,
+                                      .content_type = "application/json"};
+    return verbs_put_or_patch(c, ref, obj, &put, o, res);
 }
 
 tg_rc_e tg_kube_update_status(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *obj,
@@ -275,15 +281,19 @@ tg_rc_e tg_kube_update_status(tg_kube_client_t *c, const tg_kube_ref_t *ref, jso
 tg_rc_e tg_kube_merge_patch(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *patch,
                             const tg_kube_write_opts_t *o, tg_kube_result_t *res)
 {
-    return verbs_put_or_patch(c, ref, patch, TG_KUBE_VERB_PATCH, "application/merge-patch+json", 0,
-                              NULL, NULL, o, res);
+    static const verbs_write_t merge = {.verb = TG_KUBE_VERB_PATCH,
+                                        .content_type = "application/merge-patch+json"};
+    return verbs_put_or_patch(c, ref, patch, &merge, o, res);
 }
 
 tg_rc_e tg_kube_apply(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *obj, int force,
                       const tg_kube_write_opts_t *o, tg_kube_result_t *res)
 {
-    return verbs_put_or_patch(c, ref, obj, TG_KUBE_VERB_PATCH, "application/apply-patch+yaml", 1,
-                              "force", force ? "true" : NULL, o, res);
+    const verbs_write_t apply = {.verb = TG_KUBE_VERB_PATCH,
+                                 .content_type = "application/apply-patch+yaml",
+                                 .need_fm = 1,
+                                 .force = force ? "true" : NULL};
+    return verbs_put_or_patch(c, ref, obj, &apply, o, res);
 }
 
 tg_rc_e tg_kube_delete(tg_kube_client_t *c, const tg_kube_ref_t *ref, tg_kube_propagation_e prop,

@@ -31,6 +31,9 @@ struct tg_db_pool_s {
     _Atomic uint64_t waits, timeouts, connects, connect_failures;
 };
 
+/* Per process: statements are file-scope constants (tg_stmt_t) numbered on
+ * first use, and the number names the prepared statement ("s<id>") on every
+ * connection of every pool, so one counter hands them out. */
 static _Atomic int stmt_next_id;
 
 static void pool_collect(tg_buf_t *out, void *arg)

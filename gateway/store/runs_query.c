@@ -125,16 +125,17 @@ tg_rc_e tg_store_runs_compared(tg_db_conn_t *conn, const char *workspace, const 
     /* the ids as a PostgreSQL array literal; the caller checked they are UUIDs */
     tg_buf_t b;
     tg_buf_init(&b, 4096);
-    tg_rc_e rc = tg_buf_puts(&b, "{");
+    tg_rc_e rc = TG_EINVAL; /* too many ids */
+    if (tg_buf_puts(&b, "{") != TG_OK)
+        goto done;
     for (size_t i = 0; i < n; i++)
-        rc |= tg_buf_printf(&b, "%s%s", i ? "," : "", ids[i]);
-    rc |= tg_buf_puts(&b, "}");
-    if (rc != TG_OK) {
-        tg_buf_clean(&b);
-        return TG_EINVAL;
-    }
+        if (tg_buf_printf(&b, "%s%s", i ? "," : "", ids[i]) != TG_OK)
+            goto done;
+    if (tg_buf_puts(&b, "}") != TG_OK)
+        goto done;
     const char *vals[] = {workspace, b.data};
     rc = tg_db_json_one(conn, &stmt_compared, 2, vals, out);
+done:
     tg_buf_clean(&b);
     return rc;
 }

@@ -25,6 +25,10 @@ typedef struct spec_sect_slot_s {
     const json_t *obj;         /* root[name], possibly NULL */
 } spec_sect_slot_t;
 
+/* Per thread, and only a cache: a look-up for any other tree (or none
+ * bound) goes to the tree itself, so a stale or missing binding costs time,
+ * never a wrong answer. Passing it explicitly would thread a context
+ * through the 137 tg_spec_get* calls of the rules. */
 static __thread struct {
     const json_t *root; /* the bound tree, or NULL */
     spec_sect_slot_t slot[SPEC_SECT_SLOTS];

@@ -80,7 +80,6 @@ static int probe_serve(const tg_config_t *cfg)
     signal(SIGPIPE, SIG_IGN);
     if (cfg->migrate_on_start && probe_migrate(cfg) != 0)
         return 1;
-    tg_health_started(); /* migrated before serving: requests may use the database */
 
     char err[512];
     tg_authn_t *authn = tg_authn_new(cfg, err, sizeof(err));
@@ -94,7 +93,9 @@ static int probe_serve(const tg_config_t *cfg)
                               (int)cfg->db_connect_timeout_s,
                               (int)cfg->db_statement_timeout_ms,
                               1};
-    tg_app_t app = {.cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc)};
+    tg_app_t app = {
+        .cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc), .health = tg_health_new()};
+    tg_health_started(app.health); /* migrated before serving: requests may use the database */
     /* every mutating request waits for its audit row, as in main.c */
     app.audit = tg_audit_writer_start(&pc);
     if (!app.audit) {
@@ -171,6 +172,7 @@ out:
     tg_db_pool_free(app.pool);
     tg_spec_schema_free(app.schema);
     tg_authn_free(authn);
+    tg_health_free(app.health);
     free(routes);
     tg_log_info("probe", "stopped");
     return status;
@@ -180,9 +182,13 @@ int main(int argc, char **argv)
 {
     tg_config_t cfg;
     char err[512];
-    int rest[8], nrest = 0;
-    int first = argc > 1 && argv[1][0] != '-' ? 2 : 1;
-    if (tg_config_load(&cfg, argc, argv, first, rest, 8, &nrest, err, sizeof(err)) != 0) {
+    int rest[8];
+    tg_config_argv_t args = {.argc = argc,
+                             .argv = argv,
+                             .first = argc > 1 && argv[1][0] != '-' ? 2 : 1,
+                             .rest = rest,
+                             .restcap = 8};
+    if (tg_config_load(&cfg, &args, err, sizeof(err)) != 0) {
         fprintf(stderr, "logs_probe: %s\n", err);
         tg_config_clean(&cfg);
         return 2;

@@ -121,16 +121,15 @@ static void test_render_stats(void **state)
     tg_buf_t b;
     /* by default no workspace name reaches /metrics: runs by state only */
     tg_buf_init(&b, 1 << 20);
-    assert_int_equal(tg_platform_metrics_render_stats(stats, &b), TG_OK);
+    assert_int_equal(tg_platform_metrics_render_stats(stats, 0, &b), TG_OK);
     assert_null(strstr(b.data, "vision"));
     assert_null(strstr(b.data, "nlp"));
     assert_true(series(b.data, "taugate_runs{state=\"Queued\"}") == 3);
     assert_true(series(b.data, "taugate_runs{state=\"Running\"}") == 2);
     assert_true(series(b.data, "taugate_runs{state=\"Cancelled\"}") == 0);
     tg_buf_clean(&b);
-    tg_platform_metrics_tenant_labels(1); /* the operator opted in */
-    tg_buf_init(&b, 1 << 20);
-    assert_int_equal(tg_platform_metrics_render_stats(stats, &b), TG_OK);
+    tg_buf_init(&b, 1 << 20); /* the operator opted in */
+    assert_int_equal(tg_platform_metrics_render_stats(stats, 1, &b), TG_OK);
     const char *t = b.data;
     assert_true(series(t, "taugate_runs{workspace=\"vision\",state=\"Queued\"}") == 3);
     assert_true(series(t, "taugate_runs{workspace=\"nlp\",state=\"Queued\"}") == 0);
@@ -192,27 +191,24 @@ static void test_render_stats(void **state)
     /* an empty database renders the families with no data */
     stats = load("{\"workspaces\": null, \"runs\": null, \"node_fault_runs\": 0}");
     tg_buf_init(&b, 1 << 20);
-    assert_int_equal(tg_platform_metrics_render_stats(stats, &b), TG_OK);
+    assert_int_equal(tg_platform_metrics_render_stats(stats, 1, &b), TG_OK);
     assert_true(series(b.data, "taugate_retries_total{reason=\"Evicted\"}") == 0);
     assert_true(series(b.data, "taugate_outbox_rows{action=\"retry\"}") == 0);
     tg_buf_clean(&b);
     json_decref(stats);
-    tg_platform_metrics_tenant_labels(0);
 }
 
 static void test_label_values_are_escaped(void **state)
 {
     (void)state;
-    tg_platform_metrics_tenant_labels(1);
     json_t *stats = load("{\"workspaces\": [\"a\\\"b\"], \"cluster_queues\": [\"q\\\\x\"]}");
     tg_buf_t b;
     tg_buf_init(&b, 1 << 20);
-    assert_int_equal(tg_platform_metrics_render_stats(stats, &b), TG_OK);
+    assert_int_equal(tg_platform_metrics_render_stats(stats, 1, &b), TG_OK);
     assert_non_null(strstr(b.data, "taugate_runs{workspace=\"a\\\"b\",state=\"Queued\"} 0"));
     assert_non_null(strstr(b.data, "taugate_admissions_total{cluster_queue=\"q\\\\x\"} 0"));
     tg_buf_clean(&b);
     json_decref(stats);
-    tg_platform_metrics_tenant_labels(0);
 }
 
 int main(void)
