@@ -11,10 +11,8 @@
 
 /* The run locked and its last event read in one round trip (no row: no
  * run; NULL seq: no event yet). */
-static tg_stmt_t stmt_lock_last =
-    TG_STMT("SELECT e.seq, e.hash FROM runs r LEFT JOIN LATERAL (SELECT seq, hash FROM run_events"
-            " WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true"
-            " WHERE r.id = $1::uuid FOR UPDATE OF r");
+static tg_stmt_t stmt_lock_last = TG_STMT("SELECT e.seq, e.hash FROM runs r" TG_EVENT_CHAIN_JOIN
+                                          " WHERE r.id = $1::uuid FOR UPDATE OF r");
 static tg_stmt_t stmt_insert = TG_STMT(
     "INSERT INTO run_events (run_id, seq, at, state, reason, message, source, data, prev_hash,"
     " hash) VALUES ($1::uuid, $2::int, $3::timestamptz, $4, $5, $6, $7, $8::jsonb, $9, $10)");
@@ -50,6 +48,44 @@ void tg_store_event_hash(const char *prev_hash, const char *run_id, long seq, co
     free(canon);
 }
 
+void tg_store_event_chain_read(const PGresult *r, int row, int seq_col, tg_event_chain_t *chain)
+{
+    chain->seq = 0;
+    chain->hash[0] = '\0';
+    if (PQgetisnull(r, row, seq_col))
+        return;
+    chain->seq = atol(PQgetvalue(r, row, seq_col));
+    snprintf(chain->hash, sizeof(chain->hash), "%s", PQgetvalue(r, row, seq_col + 1));
+}
+
+tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev,
+                                      tg_event_chain_t *chain)
+{
+    long seq = chain->seq + 1;
+    char at[40], seqs[24], hash[65];
+    tg_time_rfc3339(tg_now_wall_us(), at, sizeof(at));
+    snprintf(seqs, sizeof(seqs), "%ld", seq);
+    tg_store_event_hash(chain->hash, run_id, seq, at, ev, hash);
+    char *data = ev->data ? json_dumps(ev->data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    const char *vals[] = {run_id,
+                          seqs,
+                          at,
+                          ev->state,
+                          ev->reason,
+                          ev->message,
+                          ev->source,
+                          data ? data : "{}",
+                          seq > 1 ? chain->hash : NULL,
+                          hash};
+    tg_rc_e rc = tg_db_run(conn, &stmt_insert, 10, vals);
+    free(data);
+    if (rc == TG_OK) {
+        chain->seq = seq;
+        memcpy(chain->hash, hash, sizeof(chain->hash));
+    }
+    return rc;
+}
+
 tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev)
 {
     tg_rc_e rc;
@@ -61,32 +97,10 @@ tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_e
         PQclear(r);
         return TG_ENOTFOUND;
     }
-    long seq = 1;
-    char prev[65] = "";
-    if (!PQgetisnull(r, 0, 0)) {
-        seq = atol(PQgetvalue(r, 0, 0)) + 1;
-        snprintf(prev, sizeof(prev), "%s", PQgetvalue(r, 0, 1));
-    }
+    tg_event_chain_t chain;
+    tg_store_event_chain_read(r, 0, 0, &chain);
     PQclear(r);
-
-    char at[40], seqs[24], hash[65];
-    tg_time_rfc3339(tg_now_wall_us(), at, sizeof(at));
-    snprintf(seqs, sizeof(seqs), "%ld", seq);
-    tg_store_event_hash(prev, run_id, seq, at, ev, hash);
-    char *data = ev->data ? json_dumps(ev->data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    const char *vals[] = {run_id,
-                          seqs,
-                          at,
-                          ev->state,
-                          ev->reason,
-                          ev->message,
-                          ev->source,
-                          data ? data : "{}",
-                          seq > 1 ? prev : NULL,
-                          hash};
-    rc = tg_db_run(conn, &stmt_insert, 10, vals);
-    free(data);
-    return rc;
+    return tg_store_event_append_chained(conn, run_id, ev, &chain);
 }
 
 tg_rc_e tg_store_events_list(tg_db_conn_t *conn, const char *run_id, long after_seq, int limit,

@@ -57,8 +57,11 @@ static tg_stmt_t stmt_unfinished =
             "  FROM run_attempts WHERE run_id = r.id AND attempt = r.attempt OFFSET 0) a ON true"
             " WHERE r.state NOT IN ('Succeeded', 'Failed', 'Cancelled') AND r.id > $1::uuid"
             " ORDER BY r.id LIMIT $2::int");
+/* The run locked with the end of its event chain: a transition appends its
+ * events (implied ones included) without a look-up each. */
 static tg_stmt_t stmt_lock =
-    TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR UPDATE");
+    TG_STMT("SELECT r.state, r.attempt, e.seq, e.hash FROM runs r" TG_EVENT_CHAIN_JOIN
+            " WHERE r.id = $1::uuid FOR UPDATE OF r");
 static tg_stmt_t stmt_update_words =
     TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
             " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4");
@@ -218,6 +221,8 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
     char cur[32];
     snprintf(cur, sizeof(cur), "%s", PQgetvalue(r, 0, 0));
     int cur_attempt = atoi(PQgetvalue(r, 0, 1));
+    tg_event_chain_t chain;
+    tg_store_event_chain_read(r, 0, 2, &chain);
     PQclear(r);
     char at[16];
     snprintf(at, sizeof(at), "%d", attempt);
@@ -254,7 +259,7 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
         if (rank <= from || rank >= (to == 100 ? 4 : to))
             continue;
         if (admission && !strcmp(path[i], "Admitted")) {
-            rc = tg_store_event_append(conn, run_id, admission);
+            rc = tg_store_event_append_chained(conn, run_id, admission, &chain);
             if (!queue_info)
                 queue_info = admission_info;
             continue;
@@ -263,7 +268,7 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
         snprintf(msg, sizeof(msg), "the run was seen %s before this state was observed", ev->state);
         tg_event_t implied = {
             .state = path[i], .reason = "Implied", .message = msg, .source = ev->source};
-        rc = tg_store_event_append(conn, run_id, &implied);
+        rc = tg_store_event_append_chained(conn, run_id, &implied, &chain);
     }
     if (rc != TG_OK)
         return rc;
@@ -272,7 +277,7 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
     rc = tg_db_run(conn, &stmt_update_both, 6, uv);
     free(qi);
     if (rc == TG_OK)
-        rc = tg_store_event_append(conn, run_id, ev);
+        rc = tg_store_event_append_chained(conn, run_id, ev, &chain);
     if (rc == TG_OK)
         *applied = 1;
     return rc;
