@@ -11,8 +11,10 @@
 
 /* The run locked and its last event read in one round trip (no row: no
  * run; NULL seq: no event yet). */
-static tg_stmt_t stmt_lock_last = TG_STMT("SELECT e.seq, e.hash FROM runs r" TG_EVENT_CHAIN_JOIN
-                                          " WHERE r.id = $1::uuid FOR UPDATE OF r");
+static tg_stmt_t stmt_lock_last =
+    TG_STMT("SELECT e.seq, e.hash FROM runs r LEFT JOIN LATERAL (SELECT seq, hash FROM run_events"
+            " WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true"
+            " WHERE r.id = $1::uuid FOR UPDATE OF r");
 static tg_stmt_t stmt_insert = TG_STMT(
     "INSERT INTO run_events (run_id, seq, at, state, reason, message, source, data, prev_hash,"
     " hash) VALUES ($1::uuid, $2::int, $3::timestamptz, $4, $5, $6, $7, $8::jsonb, $9, $10)");
@@ -48,14 +50,25 @@ void tg_store_event_hash(const char *prev_hash, const char *run_id, long seq, co
     free(canon);
 }
 
-void tg_store_event_chain_read(const PGresult *r, int row, int seq_col, tg_event_chain_t *chain)
+tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id, tg_event_chain_t *chain)
 {
+    tg_rc_e rc;
+    const char *id[] = {run_id};
     chain->seq = 0;
     chain->hash[0] = '\0';
-    if (PQgetisnull(r, row, seq_col))
-        return;
-    chain->seq = atol(PQgetvalue(r, row, seq_col));
-    snprintf(chain->hash, sizeof(chain->hash), "%s", PQgetvalue(r, row, seq_col + 1));
+    PGresult *r = tg_db_exec(conn, &stmt_lock_last, 1, id, &rc);
+    if (!r)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return TG_ENOTFOUND;
+    }
+    if (!PQgetisnull(r, 0, 0)) {
+        chain->seq = atol(PQgetvalue(r, 0, 0));
+        snprintf(chain->hash, sizeof(chain->hash), "%s", PQgetvalue(r, 0, 1));
+    }
+    PQclear(r);
+    return TG_OK;
 }
 
 tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev,
@@ -88,19 +101,9 @@ tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, co
 
 tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev)
 {
-    tg_rc_e rc;
-    const char *id[] = {run_id};
-    PGresult *r = tg_db_exec(conn, &stmt_lock_last, 1, id, &rc);
-    if (!r)
-        return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return TG_ENOTFOUND;
-    }
     tg_event_chain_t chain;
-    tg_store_event_chain_read(r, 0, 0, &chain);
-    PQclear(r);
-    return tg_store_event_append_chained(conn, run_id, ev, &chain);
+    tg_rc_e rc = tg_store_event_chain_end(conn, run_id, &chain);
+    return rc == TG_OK ? tg_store_event_append_chained(conn, run_id, ev, &chain) : rc;
 }
 
 tg_rc_e tg_store_events_list(tg_db_conn_t *conn, const char *run_id, long after_seq, int limit,

@@ -26,24 +26,23 @@ typedef struct {
 tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id,
                               const tg_event_t *ev) TG_MUSTCHECK;
 
-/* The end of a run's chain as a transaction that holds the run's row lock
- * sees it: the last event's seq (0: none yet) and hash. */
+/* The end of a run's chain: the last event's seq (0: none yet) and hash. */
 typedef struct {
     long seq;
     char hash[65];
 } tg_event_chain_t;
 
-/* The SQL that reads a chain's end with the run's row: a LATERAL join on
- * the run (alias r) giving e.seq and e.hash (NULL seq: no event yet), for
- * statements that lock the run and need its chain in the same round trip. */
-#define TG_EVENT_CHAIN_JOIN                                                                        \
-    " LEFT JOIN LATERAL (SELECT seq, hash FROM run_events WHERE run_id = r.id"                     \
-    " ORDER BY seq DESC LIMIT 1) e ON true"
-/* Fill *chain from a row's seq and hash columns (as TG_EVENT_CHAIN_JOIN gives them). */
-void tg_store_event_chain_read(const PGresult *r, int row, int seq_col, tg_event_chain_t *chain);
-/* Append after *chain, which the caller read under the run's row lock in this
- * transaction, and advance it: no round trip to find the chain's end, so a
- * transition that records several events costs one INSERT each. */
+/* Lock the run (if the caller has not) and read the end of its chain, in
+ * the caller's transaction. A caller that already holds the run's row lock
+ * reads it here in a statement of its own: a statement that waited for the
+ * lock would still read the events as its snapshot, taken before the
+ * waiting, shows them (a concurrent append would be missed). TG_ENOTFOUND:
+ * no such run. */
+tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id,
+                                 tg_event_chain_t *chain) TG_MUSTCHECK;
+/* Append after *chain (read by tg_store_event_chain_end in this
+ * transaction) and advance it: several events in a row (a transition's
+ * implied ones) cost one INSERT each, not a look-up and an INSERT. */
 tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev,
                                       tg_event_chain_t *chain) TG_MUSTCHECK;
 /* The hash of an event from its fields (used by the verifier too). */

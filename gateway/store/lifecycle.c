@@ -57,11 +57,8 @@ static tg_stmt_t stmt_unfinished =
             "  FROM run_attempts WHERE run_id = r.id AND attempt = r.attempt OFFSET 0) a ON true"
             " WHERE r.state NOT IN ('Succeeded', 'Failed', 'Cancelled') AND r.id > $1::uuid"
             " ORDER BY r.id LIMIT $2::int");
-/* The run locked with the end of its event chain: a transition appends its
- * events (implied ones included) without a look-up each. */
 static tg_stmt_t stmt_lock =
-    TG_STMT("SELECT r.state, r.attempt, e.seq, e.hash FROM runs r" TG_EVENT_CHAIN_JOIN
-            " WHERE r.id = $1::uuid FOR UPDATE OF r");
+    TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR UPDATE");
 static tg_stmt_t stmt_update_words =
     TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
             " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4");
@@ -221,8 +218,6 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
     char cur[32];
     snprintf(cur, sizeof(cur), "%s", PQgetvalue(r, 0, 0));
     int cur_attempt = atoi(PQgetvalue(r, 0, 1));
-    tg_event_chain_t chain;
-    tg_store_event_chain_read(r, 0, 2, &chain);
     PQclear(r);
     char at[16];
     snprintf(at, sizeof(at), "%d", attempt);
@@ -246,6 +241,10 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
         }
         return rc;
     }
+    /* the chain's end is read once, after the lock (see tg_store_event_chain_end),
+     * and every event of the transition is appended after it */
+    tg_event_chain_t chain;
+    rc = tg_store_event_chain_end(conn, run_id, &chain);
     /* Watches of different kinds race: a pod may be seen running before its
      * Workload is seen admitted. A run that runs or succeeds went through the
      * queue, so the states it skipped are recorded: the admission as the
