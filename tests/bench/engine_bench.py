@@ -288,8 +288,8 @@ def main():
             print(f"N={n:>6}: submitted in {r['submit_s']:.1f} s; first submit to last seal "
                   f"{took}; {r['rate']:.1f} runs sealed/s; peak RSS gateway "
                   f"{r['gw_mib']:.0f} MiB, kubesim {r['ks_mib']:.0f} MiB; CPU s gateway "
-                  f"{r['cpu_gateway_s']:.0f}, kubesim {r['cpu_kubesim_s']:.0f}, PostgreSQL "
-                  f"{r['cpu_postgres_s']:.0f}, bench {r['cpu_bench_s']:.0f}, whole machine "
+                  f"{r['cpu_gateway_s']:.1f}, kubesim {r['cpu_kubesim_s']:.1f}, PostgreSQL "
+                  f"{r['cpu_postgres_s']:.1f}, bench {r['cpu_bench_s']:.1f}, whole machine "
                   f"{r['cpu_machine_s']:.0f}; per run: {r['commits_per_run']:.1f} commits"
                   + (f", {r['statements_per_run']:.1f} statements" if PGSTAT else "")
                   + f"; runs: {r['states']}", flush=True)
