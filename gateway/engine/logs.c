@@ -22,6 +22,14 @@
 #define LOGS_TRUNCATED   " [line truncated by taugate]"
 #define LOGS_RETRY_MAX_S 60
 #define LOGS_SCAN_GAP_MS 200u /* wakes within this of a scan wait for the next one */
+/* A container's stream ends as its pod finishes, a moment before the
+ * observer stores the pod's end: the follower looks again after 50, 100,
+ * 200, 400, 400... ms, up to LOGS_SETTLE_MS in all, rather than give the
+ * stream back and have it claimed, resumed and requested from the cluster
+ * once more a second later. A pause is short enough not to hold up a stop. */
+#define LOGS_SETTLE_FIRST_MS 50L
+#define LOGS_SETTLE_STEP_MS  400L
+#define LOGS_SETTLE_MS       1600L
 
 typedef struct logs_follower_s logs_follower_t;
 
@@ -223,6 +231,21 @@ static int follower_pod_finished(logs_follower_t *f)
     return rc == TG_ENOTFOUND || (rc == TG_OK && phase_terminal(phase));
 }
 
+/* After a stream that ended because its container exited: is the pod
+ * finished, waiting up to LOGS_SETTLE_MS for the store to say so? */
+static int follower_pod_settled(logs_follower_t *f)
+{
+    for (long step = LOGS_SETTLE_FIRST_MS, waited = 0;;
+         waited += step, step = step * 2 < LOGS_SETTLE_STEP_MS ? step * 2 : LOGS_SETTLE_STEP_MS) {
+        if (follower_pod_finished(f))
+            return 1;
+        if (waited + step > LOGS_SETTLE_MS || atomic_load(&f->stop))
+            return 0;
+        struct timespec pause = {.tv_sec = step / 1000, .tv_nsec = (step % 1000) * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+}
+
 static void *follower_main(void *arg)
 {
     pthread_setname_np(pthread_self(), "tg-logfollow");
@@ -261,7 +284,7 @@ static void *follower_main(void *arg)
         follower_release(f, 0, 0, NULL, 0); /* shutting down: free for another replica */
     } else if (rc == TG_OK) {
         /* the container exited; done once the pod is finished too */
-        follower_release(f, follower_pod_finished(f), 0, NULL, 1);
+        follower_release(f, follower_pod_settled(f), 0, NULL, 1);
     } else if (res.reason == TG_KUBE_R_NOT_FOUND) {
         tg_log_info("logs", "%s/%s: pod gone; its stored log is final", f->t.namespace_, f->t.pod);
         follower_release(f, 1, 0, NULL, 0);

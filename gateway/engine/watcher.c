@@ -220,14 +220,17 @@ static tg_rc_e w_workload(const tg_watcher_env_t *env, tg_db_conn_t *conn,
     int attempt;
     if (!ns || !oname)
         return TG_OK;
-    tg_rc_e rc = tg_store_attempt_by_object(conn, ns, oname, run_id, &attempt);
-    if (rc != TG_OK)
-        return rc == TG_ENOTFOUND ? TG_OK : rc; /* not one of ours */
     if (w_true(w_condition(obj, "Finished")))
         return TG_OK; /* the Job or RayJob says how it ended */
     const json_t *evicted = w_condition(obj, "Evicted");
     const json_t *admitted = w_condition(obj, "Admitted");
     const json_t *reserved = w_condition(obj, "QuotaReserved");
+    /* reserved, not yet admitted: nothing to record (and no look-up) */
+    if (w_true(reserved) && !w_true(admitted) && !w_true(evicted))
+        return TG_OK;
+    tg_rc_e rc = tg_store_attempt_by_object(conn, ns, oname, run_id, &attempt);
+    if (rc != TG_OK)
+        return rc == TG_ENOTFOUND ? TG_OK : rc; /* not one of ours */
     if (w_true(evicted) && !w_true(admitted)) {
         /* Kueue would requeue the same Job; taugate starts a new attempt
          * instead, when the run's resilience allows it */
@@ -247,8 +250,6 @@ static tg_rc_e w_workload(const tg_watcher_env_t *env, tg_db_conn_t *conn,
         json_decref(qi);
         return rc;
     }
-    if (w_true(reserved))
-        return TG_OK;
     const json_t *why = reserved ? reserved : w_condition(obj, "Pending");
     const char *msg = json_string_value(json_object_get(why, "message"));
     const char *lq = w_str(obj, "spec", "queueName");
@@ -274,6 +275,22 @@ static tg_rc_e w_workload(const tg_watcher_env_t *env, tg_db_conn_t *conn,
     return rc;
 }
 
+/* Whether a Job or RayJob shows something w_owner records: its deletion, its
+ * end, or a RayJob's cluster up. Checked before the run is looked up, so
+ * the churn of a running object costs no round trip. */
+static int w_owner_news(const char *kind, tg_kube_event_type_e type, const json_t *obj)
+{
+    if (type == TG_KUBE_EV_DELETED)
+        return 1;
+    if (!strcmp(kind, "Job"))
+        return w_true(w_condition(obj, "Complete")) || w_true(w_condition(obj, "Failed"));
+    const char *job = w_str(obj, "status", "jobStatus");
+    const char *dep = w_str(obj, "status", "jobDeploymentStatus");
+    return (job &&
+            (!strcmp(job, "SUCCEEDED") || !strcmp(job, "FAILED") || !strcmp(job, "STOPPED"))) ||
+           (dep && (!strcmp(dep, "Failed") || !strcmp(dep, "Running")));
+}
+
 /* Job or RayJob → terminal states (and deletion by someone else). */
 static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *kind,
                        tg_kube_event_type_e type, const json_t *obj)
@@ -282,7 +299,7 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
     const char *name = w_str(obj, "metadata", "name");
     char run_id[37];
     int attempt;
-    if (!ns || !name)
+    if (!ns || !name || !w_owner_news(kind, type, obj))
         return TG_OK;
     tg_rc_e rc = tg_store_attempt_by_object(conn, ns, name, run_id, &attempt);
     if (rc != TG_OK)

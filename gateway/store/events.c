@@ -50,10 +50,12 @@ void tg_store_event_hash(const char *prev_hash, const char *run_id, long seq, co
     free(canon);
 }
 
-tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev)
+tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id, tg_event_chain_t *chain)
 {
     tg_rc_e rc;
     const char *id[] = {run_id};
+    chain->seq = 0;
+    chain->hash[0] = '\0';
     PGresult *r = tg_db_exec(conn, &stmt_lock_last, 1, id, &rc);
     if (!r)
         return rc;
@@ -61,18 +63,22 @@ tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_e
         PQclear(r);
         return TG_ENOTFOUND;
     }
-    long seq = 1;
-    char prev[65] = "";
     if (!PQgetisnull(r, 0, 0)) {
-        seq = atol(PQgetvalue(r, 0, 0)) + 1;
-        snprintf(prev, sizeof(prev), "%s", PQgetvalue(r, 0, 1));
+        chain->seq = atol(PQgetvalue(r, 0, 0));
+        snprintf(chain->hash, sizeof(chain->hash), "%s", PQgetvalue(r, 0, 1));
     }
     PQclear(r);
+    return TG_OK;
+}
 
+tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev,
+                                      tg_event_chain_t *chain)
+{
+    long seq = chain->seq + 1;
     char at[40], seqs[24], hash[65];
     tg_time_rfc3339(tg_now_wall_us(), at, sizeof(at));
     snprintf(seqs, sizeof(seqs), "%ld", seq);
-    tg_store_event_hash(prev, run_id, seq, at, ev, hash);
+    tg_store_event_hash(chain->hash, run_id, seq, at, ev, hash);
     char *data = ev->data ? json_dumps(ev->data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     const char *vals[] = {run_id,
                           seqs,
@@ -82,11 +88,22 @@ tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_e
                           ev->message,
                           ev->source,
                           data ? data : "{}",
-                          seq > 1 ? prev : NULL,
+                          seq > 1 ? chain->hash : NULL,
                           hash};
-    rc = tg_db_run(conn, &stmt_insert, 10, vals);
+    tg_rc_e rc = tg_db_run(conn, &stmt_insert, 10, vals);
     free(data);
+    if (rc == TG_OK) {
+        chain->seq = seq;
+        memcpy(chain->hash, hash, sizeof(chain->hash));
+    }
     return rc;
+}
+
+tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev)
+{
+    tg_event_chain_t chain;
+    tg_rc_e rc = tg_store_event_chain_end(conn, run_id, &chain);
+    return rc == TG_OK ? tg_store_event_append_chained(conn, run_id, ev, &chain) : rc;
 }
 
 tg_rc_e tg_store_events_list(tg_db_conn_t *conn, const char *run_id, long after_seq, int limit,

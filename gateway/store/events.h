@@ -25,6 +25,26 @@ typedef struct {
  * one run are serialised across replicas. */
 tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id,
                               const tg_event_t *ev) TG_MUSTCHECK;
+
+/* The end of a run's chain: the last event's seq (0: none yet) and hash. */
+typedef struct {
+    long seq;
+    char hash[65];
+} tg_event_chain_t;
+
+/* Lock the run (if the caller has not) and read the end of its chain, in
+ * the caller's transaction. A caller that already holds the run's row lock
+ * reads it here in a statement of its own: a statement that waited for the
+ * lock would still read the events as its snapshot, taken before the
+ * waiting, shows them (a concurrent append would be missed). TG_ENOTFOUND:
+ * no such run. */
+tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id,
+                                 tg_event_chain_t *chain) TG_MUSTCHECK;
+/* Append after *chain (read by tg_store_event_chain_end in this
+ * transaction) and advance it: several events in a row (a transition's
+ * implied ones) cost one INSERT each, not a look-up and an INSERT. */
+tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev,
+                                      tg_event_chain_t *chain) TG_MUSTCHECK;
 /* The hash of an event from its fields (used by the verifier too). */
 void tg_store_event_hash(const char *prev_hash, const char *run_id, long seq, const char *at,
                          const tg_event_t *ev, char out[65]);

@@ -176,6 +176,10 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
         }
         return rc;
     }
+    /* the chain's end is read once, after the lock (see tg_store_event_chain_end),
+     * and every event of the transition is appended after it */
+    tg_event_chain_t chain;
+    rc = tg_store_event_chain_end(conn, run_id, &chain);
     /* Watches of different kinds race: a pod may be seen running before its
      * Workload is seen admitted. A run that runs or succeeds went through the
      * queue, so the states it skipped are recorded: the admission as the
@@ -189,7 +193,7 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
         if (rank <= from || rank >= (to == 100 ? 4 : to))
             continue;
         if (admission && !strcmp(path[i], "Admitted")) {
-            rc = tg_store_event_append(conn, run_id, admission);
+            rc = tg_store_event_append_chained(conn, run_id, admission, &chain);
             if (!queue_info)
                 queue_info = admission_info;
             continue;
@@ -198,7 +202,7 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
         snprintf(msg, sizeof(msg), "the run was seen %s before this state was observed", ev->state);
         tg_event_t implied = {
             .state = path[i], .reason = "Implied", .message = msg, .source = ev->source};
-        rc = tg_store_event_append(conn, run_id, &implied);
+        rc = tg_store_event_append_chained(conn, run_id, &implied, &chain);
     }
     if (rc != TG_OK)
         return rc;
@@ -207,7 +211,7 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
     rc = tg_db_run(conn, &stmt_update_both, 6, uv);
     free(qi);
     if (rc == TG_OK)
-        rc = tg_store_event_append(conn, run_id, ev);
+        rc = tg_store_event_append_chained(conn, run_id, ev, &chain);
     if (rc == TG_OK)
         *applied = 1;
     return rc;

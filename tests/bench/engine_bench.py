@@ -22,6 +22,7 @@ BENCH_ENGINE_TIMEOUT_S (default 900) is reported with how far it got."""
 import base64
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -74,11 +75,66 @@ def cpu_s(pid):
         return 0.0
 
 
+def thread_cpu_s(pid):
+    """CPU seconds per thread name of a live process ({comm: seconds}); a
+    thread that has exited is no longer counted."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                head, tail = f.read().rsplit(")", 1)
+        except OSError:
+            continue
+        name, fields = head.split("(", 1)[1], tail.split()
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf(
+            "SC_CLK_TCK")
+    return out
+
+
+def postgres_cpu_s(datadir):
+    """CPU seconds of the PostgreSQL cluster in datadir: the postmaster, its
+    live children (backends, walwriter, checkpointer...) and, through the
+    postmaster's cutime/cstime, the children that have exited."""
+    stats, postmaster = {}, None
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stats[int(pid)] = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if datadir.encode() in f.read().split(b"\0"):
+                    postmaster = int(pid)
+        except OSError:
+            pass
+    if postmaster not in stats:
+        return 0.0
+    total = sum(int(x) for x in stats[postmaster][11:15])  # utime stime cutime cstime
+    total += sum(int(v[11]) + int(v[12]) for v in stats.values() if int(v[1]) == postmaster)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def client_cpu_s():
+    """CPU seconds of this bench: its own threads and the psql it has waited for."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def machine_busy_s():
     """CPU seconds the whole machine spent busy (all cores)."""
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]
     return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def committed_xacts(pg, db):
+    """Transactions PostgreSQL has committed in db (its statistics lag by up
+    to a second, which the bench's seconds-long spans absorb)."""
+    pg.psql("SELECT pg_stat_force_next_flush()", db=db)
+    return int(pg.psql(f"SELECT xact_commit FROM pg_stat_database WHERE datname = '{db}'",
+                       db=db))
 
 
 def batch_bodies(n):
@@ -137,7 +193,10 @@ def one_size(pg, n):
             pg.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements;"
                     " SELECT pg_stat_statements_reset()", db=db)
         bodies = batch_bodies(n)
-        cpu0 = (cpu_s(gw.proc.pid), cpu_s(ks.proc.pid), machine_busy_s())
+        xacts0 = committed_xacts(pg, db)
+        threads0 = thread_cpu_s(gw.proc.pid)
+        cpu0 = (cpu_s(gw.proc.pid), cpu_s(ks.proc.pid), postgres_cpu_s(pg.datadir),
+                client_cpu_s(), machine_busy_s())
         perf = subprocess.Popen(["perf", "record", "-F", "499", "-p", str(gw.proc.pid), "-o",
                                  f"{PERF}.{n}"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL) if PERF else None
@@ -178,11 +237,21 @@ def one_size(pg, n):
             perf.wait(60)
         gw_mib, ks_mib = vm_hwm_mib(gw.proc.pid), vm_hwm_mib(ks.proc.pid)
         cpu = (cpu_s(gw.proc.pid) - cpu0[0], cpu_s(ks.proc.pid) - cpu0[1],
-               machine_busy_s() - cpu0[2])
+               postgres_cpu_s(pg.datadir) - cpu0[2], client_cpu_s() - cpu0[3],
+               machine_busy_s() - cpu0[4])
+        threads = thread_cpu_s(gw.proc.pid)
+        stats = {"commits_per_run": (committed_xacts(pg, db) - xacts0) / n,
+                 "cpu_gateway_threads_s": dict(sorted(
+                     ((k, round(v - threads0.get(k, 0.0), 1)) for k, v in threads.items()),
+                     key=lambda kv: -kv[1]))}
         if PGSTAT:
-            print(pg.psql("SELECT round(total_exec_time)::int || ' ms ' || calls || ' calls: ' ||"
+            stats["statements_per_run"] = int(pg.psql(
+                "SELECT sum(calls) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
+                f" WHERE d.datname = '{db}'", db=db)) / n
+            print(pg.psql("SELECT round(total_exec_time)::int || ' ms, ' ||"
+                          f" round(calls::numeric / {n}, 2) || ' calls/run: ' ||"
                           " left(regexp_replace(query, '\\s+', ' ', 'g'), 150)"
-                          " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25",
+                          " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 30",
                           db=db))
         states = pg.psql("SELECT string_agg(state || '=' || c, ' ') FROM"
                          " (SELECT state, count(*) c FROM runs GROUP BY 1 ORDER BY 1) s", db=db)
@@ -193,7 +262,8 @@ def one_size(pg, n):
                 "sealed": sealed, "ended": ended, "states": states,
                 "rate": n / span if done and span > 0 else sealed / (time.time() - t0),
                 "gw_mib": gw_mib, "ks_mib": ks_mib, "cpu_gateway_s": cpu[0],
-                "cpu_kubesim_s": cpu[1], "cpu_machine_s": cpu[2]}
+                "cpu_kubesim_s": cpu[1], "cpu_postgres_s": cpu[2], "cpu_bench_s": cpu[3],
+                "cpu_machine_s": cpu[4], **stats}
     finally:
         if gw:
             gw.stop()
@@ -218,8 +288,14 @@ def main():
             print(f"N={n:>6}: submitted in {r['submit_s']:.1f} s; first submit to last seal "
                   f"{took}; {r['rate']:.1f} runs sealed/s; peak RSS gateway "
                   f"{r['gw_mib']:.0f} MiB, kubesim {r['ks_mib']:.0f} MiB; CPU s gateway "
-                  f"{r['cpu_gateway_s']:.0f}, kubesim {r['cpu_kubesim_s']:.0f}, whole machine "
-                  f"{r['cpu_machine_s']:.0f}; runs: {r['states']}", flush=True)
+                  f"{r['cpu_gateway_s']:.1f}, kubesim {r['cpu_kubesim_s']:.1f}, PostgreSQL "
+                  f"{r['cpu_postgres_s']:.1f}, bench {r['cpu_bench_s']:.1f}, whole machine "
+                  f"{r['cpu_machine_s']:.0f}; per run: {r['commits_per_run']:.1f} commits"
+                  + (f", {r['statements_per_run']:.1f} statements" if PGSTAT else "")
+                  + f"; runs: {r['states']}", flush=True)
+            print("  gateway CPU s by thread: " + ", ".join(
+                f"{k} {v:.1f}" for k, v in r["cpu_gateway_threads_s"].items() if v >= 0.1),
+                flush=True)
     if len(results) >= 2:
         small, large = results[0], results[-1]
         print(f"ratio sealed/s N={large['n']} / N={small['n']}: "

@@ -226,6 +226,25 @@ def test_lines_are_stored_in_order_and_complete(env):
                    f" WHERE p.run_id = '{rid}'") == "t"
 
 
+def kube_logs_requests(gw):
+    """Log streams the gateway has requested from the cluster so far."""
+    prom = gw.req("GET", "/metrics").body.decode()
+    return sum(int(line.rsplit(" ", 1)[1]) for line in prom.splitlines()
+               if line.startswith('taugate_kube_requests_total{verb="logs",'))
+
+
+def test_a_container_that_exits_is_streamed_once(env):
+    """The stream ends when the container exits, a moment before the pod's end
+    is stored: the follower waits for it rather than give the container back
+    and request its log from the cluster a second time."""
+    before = kube_logs_requests(env.gw)
+    rid = env.new_run()
+    env.start_pod(rid, "alpha", [("main", "echo one; sleep 2; echo two")])
+    env.wait_log_done(rid)
+    assert lines_of(env.logs(rid).body.decode()) == ["one", "two"]
+    assert kube_logs_requests(env.gw) - before == 1
+
+
 def test_no_duplicates_after_collector_restarts(env):
     rid = env.new_run()
     script = "i=1; while [ $i -le 160 ]; do echo tick $i; i=$((i+1)); sleep 0.04; done"
