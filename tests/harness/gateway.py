@@ -3,11 +3,11 @@ import os
 import signal
 import subprocess
 import tempfile
-import time
 
 import tokens
 from http_client import request
 from pg import free_port
+from wait import wait_for
 
 ADMIN = object()  # the default: act as a platform admin
 
@@ -67,17 +67,42 @@ class Gateway:
         return self
 
     def wait_ready(self, timeout=20, probe="/readyz"):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
+        def ready():
             if self.proc.poll() is not None:
                 raise RuntimeError(f"taugate exited with {self.proc.returncode}:\n{self.logs()}")
+            return request(self.url, "GET", probe, timeout=2).status == 200
+        wait_for(ready, timeout, f"taugate to answer {probe} with 200", interval=0.05,
+                 ignore=(OSError,), detail=self.logs)
+
+    def _client_sockets(self):
+        """{socket inode link: client port} of the TCP connections to the
+        gateway's port that the gateway process has accepted."""
+        peers = {}
+        with open(f"/proc/{self.proc.pid}/net/tcp") as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                local, remote = (int(x.rsplit(":", 1)[1], 16) for x in fields[1:3])
+                if local == self.port and fields[3] == "01":  # ESTABLISHED
+                    peers[f"socket:[{fields[9]}]"] = remote
+        fd_dir = f"/proc/{self.proc.pid}/fd"
+        held = {}
+        for fd in os.listdir(fd_dir):
             try:
-                if request(self.url, "GET", probe, timeout=2).status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError(f"taugate did not answer {probe} with 200:\n{self.logs()}")
+                link = os.readlink(os.path.join(fd_dir, fd))
+            except OSError:  # closed meanwhile
+                continue
+            if link in peers:
+                held[link] = peers[link]
+        return held
+
+    def holds_connection(self, sock):
+        """Has the gateway accepted the client socket `sock` (it is among the
+        process's open files), rather than it waiting in the listen backlog?"""
+        return sock.getsockname()[1] in self._client_sockets().values()
+
+    def connections(self):
+        """How many client connections the gateway holds open now."""
+        return len(self._client_sockets())
 
     def logs(self):
         with open(self.log.name, "rb") as f:

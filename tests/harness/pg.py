@@ -7,6 +7,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -109,23 +110,29 @@ class Postgres:
         return out.stdout.strip()
 
     @contextlib.contextmanager
-    def table_locked(self, db, table, seconds):
-        """Another session holds ACCESS EXCLUSIVE on `table` in database `db`
-        for `seconds`: statements touching it wait. Yields once the lock is
-        held; on leaving, waits for the holder to let go."""
+    def table_locked(self, db, table):
+        """Another session holds ACCESS EXCLUSIVE on `table` in database `db`:
+        statements touching it wait. Yields, once the lock is held, a function
+        that lets it go (psql cancels its sleep, the transaction rolls back);
+        leaving the block lets it go too."""
         holder = subprocess.Popen(
             ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user,
              "-d", db, "-c", f"BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE;"
-                            f" SELECT pg_sleep({seconds}); COMMIT;"],
+                            " SELECT pg_sleep(600); COMMIT;"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def release():
+            if holder.poll() is None:
+                holder.send_signal(signal.SIGINT)
+            holder.wait(30)
         try:
             wait_for(lambda: self.psql("SELECT count(*) FROM pg_locks WHERE mode ="
                                        " 'AccessExclusiveLock' AND granted AND relation ="
                                        f" '{table}'::regclass", db=db) == "1",
                      10, f"the lock on {table} held", interval=0.05)
-            yield
+            yield release
         finally:
-            holder.wait(seconds + 30)
+            release()
 
     def lock_waiters(self, db, application="taugate"):
         """How many of `application`'s sessions in `db` wait for a lock now."""

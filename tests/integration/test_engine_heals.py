@@ -20,22 +20,12 @@ from gateway import Gateway
 from kubesim import KubeSim
 from paths import BUILD, SHARED
 from pg import Postgres, free_port
+from wait import wait_for
 from world import kind_cpu_cluster, kind_cpu_workspace
 
 SPEC = open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")).read()
 SCRIPT = base64.b64encode(b"#!/usr/bin/env bash\necho ok\n").decode()
 ENDED = ("Succeeded", "Failed", "Cancelled")
-
-
-def wait_for(what, fn, timeout=60, interval=0.2):
-    """fn's first truthy answer within timeout seconds."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        got = fn()
-        if got:
-            return got
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def engine_env(ks, **more):
@@ -112,8 +102,8 @@ def test_gateway_started_before_postgres_becomes_ready_without_restart():
         assert r.status == 503 and "starting" in r.json()["detail"], r
         db.start()
         db.create_db()
-        r = wait_for("readiness", lambda: (lambda x: x if x.status == 200 else None)(
-            gw.req("GET", "/readyz")), timeout=30)
+        r = wait_for(lambda: gw.req("GET", "/readyz"), 30, "readiness",
+                     cond=lambda x: x.status == 200)
         assert r.json() == {"status": "ready", "database": "ok", "migrations": "current",
                             "policy": "loaded", "cluster": "not configured"}
         assert gw.proc.poll() is None  # the same process
@@ -131,10 +121,10 @@ def test_postgres_down_while_runs_finish_every_run_ends_and_is_sealed(pg, db_url
         ids = batch(gw, 12, "pg-down")
         # every run has reached the cluster (on a loaded machine the first may
         # already have finished when the last gets there)
-        wait_for("the runs in the cluster", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
                         " AND state IN ('Queued', 'Admitted', 'Running', 'Succeeded')")
-                 == len(ids), timeout=60)
+                 == len(ids), 60, "the runs in the cluster")
         pid = gw.proc.pid
         pg.stop()
         try:
@@ -143,17 +133,16 @@ def test_postgres_down_while_runs_finish_every_run_ends_and_is_sealed(pg, db_url
                        body={"runs": [{"spec": SPEC, "files": {"train.sh": SCRIPT}}]})
             assert r.status == 503, r
             # every run ends in the cluster while the gateway cannot record it
-            wait_for("the Jobs to finish", lambda: jobs_complete(ks, set(ids)) == len(ids),
-                     timeout=60)
+            wait_for(lambda: jobs_complete(ks, set(ids)) == len(ids), 60, "the Jobs to finish")
         finally:
             pg.start()
-        wait_for("every run to end", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
                         " AND state IN ('Succeeded', 'Failed', 'Cancelled')") == len(ids),
-                 timeout=60)
-        wait_for("every run sealed", lambda: count(
+                 60, "every run to end")
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM evidence WHERE run_id IN ({in_list(ids)})")
-                 == len(ids), timeout=60)
+                 == len(ids), 60, "every run sealed")
         assert sql(pg, db_url, f"SELECT DISTINCT state FROM runs WHERE id IN ({in_list(ids)})") \
             == "Succeeded"
         assert gw.proc.pid == pid and gw.proc.poll() is None  # no restart
@@ -168,12 +157,18 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
     gw = Gateway(BUILD, db_url, extra_env=engine_env(
         ks, TAUGATE_DB_POOL_SIZE="2", TAUGATE_ENGINE_WORKERS="4",
         TAUGATE_ENGINE_RESYNC_S="30")).start()
+    nodes = [n["metadata"]["name"] for n in ks.list("v1", "nodes")]
+    locker = None
     try:
         kind_cpu_workspace(gw, ok=(201, 409))
+        # no node takes a pod until the lock is held: every run is admitted
+        # by Kueue, and its Running and Succeeded both happen during the hold
+        for node in nodes:
+            ks.control(f"nodes/{node}/cordon")
         ids = batch(gw, 8, "pool-out")
-        wait_for("the runs in the cluster", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
-                        " AND state <> 'Accepted'") == len(ids), timeout=60)
+                        " AND state = 'Admitted'") == len(ids), 60, "the runs admitted")
         errors_before = metric(gw, 'taugate_engine_apply_total{result="error"}')
         dbname = db_url.rsplit("/", 1)[1]
         locker = subprocess.Popen(
@@ -181,24 +176,33 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
              dbname, "-c", "BEGIN; LOCK TABLE run_events IN EXCLUSIVE MODE;"
                            " SELECT pg_sleep(600); COMMIT;"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            wait_for("the lock", lambda: sql(pg, db_url, "SELECT EXISTS (SELECT 1 FROM pg_locks"
-                                             " WHERE relation = 'run_events'::regclass"
-                                             " AND mode = 'ExclusiveLock' AND granted)") == "t")
-            wait_for("the Jobs to finish", lambda: jobs_complete(ks, set(ids)) == len(ids))
-            # the applies that found no connection failed, and were not dropped
-            wait_for("applies refused by the exhausted pool", lambda: metric(
-                gw, 'taugate_engine_apply_total{result="error"}') > errors_before)
-        finally:
-            locker.send_signal(signal.SIGINT)  # psql cancels the sleep: the lock goes
-            locker.wait(30)
-        wait_for("every run to succeed", lambda: count(
+        wait_for(lambda: sql(pg, db_url, "SELECT EXISTS (SELECT 1 FROM pg_locks"
+                                         " WHERE relation = 'run_events'::regclass"
+                                         " AND mode = 'ExclusiveLock' AND granted)") == "t",
+                 60, "the lock")
+        for node in nodes:
+            ks.control(f"nodes/{node}/uncordon")
+        wait_for(lambda: jobs_complete(ks, set(ids)) == len(ids), 60, "the Jobs to finish")
+        # the applies that found no connection failed, and were not dropped
+        wait_for(lambda: metric(gw, 'taugate_engine_apply_total{result="error"}') > errors_before,
+                 60, "applies refused by the exhausted pool")
+        assert count(pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
+                                 " AND state = 'Admitted'") == len(ids)
+        locker.send_signal(signal.SIGINT)  # psql cancels the sleep: the lock goes
+        locker.wait(30)
+        locker = None
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
-                        " AND state = 'Succeeded'") == len(ids), timeout=60)
+                        " AND state = 'Succeeded'") == len(ids), 60, "every run to succeed")
         # each went through Running to Succeeded in its history
         assert count(pg, db_url, "SELECT count(DISTINCT run_id) FROM run_events WHERE run_id IN"
                                  f" ({in_list(ids)}) AND state = 'Running'") == len(ids)
     finally:
+        if locker:
+            locker.send_signal(signal.SIGINT)
+            locker.wait(30)
+        for node in nodes:
+            ks.control(f"nodes/{node}/uncordon")
         assert gw.stop() == 0, gw.logs()[-3000:]
         gw.close()
 
@@ -219,9 +223,9 @@ def test_objects_applied_out_of_order_still_record_kueues_admission(pg, db_url, 
         ks, TAUGATE_DB_POOL_SIZE="1", TAUGATE_DB_CHECKOUT_TIMEOUT_MS="20",
         TAUGATE_ENGINE_WORKERS="4")).start()
     try:
-        wait_for("every run to succeed", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
-                        " AND state = 'Succeeded'") == len(ids), timeout=90)
+                        " AND state = 'Succeeded'") == len(ids), 90, "every run to succeed")
         # each admission is Kueue's, with the ClusterQueue that admitted it
         assert sql(pg, db_url, "SELECT DISTINCT source || '/' || reason FROM run_events"
                                f" WHERE run_id IN ({in_list(ids)}) AND state = 'Admitted'") \
@@ -243,14 +247,14 @@ def test_runs_waiting_to_be_sealed_show_in_the_sealing_backlog(pg, db_url, ks):
     try:
         kind_cpu_workspace(gw, ok=(201, 409))
         ids = batch(gw, 3, "backlog")
-        wait_for("the runs to succeed", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
-                        " AND state = 'Succeeded'") == len(ids), timeout=60)
+                        " AND state = 'Succeeded'") == len(ids), 60, "the runs to succeed")
         pending = count(pg, db_url, "SELECT count(*) FROM evidence_queue")
         assert pending >= len(ids)
         assert metric(gw, "taugate_evidence_pending_runs") == pending
-        wait_for("the backlog to age", lambda: metric(
-            gw, "taugate_evidence_oldest_pending_age_seconds") > 0)
+        wait_for(lambda: metric(
+            gw, "taugate_evidence_oldest_pending_age_seconds") > 0, 60, "the backlog to age")
     finally:
         assert gw.stop() == 0, gw.logs()[-3000:]
         gw.close()
@@ -258,12 +262,12 @@ def test_runs_waiting_to_be_sealed_show_in_the_sealing_backlog(pg, db_url, ks):
     gw = Gateway(BUILD, db_url,
                  extra_env=engine_env(ks, TAUGATE_PLATFORM_METRICS_CACHE_MS="0")).start()
     try:
-        wait_for("the backlog to drain", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM evidence WHERE run_id IN ({in_list(ids)})")
-                 == len(ids), timeout=60)
+                 == len(ids), 60, "the backlog to drain")
         gauge = re.compile(r"^taugate_evidence_pending_runs 0$", re.M)
-        wait_for("the gauge to say so", lambda: gauge.search(
-            gw.req("GET", "/metrics").body.decode()))
+        wait_for(lambda: gauge.search(
+            gw.req("GET", "/metrics").body.decode()), 60, "the gauge to say so")
     finally:
         assert gw.stop() == 0, gw.logs()[-3000:]
         gw.close()
@@ -281,19 +285,19 @@ def test_cluster_restarted_with_runs_in_flight_every_run_ends(pg, db_url, tmp_pa
         gw = Gateway(BUILD, db_url, extra_env=engine_env(k)).start()
         kind_cpu_workspace(gw, ok=(201, 409))
         ids = batch(gw, 10, "ks-restart")
-        wait_for("the runs running", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
-                        " AND state = 'Running'") >= len(ids) // 2, timeout=60)
+                        " AND state = 'Running'") >= len(ids) // 2, 60, "the runs running")
         k.stop()  # saves its state file; what runs is lost with it
         k.start()
-        wait_for("every run to end", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
                         " AND state IN ('Succeeded', 'Failed', 'Cancelled')") == len(ids),
-                 timeout=90)
+                 90, "every run to end")
         assert gw.proc.poll() is None  # no gateway restart
-        wait_for("every run sealed", lambda: count(
+        wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM evidence WHERE run_id IN ({in_list(ids)})")
-                 == len(ids), timeout=60)
+                 == len(ids), 60, "every run sealed")
     finally:
         if gw:
             assert gw.stop() == 0, gw.logs()[-3000:]
@@ -318,17 +322,15 @@ def test_submitter_waits_for_a_namespace_being_created(pg, db_url, ks):
                    body={"spec": spec, "files": {"train.sh": SCRIPT}})
         assert r.status == 201, r
         run_id = r.json()["id"]
-        run = wait_for("the reason", lambda: (lambda x: x if x.get("reason") ==
-                                              "WaitingForCluster" else None)(
-            gw.req("GET", f"/v1/runs/{run_id}").json()))
+        run = wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}").json(), 60, "the reason",
+                       cond=lambda x: x.get("reason") == "WaitingForCluster")
         assert run["state"] == "Accepted" and "not found" in run["message"], run
         ks.ensure_namespace("late-ns")
         ks.create({"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue",
                    "metadata": {"name": "kind-cpu", "namespace": "late-ns"},
                    "spec": {"clusterQueue": "kind-cpu-cq"}})
-        run = wait_for("the run to succeed", lambda: (lambda x: x if x["state"] in ENDED
-                                                      else None)(
-            gw.req("GET", f"/v1/runs/{run_id}").json()), timeout=90)
+        run = wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}").json(), 90,
+                       "the run to succeed", cond=lambda x: x["state"] in ENDED)
         assert run["state"] == "Succeeded", run
     finally:
         assert gw.stop() == 0, gw.logs()[-3000:]
@@ -355,16 +357,16 @@ def test_leader_killed_the_other_replica_holds_every_leader_loop_within_5s(db_ur
     try:
         kind_cpu_workspace(a, ok=(201, 409))
         # every loop has one holder
-        wait_for("one holder per loop", lambda: all(
-            leads(a)[m] + leads(b)[m] == 1 for m in LEADER), timeout=30)
+        wait_for(lambda: all(leads(a)[m] + leads(b)[m] == 1 for m in LEADER), 30,
+                 "one holder per loop")
         victim = a if any(leads(a).values()) else b
         other = b if victim is a else a
         victim.proc.send_signal(signal.SIGKILL)
         victim.proc.wait()
-        t0 = time.time()
-        wait_for("the other replica to hold every leader loop",
-                 lambda: all(leads(other).values()), timeout=5, interval=0.1)
-        took = time.time() - t0
+        t0 = time.monotonic()
+        wait_for(lambda: all(leads(other).values()), 5,
+                 "the other replica to hold every leader loop")
+        took = time.monotonic() - t0
         assert took <= 5, took
         # and a clean shutdown hands them back at once
         victim.start()
@@ -373,8 +375,7 @@ def test_leader_killed_the_other_replica_holds_every_leader_loop_within_5s(db_ur
         victim.start()
         other.proc.send_signal(signal.SIGTERM)
         assert other.proc.wait(20) == 0
-        wait_for("the restarted replica to take over", lambda: all(leads(victim).values()),
-                 timeout=5, interval=0.1)
+        wait_for(lambda: all(leads(victim).values()), 5, "the restarted replica to take over")
     finally:
         for g in (a, b):
             if g.proc and g.proc.poll() is None:
@@ -402,13 +403,12 @@ def cancelled_and_sealed(gw, pg, db_url):
     r = gw.req("POST", "/v1/workspaces/ray/runs", body={"spec": SPEC, "files": {"train.sh": SCRIPT}})
     assert r.status == 201, r
     run_id = r.json()["id"]
-    run = wait_for("the waiting reason", lambda: (lambda x: x if x.get("reason") ==
-                                                  "WaitingForCluster" else None)(
-        gw.req("GET", f"/v1/runs/{run_id}").json()), timeout=30)
+    run = wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}").json(), 30, "the waiting reason",
+                   cond=lambda x: x.get("reason") == "WaitingForCluster")
     assert run["state"] == "Accepted" and "no" in run["message"] and "cluster" in run["message"]
     assert gw.req("POST", f"/v1/runs/{run_id}:cancel").status == 200
-    ev = wait_for("the seal", lambda: (lambda x: x if x.get("sealed") else None)(
-        gw.req("GET", f"/v1/runs/{run_id}/evidence").json()), timeout=30)
+    ev = wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}/evidence").json(), 30, "the seal",
+                  cond=lambda x: x.get("sealed"))
     return run_id, ev
 
 

@@ -12,7 +12,6 @@ import base64
 import glob
 import json
 import os
-import time
 
 import pytest
 
@@ -21,6 +20,7 @@ from kubesim import KubeSim
 from paths import BUILD, SHARED
 from pg import Postgres
 from world import kind_cpu_cluster, kind_cpu_workspace
+from wait import wait_for
 
 ROWS = 100_000
 BIG = {"runs", "run_attempts", "run_events", "run_pods", "log_streams", "log_chunks", "outbox",
@@ -124,12 +124,10 @@ def test_engine_queries_use_indexes_at_100k_runs(explained_pg):
         r = gw.req("POST", "/v1/workspaces/ray/runs:batch", body={"runs": [item] * 3})
         assert r.status == 200, r
         ids = [x["run"]["id"] for x in r.json()["results"]]
-        deadline = time.time() + 90
         q = "SELECT count(*) FROM evidence WHERE run_id IN (" + ",".join(
             f"'{i}'" for i in ids) + ")"
-        while time.time() < deadline and pg.psql(q) != "3":
-            time.sleep(0.25)
-        assert pg.psql(q) == "3", gw.logs()[-3000:]
+        wait_for(lambda: pg.psql(q), 90, "the three runs sealed", cond=lambda n: n == "3",
+                 detail=lambda: gw.logs()[-3000:])
     finally:
         assert gw.stop() == 0
         gw.close()

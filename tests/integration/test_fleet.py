@@ -5,7 +5,6 @@ step, and why a quota-blocked run is pending."""
 import base64
 import os
 import re
-import time
 
 import pytest
 
@@ -357,8 +356,17 @@ def test_a_node_cordoned_by_someone_else_is_left_alone(gw, cluster):
     cluster.control("nodes/a100-mig-1/condition", dict(XID, type="GPUHealthy", status="True"))
     wait(gw, "a healthy node", lambda: gw.req("GET", "/v1/admin/nodes/a100-mig-1").json()[
         "health"] == "Healthy")
-    time.sleep(3)  # a resync later, still cordoned: taugate never uncordons what it did not cordon
+    # the nodes loop's next flush: a change to another node, seen through the
+    # API, was written after the flush that recorded Healthy (and ran its
+    # policy step) had ended; the node is still cordoned: taugate never
+    # uncordons what it did not cordon
+    for action, cordoned in (("cordon", True), ("uncordon", False)):
+        cluster.control(f"nodes/h100-2/{action}")
+        wait(gw, f"h100-2 seen {action}ed", lambda: gw.req(
+            "GET", "/v1/admin/nodes/h100-2").json()["unschedulable"] is cordoned)
     assert node_obj(cluster, "a100-mig-1")["spec"].get("unschedulable") is True
+    assert "uncordon" not in [x["kind"] for x in
+                              gw.req("GET", "/v1/admin/nodes/a100-mig-1").json()["history"]]
     cluster.control("nodes/a100-mig-1/uncordon")
 
 

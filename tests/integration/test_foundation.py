@@ -6,6 +6,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import uuid
 
@@ -13,6 +14,7 @@ import pytest
 
 from paths import BUILD, REPO
 from gateway import Gateway
+from wait import wait_for
 
 PROBLEM_KEYS = {"type", "title", "status", "detail", "instance"}
 
@@ -125,9 +127,11 @@ def test_malformed_json_is_400_naming_position(gateway):
 def test_access_log_is_json_per_request(gateway):
     gateway.req("GET", "/healthz", headers={"X-Request-Id": "log-probe-1",
                                              "Authorization": "Bearer secret-token-value"})
-    time.sleep(0.1)
-    lines = [json.loads(l) for l in gateway.logs().splitlines() if l.startswith("{")]
-    mine = [l for l in lines if l.get("request_id") == "log-probe-1"]
+    # the access line is written once the response is out
+    mine = wait_for(lambda: [json.loads(l) for l in gateway.logs().splitlines()
+                             if l.startswith("{") and '"log-probe-1"' in l], 10,
+                    "the request's access log line")
+    mine = [l for l in mine if l.get("request_id") == "log-probe-1"]
     assert len(mine) == 1
     entry = mine[0]
     assert entry["component"] == "access" and entry["method"] == "GET"
@@ -161,10 +165,9 @@ def test_slow_client_cannot_hold_the_server(db_url):
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finishes headers
         # the server keeps answering others meanwhile
         assert gw.req("GET", "/healthz", timeout=5).status == 200
-        time.sleep(2.5)
         for s in slow:
-            s.settimeout(2)
-            assert s.recv(1024) == b""  # closed by the server's idle timeout
+            s.settimeout(15)  # the awaited fact: the server's idle timeout (1 s) closes it
+            assert s.recv(1024) == b""
             s.close()
     finally:
         assert gw.stop() == 0
@@ -262,9 +265,9 @@ def test_sigterm_finishes_in_flight_request(db_url):
         s.sendall(b"POST /v1/admin/workspaces HTTP/1.1\r\nHost: x\r\n"
                   b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (len(body) + 1))
         s.sendall(body)  # one byte short: the request is in flight
-        time.sleep(0.2)
+        wait_for(lambda: gw.holds_connection(s), 10, "the gateway to accept the connection")
         gw.proc.send_signal(signal.SIGTERM)
-        time.sleep(0.3)
+        wait_for(lambda: "SIGTERM: draining" in gw.logs(), 10, "the gateway to start draining")
         assert gw.proc.poll() is None, "exited with a request in flight"
         # new connections are refused while draining
         with pytest.raises(OSError):
@@ -290,33 +293,21 @@ def test_pool_exhaustion_answers_503_not_a_hang(pg, db_url):
     gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_DB_POOL_SIZE": "1",
                                            "TAUGATE_DB_CHECKOUT_TIMEOUT_MS": "300"}).start()
     dbname = db_url.rsplit("/", 1)[1]
-    # hold a lock so the only pooled connection waits inside a request
-    locker = subprocess.Popen(
-        ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d", dbname,
-         "-c", "BEGIN; LOCK TABLE workspaces IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    def wait_sql(sql):
-        deadline = time.time() + 5
-        while pg.psql(sql, db=dbname) != "t":
-            assert time.time() < deadline, sql
-            time.sleep(0.05)
+    first = {}
     try:
-        # wait for facts, not for time: the lock is held ...
-        wait_sql("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE relation = 'workspaces'::regclass"
-                 " AND mode = 'AccessExclusiveLock' AND granted)")
-        import threading
-        first = {}
-        t = threading.Thread(target=lambda: first.update(
-            r=gw.req("GET", "/v1/admin/workspaces", timeout=10)))
-        t.start()
-        # ... and the pool's only connection waits on it
-        wait_sql("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name ="
-                 " 'taugate' AND wait_event_type = 'Lock')")
-        started = time.time()
-        r = gw.req("GET", "/v1/admin/workspaces", timeout=10)
-        assert r.status == 503 and r.header("Retry-After") == "1", r
-        assert time.time() - started < 2
-        t.join()
+        # a lock holds the pool's only connection inside a request
+        with pg.table_locked(dbname, "workspaces") as release:
+            t = threading.Thread(target=lambda: first.update(
+                r=gw.req("GET", "/v1/admin/workspaces", timeout=10)))
+            t.start()
+            wait_for(lambda: pg.lock_waiters(dbname), 10, "the request waiting on the lock",
+                     interval=0.05)
+            started = time.monotonic()
+            r = gw.req("GET", "/v1/admin/workspaces", timeout=10)
+            assert r.status == 503 and r.header("Retry-After") == "1", r
+            assert time.monotonic() - started < 2  # the checkout timeout (0.3 s), not a hang
+            release()
+            t.join()
         assert first["r"].status == 200  # the blocked one finished once the lock went
         metrics = gw.req("GET", "/metrics").body.decode()
         # the request's timeout, and any of the background loops' (the
@@ -324,6 +315,5 @@ def test_pool_exhaustion_answers_503_not_a_hang(pg, db_url):
         timeouts = re.search(r"^taugate_db_pool_timeouts_total (\d+)$", metrics, re.M)
         assert timeouts and int(timeouts.group(1)) >= 1, metrics
     finally:
-        locker.wait()
         assert gw.stop() == 0
         gw.close()

@@ -23,6 +23,7 @@ import tokens
 from gateway import Gateway
 from paths import BUILD
 from world import kind_cpu_workspace, smoke_body
+from wait import wait_for
 
 MAX_CONNS = 48
 PER_IP = 30
@@ -152,13 +153,7 @@ def fd_count(gw):
 
 
 def wait_until(what, cond, timeout=10):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = cond()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    return wait_for(cond, timeout, what, interval=0.05)
 
 
 # ---- 1. a flood of connections, then recovery ------------------------------------

@@ -50,7 +50,6 @@ import base64
 import json
 import os
 import re
-import time
 
 import pytest
 import yaml
@@ -58,6 +57,7 @@ import yaml
 import tokens
 from gateway import ADMIN, Gateway
 from kubesim import KubeSim
+from wait import wait_for
 from paths import BUILD, REPO
 from world import admin_posts
 
@@ -365,14 +365,7 @@ class World:
         return self.ok(who, "GET", path)["items"]
 
     def wait(self, what, fn, timeout=60):
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = fn()
-            if last:
-                return last
-            time.sleep(0.25)
-        raise AssertionError(f"timed out waiting for {what}: {last!r}\n{self.gw.logs()[-3000:]}")
+        return wait_for(fn, timeout, what, interval=0.25, detail=lambda: self.gw.logs()[-3000:])
 
     def run_state(self, run_id, states):
         def probe():

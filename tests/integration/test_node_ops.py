@@ -16,6 +16,7 @@ from gateway import Gateway
 from paths import BUILD
 from test_fleet import XID, make_cluster, node_obj, run_state, start_gateway, stop_gateway, \
     submit, wait
+from wait import wait_for
 
 ADMIN_SUBJECT = "platform-admin@example.com"
 
@@ -106,8 +107,8 @@ def test_an_admins_uncordon_holds_for_the_current_fault(gw, cluster):
     # one), so the admin answers in a later second, as people do
     since = node(gw, "h100-1")["health_since"]
     began = datetime.datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp()
-    while time.time() < int(began) + 1.05:
-        time.sleep(0.05)
+    wait_for(time.time, 5, "the fault's second to pass", cond=lambda now: now >= int(began) + 1.05,
+             interval=0.05)
     op(gw, "h100-1", "uncordon")  # no body: no reason needed
     uncordoned = time.time()
     # the loop goes on (another node's fault is handled) but not for this one
@@ -118,8 +119,8 @@ def test_an_admins_uncordon_holds_for_the_current_fault(gw, cluster):
     # have one-second resolution: the new fault must start after the uncordon)
     cluster.control("nodes/h100-1/condition", dict(XID, status="False", reason="NoXidErrors"))
     wait(gw, "healthy again", lambda: node(gw, "h100-1")["health"] == "Healthy")
-    while time.time() < uncordoned + 1.1:
-        time.sleep(0.05)
+    wait_for(time.time, 5, "the uncordon's second to pass",
+             cond=lambda now: now >= uncordoned + 1.1, interval=0.05)
     cluster.control("nodes/h100-1/condition", XID)
     wait(gw, "a new fault cordoned",
          lambda: (node(gw, "h100-1")["cordon"] or {}).get("source") == "automation")

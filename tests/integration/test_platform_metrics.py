@@ -14,6 +14,7 @@ import pytest
 
 from gateway import Gateway
 from kubesim import KubeSim
+from wait import wait_for, wait_run_state
 from world import kind_cpu_cluster
 from paths import BUILD, REPO, SHARED
 
@@ -95,13 +96,7 @@ def gw(db_url, cluster):
 
 
 def wait_state(gw, run_id, states, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        run = gw.req("GET", f"/v1/runs/{run_id}").json()
-        if run["state"] in states:
-            return run
-        time.sleep(0.2)
-    raise AssertionError(f"run {run_id} stayed {run['state']}")
+    return wait_run_state(gw, run_id, states, timeout)
 
 
 def test_runs_queue_wait_admissions_and_watch_lag(gw, cluster):
@@ -160,8 +155,10 @@ def test_outbox_depth_and_age_when_nothing_submits(pg):
                   body={"spec": spec("stuck"),
                         "files": {"train.sh": b64("#!/usr/bin/env bash\necho hi\n")}})
         assert r.status == 201, r
-        time.sleep(1.2)
-        m = values(scrape(g))
+        # the row ages while nothing submits it
+        m = wait_for(lambda: values(scrape(g)), 30, "the outbox row a second old",
+                     cond=lambda m: m['taugate_outbox_oldest_due_age_seconds{action="create"}']
+                     >= 1)
         assert m['taugate_outbox_rows{action="create"}'] == 1
         assert m['taugate_outbox_due_rows{action="create"}'] == 1
         assert m['taugate_outbox_oldest_due_age_seconds{action="create"}'] >= 1

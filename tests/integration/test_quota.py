@@ -222,13 +222,25 @@ def test_reject_leaves_the_quota_alone(gw):
 
 
 def test_memory_is_added_exactly_in_its_notation(gw, cluster):
-    r = post(gw, "/v1/workspaces/ml/quota-requests",
+    # a workspace and cluster queue of its own: the quota views read ml-cq's 16Gi
+    post(gw, "/v1/admin/cluster-queues", {
+        "name": "mem-cq", "resource_groups": [{
+            "covered_resources": ["cpu", "memory"],
+            "flavors": [{"name": "default-flavor", "resources": [
+                {"name": "cpu", "nominal_quota": "1"},
+                {"name": "memory", "nominal_quota": "16Gi"}]}]}]})
+    post(gw, "/v1/admin/workspaces", {"name": "mem", "namespace": "mem", "default_queue": "main"})
+    post(gw, "/v1/admin/workspaces/mem/queues", {"name": "main", "cluster_queue": "mem-cq"})
+    post(gw, "/v1/admin/workspaces/mem/members",
+         {"kind": "user", "subject": ALICE, "role": "researcher"})
+    wait_for(lambda: cluster.get_obj(KV, "clusterqueues", "mem-cq"), 20, "mem-cq in cluster")
+    r = post(gw, "/v1/workspaces/mem/quota-requests",
              {"resource": "memory", "amount": "1.5Gi", "reason": "bigger batches",
               "queue": "main", "flavor": "default-flavor"}, token=mint(ALICE))
     done = gw.req("POST", f"/v1/admin/quota-requests/{r['id']}:approve").json()
     assert done["applied"]["nominal_before"] == "16Gi"
     assert done["applied"]["nominal_after"] == "17920Mi"
-    wait_for(lambda: cq_quota(cluster, "ml-cq", "memory") == "17920Mi", 20, "memory quota")
+    wait_for(lambda: cq_quota(cluster, "mem-cq", "memory") == "17920Mi", 20, "memory quota")
 
 
 def test_request_validation(gw):

@@ -23,6 +23,7 @@ import tokens
 from gateway import Gateway
 from kubesim import KubeSim, api_path
 from paths import BUILD, REPO
+from wait import wait_for
 
 PHASES_DONE = ("Succeeded", "Failed")
 
@@ -257,7 +258,6 @@ def test_no_duplicates_after_collector_restarts(env):
     t = time.time()
     env.stop_gateway()  # graceful: followers stop within ~2 s, claims released at once
     assert time.time() - t < 4
-    time.sleep(0.5)
     env.start_gateway()
     n = stored()
     env.ks.wait_for(stored, cond=lambda m: m >= n + 20, timeout=20, what="resumed")
@@ -425,7 +425,8 @@ def test_followers_are_bounded(env):
     threads = [threading.Thread(target=follow) for _ in range(6)]
     for t in threads:
         t.start()
-    time.sleep(1.0)
+    wait_for(lambda: env.gw.req("GET", "/metrics").body.decode(), 30, "6 followers",
+             cond=lambda m: "taugate_log_http_followers 6\n" in m)
     r = env.logs(rid, follow="true")
     assert r.status == 503 and r.header("Retry-After")
     assert env.logs(rid).status == 200  # reading without follow is not limited

@@ -2,12 +2,12 @@
 execution and the recorded history, cancel, idempotent retries."""
 import base64
 import os
-import time
 
 import pytest
 
 from gateway import Gateway
 from kubesim import KubeSim
+from wait import wait_for, wait_run_state
 from world import KV, kind_cpu_cluster, kind_cpu_workspace
 from paths import BUILD, SHARED
 
@@ -48,16 +48,7 @@ def submit(gw, script="#!/usr/bin/env bash\necho hello from taugate\n", name="ta
 
 
 def wait_state(gw, run_id, states, timeout=60):
-    deadline = time.time() + timeout
-    run = None
-    while time.time() < deadline:
-        run = gw.req("GET", f"/v1/runs/{run_id}").json()
-        if run["state"] in states:
-            return run
-        time.sleep(0.2)
-    events = gw.req("GET", f"/v1/runs/{run_id}/events").body.decode()
-    logs = "\n".join(l for l in gw.logs().splitlines() if "access" not in l)
-    raise AssertionError(f"run stayed {run and run['state']}: {events}\n{logs[-3000:]}")
+    return wait_run_state(gw, run_id, states, timeout)
 
 
 def test_job_runs_to_success_with_history(gw, cluster):
@@ -103,26 +94,44 @@ def test_cancel_a_running_run_and_refuse_cancelling_ended_ones(gw, cluster):
     c = gw.req("POST", f"/v1/runs/{run_id}:cancel")
     assert c.status == 200 and c.json()["state"] == "Cancelled", c
     # the engine deletes the Job from the cluster
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        jobs = [j for j in cluster.list("batch/v1", "jobs", "ray")
-                if j["metadata"]["labels"].get("taugate.io/run-id") == run_id]
-        if not jobs:
-            break
-        time.sleep(0.2)
-    assert not jobs, "\n".join(l for l in gw.logs().splitlines() if "access" not in l)[-3000:]
+    wait_for(lambda: [j for j in cluster.list("batch/v1", "jobs", "ray")
+                      if j["metadata"]["labels"].get("taugate.io/run-id") == run_id], 20,
+             f"run {run_id}'s Job deleted", cond=lambda jobs: not jobs,
+             detail=lambda: "\n".join(l for l in gw.logs().splitlines()
+                                      if "access" not in l)[-3000:])
     again = gw.req("POST", f"/v1/runs/{run_id}:cancel")
     assert again.status == 409 and "already ended" in again.json()["detail"]
     assert gw.req("GET", f"/v1/runs/{run_id}").json()["state"] == "Cancelled"
 
 
-def test_cancel_before_the_cluster_sees_it(gw):
-    r = submit(gw, name="cancel-early")
-    run_id = r.json()["id"]
+def test_cancel_before_the_cluster_sees_it(gw, cluster, pg, db_url):
+    db = db_url.rsplit("/", 1)[1]
+    # the cluster refuses the run's Job (503) until the engine's create waits
+    # in its outbox; the wait is then made long (the UPDATE waits for a try in
+    # progress to settle), so the cancel lands while no one is creating it
+    cluster.control("faults/api", {"rate": 1.0, "code": 503,
+                                   "pathPrefix": "/apis/batch/v1/namespaces/ray/jobs"})
+    try:
+        run_id = submit(gw, name="cancel-early").json()["id"]
+        run = wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}").json(), 30,
+                       f"run {run_id} waiting for the cluster",
+                       cond=lambda r: r["reason"] == "WaitingForCluster")
+        assert run["state"] == "Accepted", run
+        assert pg.psql("UPDATE outbox SET not_before = now() + interval '1 hour'"
+                       f" WHERE run_id = '{run_id}' AND action = 'create' RETURNING 1", db=db) == "1"
+    finally:
+        cluster.control("faults/api", method="DELETE")
     c = gw.req("DELETE", f"/v1/runs/{run_id}")
-    assert c.status == 200 and c.json()["state"] == "Cancelled"
-    time.sleep(1)
+    assert c.status == 200 and c.json()["state"] == "Cancelled", c
+    # the cancel dropped the waiting create; the engine settles the rest of
+    # the run's outbox (its delete) with the cluster answering again
+    wait_for(lambda: pg.psql(f"SELECT count(*) FROM outbox WHERE run_id = '{run_id}'", db=db),
+             30, f"the engine to settle run {run_id}'s outbox", cond=lambda n: n == "0")
+    assert not [j for j in cluster.list("batch/v1", "jobs", "ray")
+                if j["metadata"]["labels"].get("taugate.io/run-id") == run_id]
     assert gw.req("GET", f"/v1/runs/{run_id}").json()["state"] == "Cancelled"
+    reasons = [e["reason"] for e in gw.req("GET", f"/v1/runs/{run_id}/events").json()["items"]]
+    assert reasons == ["Submitted", "CancelledByUser"], reasons
 
 
 def test_idempotent_submission(gw):
@@ -274,9 +283,12 @@ def test_queued_run_says_why_in_plain_words(gw, cluster):
                   body={"name": "tiny", "cluster_queue": "tiny-cq"}).status == 201
     r = submit_spec(gw, spec_with("blocked", "", queue="tiny"), "#!/usr/bin/env bash\necho x\n")
     run_id = r.json()["id"]
-    run = wait_state(gw, run_id, {"Queued"})
-    time.sleep(0.5)
-    run = gw.req("GET", f"/v1/runs/{run_id}").json()
+    wait_state(gw, run_id, {"Queued"})
+    # Kueue's reason and the queue position follow the Queued state
+    run = wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}").json(), 30,
+                   f"run {run_id} to say why it waits",
+                   cond=lambda r: "default-flavor" in (r.get("message") or "")
+                   and (r.get("queue") or {}).get("position") is not None)
     assert "cpu" in run["message"] and "default-flavor" in run["message"], run
     assert run["queue"]["local_queue"] == "tiny"
     assert run["queue"]["position"] == 1 and "queue position 1 of 1" in run["queue"]["message"]

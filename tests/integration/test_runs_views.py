@@ -242,7 +242,7 @@ def test_compare_runs(env):
 
 def test_a_long_series_is_reduced_keeping_extremes_and_non_finite_points(env):
     gw, sql = env.gw, env.sql
-    rid = env.runs["sweep-a"]
+    rid = env.runs["sweep-b"]  # not one test_compare_runs reads (it sees no metrics)
     # 100,000 points of a slow sine; a spike, a dip and three non-finite values
     sql(f"INSERT INTO run_metrics (run_id, attempt, name, step, at, value, raw)"
         f" SELECT '{rid}', 1, 'loss', i, now() + i * interval '1 ms',"

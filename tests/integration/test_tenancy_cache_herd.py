@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from wait import wait_for
 from world import kind_cpu_gateway, smoke_body
 
 THREADS = 6
@@ -25,7 +26,7 @@ def test_concurrent_misses_read_the_workspace_settings_once(gw, pg, db_url):
     assert gw.req("POST", "/v1/admin/priority-classes",
                   body={"name": "herd", "value": 5}).status == 201
     # and reading them blocks while compute_profiles is held
-    with pg.table_locked(db, "compute_profiles", 3):
+    with pg.table_locked(db, "compute_profiles") as release:
         statuses = []
 
         def submit():
@@ -34,13 +35,17 @@ def test_concurrent_misses_read_the_workspace_settings_once(gw, pg, db_url):
         threads = [threading.Thread(target=submit) for _ in range(THREADS)]
         for t in threads:
             t.start()
-        seen = []
-        end = time.time() + 1.5
-        while time.time() < end:
+        # every request has reached the gateway; one reads the settings,
+        # the others wait for its answer (never a second reader)
+        wait_for(lambda: gw.connections(), 30, f"the gateway to hold {THREADS} requests",
+                 cond=lambda n: n >= THREADS, interval=0.02)
+        seen = [pg.lock_waiters(db)]
+        end = time.monotonic() + 1.0  # the others' time to reach the cache
+        while time.monotonic() < end:
             seen.append(pg.lock_waiters(db))
             time.sleep(0.05)
-        # one request reads the settings; the others wait for its answer
         assert max(seen) == 1, seen
+        release()
         for t in threads:
             t.join(30)
         assert statuses == [201] * THREADS
