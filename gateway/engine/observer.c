@@ -370,18 +370,21 @@ static void obs_metrics(tg_buf_t *out, void *arg)
         "# TYPE taugate_engine_cache_objects gauge\n",
         tg_workqueue_len(o->queue), tg_workqueue_delayed(o->queue), atomic_load(&o->applied_ok),
         atomic_load(&o->applied_failed), atomic_load(&o->repairs));
+    if (rc != TG_OK)
+        return; /* the buffer is marked overflowed: the scrape fails whole */
     size_t bytes = 0;
     for (int k = 0; k < OBS_NKINDS; k++) {
-        rc |= tg_buf_printf(out, "taugate_engine_cache_objects{kind=\"%s\"} %zu\n", obs_kinds[k],
-                            tg_kube_cache_count(obs_cache(o, k)));
+        if (tg_buf_printf(out, "taugate_engine_cache_objects{kind=\"%s\"} %zu\n", obs_kinds[k],
+                          tg_kube_cache_count(obs_cache(o, k))) != TG_OK)
+            return;
         bytes += tg_kube_cache_bytes(obs_cache(o, k));
     }
-    rc |= tg_buf_printf(out,
-                        "# HELP taugate_engine_cache_bytes Memory the engine's caches hold.\n"
-                        "# TYPE taugate_engine_cache_bytes gauge\n"
-                        "taugate_engine_cache_bytes %zu\n",
-                        bytes);
-    (void)rc; /* a full scrape buffer drops these lines */
+    if (tg_buf_printf(out,
+                      "# HELP taugate_engine_cache_bytes Memory the engine's caches hold.\n"
+                      "# TYPE taugate_engine_cache_bytes gauge\n"
+                      "taugate_engine_cache_bytes %zu\n",
+                      bytes) != TG_OK)
+        return;
 }
 
 /* ---- start, stop, readers ------------------------------------------------------ */
