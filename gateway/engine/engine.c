@@ -8,7 +8,6 @@
 
 #include "core/monotonic.h"
 #include "core/log.h"
-#include "engine/positions.h"
 #include "engine/submitter.h"
 
 struct tg_engine_s {
@@ -106,7 +105,6 @@ void tg_engine_stop(tg_engine_t *e)
     for (int i = 0; i < e->nsubmitters; i++)
         pthread_join(e->submitters[i], NULL);
     tg_observer_stop(e->observer);
-    tg_positions_reset();
     free(e->submitters);
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->wake);

@@ -86,6 +86,7 @@ typedef struct obs_kind_s {
 struct tg_observer_s {
     tg_db_pool_t *pool;
     tg_kube_client_t *kube;
+    tg_positions_t *positions; /* Workloads' queue positions (engine/positions.h) */
     tg_observer_config_t cfg;
     tg_workqueue_t *queue;
     obs_kind_t kinds[OBS_NKINDS];
@@ -164,6 +165,7 @@ static tg_rc_e obs_apply(tg_observer_t *o, int kind, const char *key)
     tg_rc_e rc = tg_db_checkout(o->pool, &conn);
     if (rc == TG_OK) {
         tg_watcher_env_t env = {.kube = o->kube,
+                                .positions = o->positions,
                                 .pods = obs_cache(o, OBS_POD),
                                 .workloads = obs_cache(o, OBS_WORKLOAD)};
         rc = tg_watcher_apply(conn, &env, obs_kinds[kind], type, obj);
@@ -395,6 +397,7 @@ tg_observer_t *tg_observer_start(tg_db_pool_t *pool, tg_kube_client_t *kube,
     tg_observer_t *o = tg_xcalloc(1, sizeof(*o));
     o->pool = pool;
     o->kube = kube;
+    o->positions = tg_positions_new();
     o->cfg = *cfg;
     if (o->cfg.workers <= 0)
         o->cfg.workers = 2;
@@ -458,6 +461,7 @@ void tg_observer_stop(tg_observer_t *o)
     }
     free(o->workers);
     tg_workqueue_free(o->queue);
+    tg_positions_free(o->positions);
     json_decref(o->suspects);
     pthread_cond_destroy(&o->wake);
     pthread_mutex_destroy(&o->lock);

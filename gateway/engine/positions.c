@@ -6,25 +6,38 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/ids.h"
+#include "core/mem.h"
 #include "kube/verbs.h"
 
 #define POS_FRESH_US 1000000u /* an answer serves every lookup this long */
 #define POS_MISS_US  250000u  /* a Workload missing from it asks again after this */
 #define POS_QUEUES   256      /* queues remembered at most */
 
-static pthread_mutex_t pos_lock = PTHREAD_MUTEX_INITIALIZER;
-/* "ns/lq" -> {"at": µs, "pending": n, "names": {workload: position}} */
-static json_t *pos_queues;
+struct tg_positions_s {
+    pthread_mutex_t lock;
+    /* "ns/lq" -> {"at": µs, "pending": n, "names": {workload: position}} */
+    json_t *queues;
+};
 
-void tg_positions_reset(void)
+tg_positions_t *tg_positions_new(void)
 {
-    pthread_mutex_lock(&pos_lock);
-    json_decref(pos_queues);
-    pos_queues = NULL;
-    pthread_mutex_unlock(&pos_lock);
+    tg_positions_t *p = tg_xcalloc(1, sizeof(*p));
+    pthread_mutex_init(&p->lock, NULL);
+    p->queues = json_object();
+    return p;
+}
+
+void tg_positions_free(tg_positions_t *p)
+{
+    if (!p)
+        return;
+    json_decref(p->queues);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
 }
 
 /* The queue's pending Workloads now: {name: position} (new reference). */
@@ -56,32 +69,30 @@ static json_t *pos_fetch(tg_kube_client_t *kube, const char *ns, const char *lq,
     return names;
 }
 
-void tg_positions_lookup(tg_kube_client_t *kube, const char *ns, const char *lq, const char *name,
-                         long *position, long *pending)
+void tg_positions_lookup(tg_positions_t *pos, tg_kube_client_t *kube, const char *ns,
+                         const char *lq, const char *name, long *position, long *pending)
 {
     *position = *pending = 0;
     char key[512];
-    if (!kube || !ns || !lq || !name ||
+    if (!pos || !kube || !ns || !lq || !name ||
         snprintf(key, sizeof(key), "%s/%s", ns, lq) >= (int)sizeof(key))
         return;
     uint64_t now = tg_now_mono_us();
-    pthread_mutex_lock(&pos_lock);
-    if (!pos_queues)
-        pos_queues = json_object();
-    json_t *q = json_object_get(pos_queues, key);
+    pthread_mutex_lock(&pos->lock);
+    json_t *q = json_object_get(pos->queues, key);
     int64_t age = (int64_t)now - (int64_t)json_integer_value(json_object_get(q, "at"));
     json_int_t p = json_integer_value(json_object_get(json_object_get(q, "names"), name));
     int fresh = q && age < (int64_t)(p > 0 ? POS_FRESH_US : POS_MISS_US);
     if (fresh) {
         *position = (long)p;
         *pending = (long)json_integer_value(json_object_get(q, "pending"));
-        pthread_mutex_unlock(&pos_lock);
+        pthread_mutex_unlock(&pos->lock);
         return;
     }
     /* claim the refresh so concurrent lookups use the old answer meanwhile */
     if (q)
         json_object_set_new(q, "at", json_integer((json_int_t)now));
-    pthread_mutex_unlock(&pos_lock);
+    pthread_mutex_unlock(&pos->lock);
 
     long n = 0;
     json_t *names = pos_fetch(kube, ns, lq, &n);
@@ -89,15 +100,11 @@ void tg_positions_lookup(tg_kube_client_t *kube, const char *ns, const char *lq,
         return;
     *position = (long)json_integer_value(json_object_get(names, name));
     *pending = n;
-    pthread_mutex_lock(&pos_lock);
-    if (pos_queues && json_object_size(pos_queues) >= POS_QUEUES &&
-        !json_object_get(pos_queues, key))
-        json_object_clear(pos_queues);
-    if (pos_queues)
-        json_object_set_new(pos_queues, key,
-                            json_pack("{s:I, s:I, s:o}", "at", (json_int_t)tg_now_mono_us(),
-                                      "pending", (json_int_t)n, "names", names));
-    else
-        json_decref(names);
-    pthread_mutex_unlock(&pos_lock);
+    pthread_mutex_lock(&pos->lock);
+    if (json_object_size(pos->queues) >= POS_QUEUES && !json_object_get(pos->queues, key))
+        json_object_clear(pos->queues);
+    json_object_set_new(pos->queues, key,
+                        json_pack("{s:I, s:I, s:o}", "at", (json_int_t)tg_now_mono_us(), "pending",
+                                  (json_int_t)n, "names", names));
+    pthread_mutex_unlock(&pos->lock);
 }

@@ -7,18 +7,24 @@
  * requests a second, not one per watch event. Kueue answers at most its
  * page (1,000 by default): a Workload further back has no position.
  *
+ * The answers are kept in a tg_positions_t the observer owns.
+ *
  * Thread-safety: any thread. */
 #ifndef TG_ENGINE_POSITIONS_H
 #define TG_ENGINE_POSITIONS_H
 
 #include "kube/client.h"
 
+typedef struct tg_positions_s tg_positions_t;
+
+tg_positions_t *tg_positions_new(void);
+/* NULL is fine. */
+void tg_positions_free(tg_positions_t *p);
+
 /* *position (1-based) and *pending (the Workloads pending in the queue, as
  * far as the answer goes) for Workload `name` of LocalQueue ns/lq; both 0
- * when unknown. */
-void tg_positions_lookup(tg_kube_client_t *kube, const char *ns, const char *lq, const char *name,
-                         long *position, long *pending);
-/* Forget every cached answer (tests; the engine's stop). */
-void tg_positions_reset(void);
+ * when unknown (or p is NULL). */
+void tg_positions_lookup(tg_positions_t *p, tg_kube_client_t *kube, const char *ns, const char *lq,
+                         const char *name, long *position, long *pending);
 
 #endif

@@ -256,7 +256,7 @@ static tg_rc_e w_workload(const tg_watcher_env_t *env, tg_db_conn_t *conn,
     const char *wl = w_str(obj, "metadata", "name");
     long pos = 0, of = 0;
     char words[1024];
-    tg_positions_lookup(env->kube, ns, lq, wl, &pos, &of);
+    tg_positions_lookup(env->positions, env->kube, ns, lq, wl, &pos, &of);
     if (pos > 0)
         snprintf(words, sizeof(words), "%s; queue position %ld of %ld",
                  msg ? msg : "waiting for quota", pos, of);

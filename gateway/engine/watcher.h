@@ -25,17 +25,20 @@
 #include <jansson.h>
 
 #include "kube/cache.h"
+#include "engine/positions.h"
 #include "kube/client.h"
 #include "kube/watch.h"
 #include "store/pool.h"
 
 /* What the watcher may consult besides the database (all borrowed, may
- * be NULL): the cluster, for queue positions; the Pod informer's cache
+ * be NULL): the cluster and the queue positions' answers, for queue
+ * positions and an attempt's pods; the Pod informer's cache
  * (indexed by run id), for how an attempt's pods ended; the Workload
  * informer's cache (indexed by namespace/owner), for the admission of a
  * run seen running or ended before its Workload's event was applied. */
 typedef struct tg_watcher_env_s {
     tg_kube_client_t *kube;
+    tg_positions_t *positions;
     tg_kube_cache_t *pods;
     tg_kube_cache_t *workloads;
 } tg_watcher_env_t;
