@@ -70,12 +70,7 @@ static void main_usage(FILE *out)
  * releases it and frees the pool either way. */
 static tg_db_pool_t *main_single_conn(const tg_config_t *cfg, tg_db_conn_t **conn)
 {
-    tg_db_pool_config_t pc = {cfg->database_url,
-                              1,
-                              (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s,
-                              0,
-                              0};
+    tg_db_pool_config_t pc = tg_db_pool_config_of(cfg, 1);
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
     if (tg_db_checkout(pool, conn) != TG_OK)
         *conn = NULL;
@@ -432,12 +427,7 @@ static int main_serve(const tg_config_t *cfg)
 
     /* what needs the database connects lazily and keeps trying */
     status = 1;
-    tg_db_pool_config_t pc = {cfg->database_url,
-                              (int)cfg->db_pool_size,
-                              (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s,
-                              (int)cfg->db_statement_timeout_ms,
-                              1};
+    tg_db_pool_config_t pc = tg_db_pool_config_of(cfg, 0);
     app->pool = tg_db_pool_new(&pc);
     app->audit = tg_audit_writer_start(&pc);
     if (!app->audit) {

@@ -65,6 +65,18 @@ static void pool_collect(tg_buf_t *out, void *arg)
     (void)rc; /* a truncated scrape is still valid text up to the last line */
 }
 
+tg_db_pool_config_t tg_db_pool_config_of(const tg_config_t *cfg, int one_shot)
+{
+    return (tg_db_pool_config_t){
+        .conninfo = cfg->database_url,
+        .size = one_shot ? 1 : (int)cfg->db_pool_size,
+        .checkout_timeout_ms = (int)cfg->db_checkout_timeout_ms,
+        .connect_timeout_s = (int)cfg->db_connect_timeout_s,
+        .statement_timeout_ms = one_shot ? 0 : (int)cfg->db_statement_timeout_ms,
+        .metrics = !one_shot,
+    };
+}
+
 tg_db_pool_t *tg_db_pool_new(const tg_db_pool_config_t *cfg)
 {
     tg_db_pool_t *p = tg_xcalloc(1, sizeof(*p));

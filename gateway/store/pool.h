@@ -12,6 +12,7 @@
 
 #include <libpq-fe.h>
 
+#include "core/config.h"
 #include "core/mem.h"
 #include "core/status.h"
 
@@ -38,6 +39,12 @@ typedef struct {
     int statement_timeout_ms;
     int metrics; /* export taugate_db_pool_* (one pool per process should) */
 } tg_db_pool_config_t;
+
+/* The pool the configuration describes: the server's (db_pool_size
+ * connections, its statement timeout, taugate_db_pool_* exported), or with
+ * one_shot a single connection for a command (no statement timeout, no
+ * metrics). */
+tg_db_pool_config_t tg_db_pool_config_of(const tg_config_t *cfg, int one_shot);
 
 tg_db_pool_t *tg_db_pool_new(const tg_db_pool_config_t *cfg);
 void tg_db_pool_free(tg_db_pool_t *pool);

@@ -49,12 +49,7 @@ static long probe_env_long(const char *name, long def)
 
 static int probe_migrate(const tg_config_t *cfg)
 {
-    tg_db_pool_config_t pc = {cfg->database_url,
-                              1,
-                              (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s,
-                              0,
-                              0};
+    tg_db_pool_config_t pc = tg_db_pool_config_of(cfg, 1);
     tg_db_pool_t *pool = tg_db_pool_new(&pc);
     tg_db_conn_t *conn = NULL;
     int status = 1;
@@ -87,12 +82,7 @@ static int probe_serve(const tg_config_t *cfg)
         tg_log_error("probe", "%s", err);
         return 2;
     }
-    tg_db_pool_config_t pc = {cfg->database_url,
-                              (int)cfg->db_pool_size,
-                              (int)cfg->db_checkout_timeout_ms,
-                              (int)cfg->db_connect_timeout_s,
-                              (int)cfg->db_statement_timeout_ms,
-                              1};
+    tg_db_pool_config_t pc = tg_db_pool_config_of(cfg, 0);
     tg_app_t app = {
         .cfg = cfg, .authn = authn, .pool = tg_db_pool_new(&pc), .health = tg_health_new()};
     tg_health_started(app.health); /* migrated before serving: requests may use the database */

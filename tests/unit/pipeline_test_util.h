@@ -210,8 +210,7 @@ static inline const json_t *tu_find_error_(const json_t *out, const char *key, c
     const json_t *errs = json_object_get(out, key);
     size_t i;
     const json_t *e;
-    json_array_foreach(errs, i, e)
-    {
+    json_array_foreach(errs, i, e) {
         const char *p = json_string_value(json_object_get(e, "path"));
         unsigned l = (unsigned)json_integer_value(json_object_get(e, "line"));
         if (p && strcmp(p, path) == 0 && (line == 0 || l == line))
@@ -266,11 +265,23 @@ static inline const char *tu_env(const json_t *container, const char *name)
 {
     size_t i;
     const json_t *e;
-    json_array_foreach(json_object_get(container, "env"), i, e)
-    {
+    json_array_foreach(json_object_get(container, "env"), i, e) {
         const char *n = json_string_value(json_object_get(e, "name"));
         if (n && strcmp(n, name) == 0)
             return json_string_value(json_object_get(e, "value"));
+    }
+    return NULL;
+}
+
+/* The Job or RayJob among a pipeline answer's manifests, or NULL. */
+static inline const json_t *tu_workload(const json_t *out)
+{
+    size_t i;
+    const json_t *m;
+    json_array_foreach(json_object_get(out, "manifests"), i, m) {
+        const char *k = json_string_value(json_object_get(m, "kind"));
+        if (k && (strcmp(k, "Job") == 0 || strcmp(k, "RayJob") == 0))
+            return m;
     }
     return NULL;
 }

@@ -45,15 +45,10 @@ static json_t *fid_render(const char *yaml, const json_t *ctx)
 
 static const json_t *fid_workload(const json_t *out)
 {
-    size_t i;
-    const json_t *m;
-    json_array_foreach(json_object_get(out, "manifests"), i, m) {
-        const char *k = json_string_value(json_object_get(m, "kind"));
-        if (strcmp(k, "Job") == 0 || strcmp(k, "RayJob") == 0)
-            return m;
-    }
-    fail_msg("no workload rendered");
-    return NULL;
+    const json_t *m = tu_workload(out);
+    if (!m)
+        fail_msg("no workload rendered");
+    return m;
 }
 
 /* Every container of `list` runs restricted. */

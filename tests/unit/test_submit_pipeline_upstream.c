@@ -85,23 +85,11 @@ static size_t up_count(const json_t *list, const char *needle)
     return n;
 }
 
-static const json_t *up_workload(const json_t *out)
-{
-    size_t i;
-    const json_t *m;
-    json_array_foreach(json_object_get(out, "manifests"), i, m) {
-        const char *k = json_string_value(json_object_get(m, "kind"));
-        if (strcmp(k, "Job") == 0 || strcmp(k, "RayJob") == 0)
-            return m;
-    }
-    return NULL;
-}
-
 /* The "check" of a case: facts of the rendered workload. Returns a reason
  * it fails, or NULL. */
 static const char *up_check(const json_t *check, const json_t *out, char *why, size_t n)
 {
-    const json_t *wl = up_workload(out);
+    const json_t *wl = tu_workload(out);
     const char *kind = json_string_value(json_object_get(check, "kind"));
     if (!wl)
         return "no workload rendered";
