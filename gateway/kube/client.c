@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 #include "core/log.h"
@@ -36,6 +38,15 @@ struct tg_kube_client_s {
     size_t max_event_bytes;
     long token_reread_s;
     char *user_agent;
+
+    /* Transfers in flight that carry a stop flag, with their sockets, so
+     * that tg_kube_client_interrupt ends them at once: libcurl looks at the
+     * flag only in its progress callback, about once a second on an idle
+     * watch, and a shutdown waited that long for each component. Sockets
+     * are closed under this lock too (client_closesocket), so a socket
+     * number is never shut down after it was closed and reused. */
+    pthread_mutex_t live_lock;
+    struct client_xfer_s *live;
 
     pthread_mutex_t pool_lock; /* guards idle/nidle */
     CURL *idle[CLIENT_POOL_MAX];
@@ -268,6 +279,7 @@ tg_rc_e tg_kube_client_new_conn(const tg_kube_conn_t *conn, const tg_kube_config
         snprintf(c->user_agent, n, "taugate/%s", tg_version());
     }
     pthread_mutex_init(&c->pool_lock, NULL);
+    pthread_mutex_init(&c->live_lock, NULL);
     pthread_mutex_init(&c->token_lock, NULL);
     pthread_mutex_init(&c->reach_lock, NULL);
     c->reach = -1;
@@ -277,6 +289,7 @@ tg_rc_e tg_kube_client_new_conn(const tg_kube_conn_t *conn, const tg_kube_config
         snprintf(err, errlen, "cannot read the bearer token file %s", c->conn.token_file);
         /* not registered with metrics yet: undo by hand */
         c->magic = ~CLIENT_MAGIC;
+        pthread_mutex_destroy(&c->live_lock);
         pthread_mutex_destroy(&c->pool_lock);
         pthread_mutex_destroy(&c->token_lock);
         pthread_mutex_destroy(&c->reach_lock);
@@ -317,8 +330,9 @@ void tg_kube_client_free(tg_kube_client_t *c)
         abort(); /* double free or garbage: fail loudly */
     tg_kube_metrics_release();
     for (int i = 0; i < c->nidle; i++)
-        curl_easy_cleanup(c->idle[i]);
+        curl_easy_cleanup(c->idle[i]); /* closes their connections: live_lock still needed */
     client_token_set(c, NULL);
+    pthread_mutex_destroy(&c->live_lock);
     pthread_mutex_destroy(&c->pool_lock);
     pthread_mutex_destroy(&c->token_lock);
     pthread_mutex_destroy(&c->reach_lock);
@@ -370,6 +384,10 @@ typedef struct client_xfer_s {
     int sink_stopped;
     int delivered; /* some 2xx bytes went to the sink */
     int warnings;
+    /* in c->live while it runs (a request with a stop flag) */
+    tg_kube_client_t *c;
+    curl_socket_t fd; /* its connection's socket once connected */
+    struct client_xfer_s *next_live;
 } client_xfer_t;
 
 static size_t client_write(char *ptr, size_t size, size_t nmemb, void *ud)
@@ -428,6 +446,73 @@ static int client_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_
     return x->req->stop && atomic_load(x->req->stop) ? 1 : 0;
 }
 
+/* A streamed transfer with a stop flag (a watch, a log follow: long and
+ * mostly idle) can be interrupted (tg_kube_client_interrupt). */
+static int client_interruptible(const tg_kube_req_t *req)
+{
+    return req->stop && req->sink;
+}
+
+/* The transfer's socket, for an interrupt. Such a transfer takes a connection of its own
+ * (CURLOPT_FRESH_CONNECT), so its socket is the one made here: libcurl
+ * names the socket of a reused connection only after a transfer on it. */
+static int client_sockopt(void *ud, curl_socket_t fd, curlsocktype purpose)
+{
+    client_xfer_t *x = ud;
+    if (purpose == CURLSOCKTYPE_IPCXN) {
+        pthread_mutex_lock(&x->c->live_lock);
+        x->fd = fd;
+        pthread_mutex_unlock(&x->c->live_lock);
+    }
+    return CURL_SOCKOPT_OK;
+}
+
+/* Every connection's socket is closed here, under live_lock. */
+static int client_closesocket(void *ud, curl_socket_t fd)
+{
+    tg_kube_client_t *c = ud;
+    pthread_mutex_lock(&c->live_lock);
+    for (client_xfer_t *x = c->live; x; x = x->next_live)
+        if (x->fd == fd)
+            x->fd = CURL_SOCKET_BAD;
+    int r = close(fd);
+    pthread_mutex_unlock(&c->live_lock);
+    return r;
+}
+
+static void client_live_add(tg_kube_client_t *c, client_xfer_t *x)
+{
+    x->c = c;
+    x->fd = CURL_SOCKET_BAD;
+    pthread_mutex_lock(&c->live_lock);
+    x->next_live = c->live;
+    c->live = x;
+    pthread_mutex_unlock(&c->live_lock);
+}
+
+static void client_live_remove(tg_kube_client_t *c, client_xfer_t *x)
+{
+    pthread_mutex_lock(&c->live_lock);
+    for (client_xfer_t **p = &c->live; *p; p = &(*p)->next_live) {
+        if (*p == x) {
+            *p = x->next_live;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->live_lock);
+}
+
+void tg_kube_client_interrupt(tg_kube_client_t *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->live_lock);
+    for (client_xfer_t *x = c->live; x; x = x->next_live)
+        if (x->fd != CURL_SOCKET_BAD && x->req->stop && atomic_load(x->req->stop))
+            shutdown(x->fd, SHUT_RDWR); /* the transfer sees the end, then its flag */
+    pthread_mutex_unlock(&c->live_lock);
+}
+
 static const char *client_method(const tg_kube_req_t *req)
 {
     if (req->method)
@@ -473,6 +558,14 @@ static void client_setup(tg_kube_client_t *c, client_xfer_t *x, const char *url,
     curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, client_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
+    /* every connection, pooled ones included, closes under c->live_lock */
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, client_closesocket);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, c);
+    if (client_interruptible(req)) {
+        curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, client_sockopt);
+        curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, x);
+    }
     if (req->stop) {
         curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, client_progress);
         curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
@@ -663,7 +756,11 @@ tg_rc_e tg_kube_request(tg_kube_client_t *c, const tg_kube_req_t *req, tg_kube_r
         struct curl_slist *headers = client_headers(c, req);
         client_setup(c, &x, url.data, headers, errbuf);
         uint64_t t0 = client_now_us();
+        if (client_interruptible(req))
+            client_live_add(c, &x);
         CURLcode cc = curl_easy_perform(x.h);
+        if (client_interruptible(req))
+            client_live_remove(c, &x);
         uint64_t dur = client_now_us() - t0;
         long code = 0;
         curl_off_t ra = 0;

@@ -76,6 +76,7 @@ void tg_kube_informer_free(tg_kube_informer_t *inf)
 void tg_kube_informer_stop(tg_kube_informer_t *inf)
 {
     atomic_store(&inf->stop, 1);
+    tg_kube_client_interrupt(inf->client);
 }
 
 tg_kube_cache_t *tg_kube_informer_cache(tg_kube_informer_t *inf)
