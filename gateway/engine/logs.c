@@ -589,6 +589,7 @@ void tg_logs_collector_stop_and_free(tg_logs_collector_t *c)
     for (logs_follower_t *f = c->followers; f; f = f->next)
         atomic_store(&f->stop, 1);
     pthread_mutex_unlock(&c->lock);
+    tg_kube_client_interrupt(c->kube); /* idle follows end now, not at libcurl's next tick */
     if (c->started)
         pthread_join(c->scanner, NULL);
     /* the scanner is gone: the list is ours */

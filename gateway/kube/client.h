@@ -104,8 +104,10 @@ tg_rc_e tg_kube_request(tg_kube_client_t *c, const tg_kube_req_t *req, tg_kube_r
  * RET: 1 yes, 0 no (why, optional, says what failed: connection refused,
  * timeout...), -1 no request has finished yet. Any thread. */
 int tg_kube_client_reachable(tg_kube_client_t *c, char *why, size_t whylen);
-/* End at once every transfer in flight whose stop flag is raised (an idle
- * watch would otherwise notice within about a second). Any thread. */
+/* End at once every streamed transfer in flight (a request with a sink and
+ * a stop flag: watches, log follows) whose stop flag is raised; an idle one
+ * would otherwise notice within about a second. Whoever raises such flags
+ * calls this after (informers, the log collector). Any thread. */
 void tg_kube_client_interrupt(tg_kube_client_t *c);
 
 /* Re-read the token file now (normally automatic). RET: 1 if the token
