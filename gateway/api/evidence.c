@@ -1,6 +1,7 @@
 /* GET /v1/runs/{id}/evidence and GET /v1/evidence/public-key. */
 #include "api/evidence.h"
 
+#include "core/run_state.h"
 #include <string.h>
 
 #include "api/app.h"
@@ -11,12 +12,6 @@
 #include "http/problem.h"
 #include "store/evidence.h"
 #include "store/evidence_keys.h"
-
-static int evidence_ended(const char *state)
-{
-    return state &&
-           (!strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled"));
-}
 
 /* The sealed envelope; the row is borrowed. New reference, or NULL when the
  * stored text is not JSON (a broken row: the verifier says more). */
@@ -59,7 +54,7 @@ void tg_api_run_evidence(tg_req_t *req)
         tg_problem(req, rc, NULL, "the evidence could not be read");
         goto out_run;
     }
-    if (!evidence_ended(state)) {
+    if (!tg_run_state_ended(state)) {
         tg_problem_typed(req, TG_ECONFLICT, "evidence-not-sealed", NULL,
                          "run %s is %s; its evidence is sealed when it ends", id, state);
         goto out_run;

@@ -8,7 +8,7 @@
 #include "api/app.h"
 #include "api/authz.h"
 #include "api/paging.h"
-#include "api/runs_list.h"
+#include "core/run_state.h"
 #include "core/buf.h"
 #include "core/ids.h"
 #include "http/problem.h"

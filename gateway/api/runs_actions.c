@@ -3,6 +3,7 @@
  * propagation). A run that has ended cannot be cancelled (409). */
 #include "api/runs_actions.h"
 
+#include "core/run_state.h"
 #include <string.h>
 
 #include "api/app.h"
@@ -13,11 +14,6 @@
 #include "store/lifecycle.h"
 #include "store/outbox.h"
 #include "store/runs.h"
-
-static int actions_ended(const char *state)
-{
-    return !strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled");
-}
 
 void tg_api_run_cancel(tg_req_t *req)
 {
@@ -35,7 +31,7 @@ void tg_api_run_cancel(tg_req_t *req)
                    "researchers may cancel only their own runs; this one is %s's", owner);
         goto out;
     }
-    if (actions_ended(state)) {
+    if (tg_run_state_ended(state)) {
         tg_problem(req, TG_ECONFLICT, NULL, "run %s has already ended (%s); nothing to cancel", id,
                    state);
         goto out;

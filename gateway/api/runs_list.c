@@ -1,6 +1,7 @@
 /* GET /v1/workspaces/{ws}/runs and /v1/workspaces/{ws}/run-counts. */
 #include "api/runs_list.h"
 
+#include "core/run_state.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,6 @@
 
 #define COUNTS_MAX_OWNERS 1000
 #define EXP_FIELD_MAX     253
-
-const char *const tg_run_states[] = {"Accepted",  "Queued", "Admitted",  "Running", "Recovering",
-                                     "Succeeded", "Failed", "Cancelled", NULL};
 
 static void list_bad(json_t *errors, const char *param, const char *msg)
 {

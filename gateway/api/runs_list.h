@@ -7,9 +7,6 @@
 
 #include "http/request.h"
 
-/* The run states in their lifecycle order, NULL-terminated. */
-extern const char *const tg_run_states[];
-
 void tg_api_runs_list(tg_req_t *req);
 void tg_api_run_counts(tg_req_t *req);
 

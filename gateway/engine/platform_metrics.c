@@ -1,6 +1,7 @@
 /* Platform metrics: database aggregates (cached) and watch lag (in memory). */
 #include "engine/platform_metrics.h"
 
+#include "core/run_state.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,8 +27,6 @@ static const double pm_lag_bounds[] = {1, 2, 5, 10, 30, 60, 120, 300, 600, 1800}
 static const char *const pm_kinds[] = {"Workload", "Job", "RayJob", "Pod", "Node", "other"};
 #define PM_NKINDS TG_ARRAY_LEN(pm_kinds)
 
-static const char *const pm_states[] = {"Accepted",   "Queued",    "Admitted", "Running",
-                                        "Recovering", "Succeeded", "Failed",   "Cancelled"};
 static const char *const pm_retry_reasons[] = {"Preempted", "Evicted", "OOMKilled", "NodeFault",
                                                "Resumed"};
 static const char *const pm_healths[] = {"Healthy", "Unhealthy", "NotReady", "Unknown"};
@@ -253,14 +252,14 @@ static tg_rc_e pm_runs(const json_t *stats, int per_ws, tg_buf_t *out)
     if (per_ws) {
         json_array_foreach(json_object_get(stats, "workspaces"), i, x) {
             tg_metrics_label_escape(json_string_value(x), esc, sizeof(esc));
-            for (size_t s = 0; s < TG_ARRAY_LEN(pm_states); s++) {
-                snprintf(key, sizeof(key), "workspace=\"%s\",state=\"%s", esc, pm_states[s]);
+            for (size_t s = 0; s < TG_RUN_STATE_COUNT; s++) {
+                snprintf(key, sizeof(key), "workspace=\"%s\",state=\"%s", esc, tg_run_states[s]);
                 pm_add(counts, key, 0);
             }
         }
     } else {
-        for (size_t s = 0; s < TG_ARRAY_LEN(pm_states); s++) {
-            snprintf(key, sizeof(key), "state=\"%s", pm_states[s]);
+        for (size_t s = 0; s < TG_RUN_STATE_COUNT; s++) {
+            snprintf(key, sizeof(key), "state=\"%s", tg_run_states[s]);
             pm_add(counts, key, 0);
         }
     }

@@ -1,4 +1,5 @@
 /* Recovery of failed attempts. */
+#include "core/run_state.h"
 #include "engine/engine.h"
 
 #include <stdint.h>
@@ -69,8 +70,7 @@ tg_rc_e tg_recovery_on_failure(tg_db_conn_t *conn, const char *run_id, int attem
         goto out;
     const char *state = json_string_value(json_object_get(facts, "state"));
     if (json_integer_value(json_object_get(facts, "attempt")) != attempt ||
-        !strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled") ||
-        !strcmp(state, "Recovering"))
+        tg_run_state_ended(state) || !strcmp(state, "Recovering"))
         goto out; /* already handled, or about an older attempt */
 
     const json_t *res = json_object_get(facts, "resilience");

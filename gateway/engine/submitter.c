@@ -1,6 +1,7 @@
 /* Outbox → Kubernetes API. */
 #include "engine/submitter.h"
 
+#include "core/run_state.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -246,8 +247,7 @@ int tg_submitter_step(tg_db_pool_t *pool, tg_kube_client_t *kube)
         json_t *row = json_array_get(rows, 0);
         const char *action = json_string_value(json_object_get(row, "action"));
         const char *state = json_string_value(json_object_get(row, "state"));
-        int ended =
-            !strcmp(state, "Cancelled") || !strcmp(state, "Failed") || !strcmp(state, "Succeeded");
+        int ended = tg_run_state_ended(state);
         char why[512] = "";
         submit_outcome_e out = SUBMIT_OK;
         if (strcmp(action, "delete") != 0 && ended) {

@@ -1,6 +1,7 @@
 /* The evidence sealer (see evidence.h). */
 #include "evidence/sealer.h"
 
+#include "core/run_state.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,12 +22,6 @@
 
 /* The signer whose key a committed seal recorded in the key history. */
 static _Atomic(const tg_signer_t *) evidence_key_recorded;
-
-static int evidence_ended(const char *state)
-{
-    return state &&
-           (!strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled"));
-}
 
 /* The Workload and Job watches are separate, so a run can end (its Job
  * Complete) before its Workload's admission is applied, and the watcher
@@ -98,7 +93,8 @@ static tg_rc_e evidence_seal_locked(tg_db_conn_t *conn, const tg_signer_t *signe
         snprintf(err, errlen, "the record cannot be built (%s)", tg_rc_slug(rc));
         goto out;
     }
-    if (!evidence_ended(json_string_value(json_object_get(json_object_get(rec, "run"), "state")))) {
+    if (!tg_run_state_ended(
+            json_string_value(json_object_get(json_object_get(rec, "run"), "state")))) {
         snprintf(err, errlen, "the run has not ended");
         rc = TG_ECONFLICT;
         goto out;

@@ -1,6 +1,7 @@
 /* State transitions, attempts and pods. */
 #include "store/lifecycle.h"
 
+#include "core/run_state.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,11 +129,6 @@ static int lifecycle_rank(const char *state)
     return 100;   /* ended */
 }
 
-static int lifecycle_ended(const char *state)
-{
-    return !strcmp(state, "Succeeded") || !strcmp(state, "Failed") || !strcmp(state, "Cancelled");
-}
-
 /* The transition (see lifecycle.h); `admission` (may be NULL) is the
  * admission the cluster shows, recorded in place of an implied one. */
 static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int attempt,
@@ -156,7 +152,7 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
     PQclear(r);
     char at[16];
     snprintf(at, sizeof(at), "%d", attempt);
-    if (attempt != cur_attempt || lifecycle_ended(cur))
+    if (attempt != cur_attempt || tg_run_state_ended(cur))
         return TG_OK;
     int to_recovering = strcmp(ev->state, "Recovering") == 0;
     if ((!to_recovering && lifecycle_rank(ev->state) <= lifecycle_rank(cur) &&

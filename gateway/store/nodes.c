@@ -1,6 +1,7 @@
 /* The GPU fleet tables. */
 #include "store/nodes.h"
 
+#include "core/run_state.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,7 +255,7 @@ tg_rc_e tg_store_node_fault_note(tg_db_conn_t *conn, const char *run_id, int att
     int go = PQntuples(r) == 1 && atoi(PQgetvalue(r, 0, 1)) == attempt;
     if (go) {
         const char *st = PQgetvalue(r, 0, 0);
-        go = strcmp(st, "Succeeded") && strcmp(st, "Failed") && strcmp(st, "Cancelled");
+        go = !tg_run_state_ended(st);
     }
     PQclear(r);
     if (!go)
