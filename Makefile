@@ -99,10 +99,11 @@ test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 
 # The integration tests run in TEST_JOBS pytest-xdist workers (1: serially),
 # a whole test file to a worker (--dist loadfile: a file's tests share one
-# gateway and database). Each worker has its own PostgreSQL, gateways and
-# kubesims; the REST contract is checked once at the end
-# (tests/harness/contract_check.py). The tests wait on facts, not on the
-# CPU, so a worker more than the cores keeps them busy.
+# gateway and database), heaviest file first (tests/conftest.py orders them
+# by tests/file_weights.txt, so that no long file starts last). Each worker
+# has its own PostgreSQL, gateways and kubesims; the REST contract is checked
+# once at the end (tests/harness/contract_check.py). The tests wait on facts,
+# not on the CPU, so a worker more than the cores keeps them busy.
 TEST_JOBS ?= 3
 PYTEST_JOBS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
