@@ -99,23 +99,25 @@ test-unit: $(UNIT_BIN) $(BENCH_C_BINS)
 
 # The integration tests run in TEST_JOBS pytest-xdist workers (1: serially),
 # a whole test file to a worker (--dist loadfile: a file's tests share one
-# gateway and database). Each worker has its own PostgreSQL, gateways and
-# kubesims; the REST contract is checked once at the end
-# (tests/harness/contract_check.py). The tests wait on facts, not on the
-# CPU, so a worker more than the cores keeps them busy.
+# gateway and database), heaviest file first (tests/conftest.py orders them
+# by tests/file_weights.txt, so that no long file starts last). Each worker
+# has its own PostgreSQL, gateways and kubesims; the REST contract is checked
+# once at the end (tests/harness/contract_check.py). The tests wait on facts,
+# not on the CPU, so a worker more than the cores keeps them busy.
 TEST_JOBS ?= 3
 PYTEST_JOBS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 test-integration: all $(KUBESIM_BIN)
 	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_JOBS) tests/integration $(KUBESIM_TESTS)
 
-# The unit tests and the fuzz smoke run beside the integration tests
-# (--output-sync prints each suite's output whole, when it ends); the
-# console's browser suite, which measures load times, runs after them.
+# The unit tests, the fuzz smoke and the console's browser tests that
+# measure no time run beside the integration tests (--output-sync prints
+# each suite's output whole, when it ends); the browser tests that measure
+# time budgets run alone after them (console/console.mk).
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit $(FUZZ_SMOKE) test-integration
-	@$(MAKE) --no-print-directory test-console
+	@$(MAKE) --no-print-directory -j4 --output-sync=target test-unit $(FUZZ_SMOKE) test-integration test-console-shared
+	@$(MAKE) --no-print-directory test-console-budget
 
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 test-unit test-integration

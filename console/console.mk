@@ -26,6 +26,22 @@ $(CONSOLE_DIST): $(CONSOLE_SRC) $(CONSOLE_TYPES) $(CONSOLE_NPM_STAMP)
 console: $(CONSOLE_DIST)
 
 # The browser suite: Debian's chromium against the real gateway + kubesim +
-# PostgreSQL (console/tests/stack.py starts them with tests/harness).
+# PostgreSQL (console/tests/stack.py starts them with tests/harness); each
+# test file has its own stack. test-console runs every file, one after
+# another. `make test` splits it: test-console-shared (the tests that measure
+# no time) runs beside the integration tests, test-console-budget (the time
+# budgets of tests/budget.test.mjs) alone after them, on an idle machine.
+CONSOLE_NODE_TEST     := cd console && TAUGATE_BUILD=$(abspath $(BUILD)) node --test --test-concurrency=1
+CONSOLE_BUDGET_TESTS  := tests/budget.test.mjs
+CONSOLE_SHARED_TESTS  := $(filter-out $(CONSOLE_BUDGET_TESTS),$(patsubst console/%,%,$(wildcard console/tests/*.test.mjs)))
+
+.PHONY: test-console-shared test-console-budget
+
 test-console: console all $(KUBESIM_BIN)
-	cd console && TAUGATE_BUILD=$(abspath $(BUILD)) node --test --test-concurrency=1 tests/
+	$(CONSOLE_NODE_TEST) tests/
+
+test-console-shared: console all $(KUBESIM_BIN)
+	$(CONSOLE_NODE_TEST) $(CONSOLE_SHARED_TESTS)
+
+test-console-budget: console all $(KUBESIM_BIN)
+	$(CONSOLE_NODE_TEST) $(CONSOLE_BUDGET_TESTS)

@@ -5,6 +5,7 @@
 import { chromium } from 'playwright-core';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { until } from './stack.mjs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -93,4 +94,14 @@ export async function axe(page) {
 export async function screenshot(page, name) {
   mkdirSync(SCREENS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: false });
+}
+
+/** The connection indicator's word. */
+export const indicator = (p) => p.locator('header .conn').textContent();
+
+export const waitIndicator = (p, word, ms = 10_000) => until(async () => (await indicator(p)) === word, ms, `the indicator to say ${word}`);
+
+/** Wait until the page shows no "Loading …" status. */
+export async function settle(p) {
+  await p.waitForFunction(() => ![...document.querySelectorAll('main [role=status], main p.muted')].some((e) => /^Loading|Verifying|Connecting/.test(e.textContent ?? '')), null, { timeout: 15_000 });
 }

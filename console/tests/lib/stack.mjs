@@ -75,6 +75,26 @@ export class Stack {
     return JSON.parse(text);
   }
 
+  /** Submit jobSpec(name, script, opts) to workspace ray as `token`; returns the run. */
+  async submit(name, script, token = this.admin, opts = {}) {
+    return this.json('POST', '/v1/workspaces/ray/runs', { token, body: jobSpec(name, script, opts) });
+  }
+
+  async runState(id) {
+    return (await this.json('GET', `/v1/runs/${id}`)).state;
+  }
+
+  async waitState(id, states, ms = 60_000) {
+    return until(async () => states.includes(await this.runState(id)), ms, `run ${id} in ${states}`);
+  }
+
+  async waitSealed(id, ms = 90_000) {
+    return until(async () => {
+      const r = await this.api('GET', `/v1/runs/${id}/evidence`);
+      return r.ok && (await r.json()).sealed;
+    }, ms, `evidence of ${id} sealed`);
+  }
+
   async stop() {
     this.cutAll();
     await new Promise((r) => this.server.close(r));
