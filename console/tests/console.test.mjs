@@ -119,7 +119,7 @@ test('live: the change stream resumes after a cut with Last-Event-ID; polling st
   // Cut: the feed comes back from where it was, and a run made meanwhile shows.
   assert.ok(stack.cutAll() > 0, 'nothing to cut');
   const during = await stack.submit('console-after-cut', 'echo cut');
-  await until(async () => resumes.length > 0, 10_000, 'a resume with Last-Event-ID');
+  await until(async () => resumes.length > 0, 30_000, 'a resume with Last-Event-ID');
   assert.match(resumes[0], /^\d+$/);
   await waitIndicator(p, 'live');
   // Deadlines here are for facts, not budgets: the 2 s budget of a change is
