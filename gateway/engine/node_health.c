@@ -348,6 +348,13 @@ json_t *tg_node_pod_gpus(const json_t *pod)
     return main_sum;
 }
 
+json_t *tg_node_pod_mask(void)
+{
+    return json_pack("{s:{s:b, s:[{s:b}], s:[{s:b}]}, s:{s:b}}", "spec", "nodeName", 1,
+                     "containers", "resources", 1, "initContainers", "resources", 1, "status",
+                     "phase", 1);
+}
+
 int tg_node_pod_holds(const json_t *pod)
 {
     const char *node = nh_str(json_object_get(pod, "spec"), "nodeName");

@@ -86,6 +86,10 @@ json_t *tg_node_pod_gpus(const json_t *pod);
  * not Succeeded or Failed? */
 int tg_node_pod_holds(const json_t *pod);
 
+/* The fields of a pod tg_node_pod_gpus and tg_node_pod_holds read, as a
+ * mask for kube/json_mask.h (a NEW reference). */
+json_t *tg_node_pod_mask(void);
+
 /* One line naming a summary's problems for messages and annotations, e.g.
  * "XidErrors=True (XidError79: GPU has fallen off the bus)"; "" when none.
  * Writes at most outlen bytes, always NUL-terminated. */

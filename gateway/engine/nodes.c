@@ -187,12 +187,16 @@ static void nodes_informers_start(tg_nodes_t *nl)
 {
     static const tg_kube_gvr_t *const gvrs[2] = {&tg_kube_gvr_nodes, &tg_kube_gvr_pods};
     static const tg_kube_event_fn cbs[2] = {nodes_on_node, nodes_on_pod};
+    /* Every pod of the cluster passes by: decode only what nodes_on_pod reads. */
+    json_t *pod_mask = tg_node_pod_mask();
     for (int i = 0; i < 2; i++) {
-        tg_kube_informer_opts_t o = {.gvr = gvrs[i], .cb = cbs[i], .arg = nl};
+        tg_kube_informer_opts_t o = {
+            .gvr = gvrs[i], .cb = cbs[i], .arg = nl, .event_mask = i == 1 ? pod_mask : NULL};
         nl->inf[i] = tg_kube_informer_new(nl->kube, &o);
         nl->inf_started[i] = nl->inf[i] && pthread_create(&nl->inf_thread[i], NULL,
                                                           nodes_informer_main, nl->inf[i]) == 0;
     }
+    json_decref(pod_mask);
 }
 
 static void nodes_informers_stop(tg_nodes_t *nl)

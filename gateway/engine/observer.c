@@ -412,6 +412,8 @@ tg_observer_t *tg_observer_start(tg_db_pool_t *pool, tg_kube_client_t *kube,
                                                           &tg_kube_gvr_rayjobs, &tg_kube_gvr_pods};
     static const tg_kube_index_fn indexes[OBS_NKINDS] = {obs_index_owner, NULL, NULL,
                                                          obs_index_run};
+    /* obs_on_event reads the cached fields and the watch lag's timestamps */
+    json_t *lag_mask = tg_platform_metrics_time_mask();
     for (int k = 0; k < OBS_NKINDS; k++) {
         obs_kind_t *ok = &o->kinds[k];
         ok->o = o;
@@ -421,11 +423,13 @@ tg_observer_t *tg_observer_start(tg_db_pool_t *pool, tg_kube_client_t *kube,
                                       .label_selector = k == OBS_WORKLOAD ? NULL : OBS_SELECTOR,
                                       .cache_mask = mask,
                                       .cache_index = indexes[k],
+                                      .event_mask = lag_mask,
                                       .cb = obs_on_event,
                                       .arg = ok};
         ok->inf = tg_kube_informer_new(kube, &io);
         json_decref(mask);
     }
+    json_decref(lag_mask);
     for (int k = 0; k < OBS_NKINDS; k++)
         o->kinds[k].started =
             pthread_create(&o->kinds[k].thread, NULL, obs_informer_main, &o->kinds[k]) == 0;

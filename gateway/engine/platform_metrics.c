@@ -121,6 +121,15 @@ double tg_platform_metrics_newest_time(const json_t *obj)
     return t;
 }
 
+json_t *tg_platform_metrics_time_mask(void)
+{
+    return json_pack(
+        "{s:{s:b, s:b, s:[{s:b}]}, s:{s:b, s:b, s:[{s:b}], s:[{s:{s:{s:b}, s:{s:b}}}]}}",
+        "metadata", "creationTimestamp", 1, "deletionTimestamp", 1, "managedFields", "time", 1,
+        "status", "startTime", 1, "completionTime", 1, "conditions", "lastTransitionTime", 1,
+        "containerStatuses", "state", "running", "startedAt", 1, "terminated", "finishedAt", 1);
+}
+
 void tg_platform_metrics_watch_event(const char *kind, int type, const json_t *obj)
 {
     size_t k = PM_NKINDS - 1;

@@ -83,6 +83,10 @@ tg_rc_e tg_platform_metrics_render_stats(const json_t *stats, int tenant_labels,
 tg_rc_e tg_platform_metrics_render_watch(tg_buf_t *out) TG_MUSTCHECK;
 /* The newest timestamp an object carries, in Unix seconds; 0 when none. */
 double tg_platform_metrics_newest_time(const json_t *obj);
+/* The fields tg_platform_metrics_newest_time reads, as a mask for
+ * kube/json_mask.h (a NEW reference): what an informer whose callback
+ * reports watch lag must decode. */
+json_t *tg_platform_metrics_time_mask(void);
 /* RFC 3339 → Unix seconds; -1 when it does not parse. */
 double tg_platform_metrics_parse_time(const char *s);
 

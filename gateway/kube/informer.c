@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "kube/json_mask.h"
 #include "kube/verbs.h"
 
 /* ---- the informer ------------------------------------------------------------ */
@@ -26,6 +27,7 @@ struct tg_kube_informer_s {
     atomic_int stop;
     int cb_stopped; /* the callback asked to stop */
     tg_kube_cache_t *cache;
+    json_t *event_mask; /* what watch events are decoded into; NULL: whole (owned) */
     unsigned gen;
     char rv[TG_KUBE_RV_MAX];
 
@@ -57,6 +59,14 @@ tg_kube_informer_t *tg_kube_informer_new(tg_kube_client_t *c, const tg_kube_info
     inf->arg = o->arg;
     atomic_init(&inf->stop, 0);
     inf->cache = tg_kube_cache_new(o->cache_mask, o->cache_index);
+    if (o->event_mask) {
+        json_t *meta = json_pack("{s:{s:b, s:b, s:b, s:b}}", "metadata", "name", 1, "namespace", 1,
+                                 "uid", 1, "resourceVersion", 1);
+        json_t *kept = tg_kube_mask_union(o->cache_mask, o->event_mask);
+        inf->event_mask = tg_kube_mask_union(kept, meta);
+        json_decref(kept);
+        json_decref(meta);
+    }
     pthread_mutex_init(&inf->stats_lock, NULL);
     return inf;
 }
@@ -69,6 +79,7 @@ void tg_kube_informer_free(tg_kube_informer_t *inf)
     free(inf->label_selector);
     free(inf->field_selector);
     tg_kube_cache_free(inf->cache);
+    json_decref(inf->event_mask);
     pthread_mutex_destroy(&inf->stats_lock);
     free(inf);
 }
@@ -260,6 +271,7 @@ tg_rc_e tg_kube_informer_run(tg_kube_informer_t *inf)
 
         tg_kube_watch_opts_t wo = {.label_selector = inf->label_selector,
                                    .field_selector = inf->field_selector,
+                                   .object_mask = inf->event_mask,
                                    .stop = &inf->stop};
         long span = inf->watch_max_s - inf->watch_min_s;
         /* Spread reconnects out so replicas do not watch in lockstep. */

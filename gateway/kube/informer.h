@@ -52,6 +52,12 @@ typedef struct tg_kube_informer_opts_s {
     long backoff_max_ms;          /* 0 → 30000 */
     const json_t *cache_mask;     /* what the cache keeps of an object (kube/cache.h); NULL: keys */
     tg_kube_index_fn cache_index; /* the cache's secondary index; NULL for none */
+    /* What cb reads of a watched object beyond cache_mask (borrowed; the
+     * mask language of kube/cache.h): when set, watch events are decoded
+     * into only those fields, cache_mask's and metadata's name, namespace,
+     * uid and resourceVersion (kube/json_mask.h), which saves building the
+     * rest. NULL: cb gets whole objects. Listed objects are always whole. */
+    const json_t *event_mask;
     tg_kube_event_fn cb;
     void *arg;
 } tg_kube_informer_opts_t;

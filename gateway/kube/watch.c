@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "kube/json_mask.h"
 #include "kube/metrics.h"
 
 #define WATCH_DEFAULT_TIMEOUT_S 300
@@ -42,6 +43,14 @@ void tg_kube_watch_decoder_clean(tg_kube_watch_decoder_t *d)
 {
     tg_buf_clean(&d->line);
     tg_kube_result_clean(&d->err);
+    json_decref(d->event_mask);
+    d->event_mask = NULL;
+}
+
+void tg_kube_watch_decoder_set_object_mask(tg_kube_watch_decoder_t *d, const json_t *mask)
+{
+    json_decref(d->event_mask);
+    d->event_mask = mask ? json_pack("{s:b, s:O}", "type", 1, "object", (json_t *)mask) : NULL;
 }
 
 static int watch_finish_with(tg_kube_watch_decoder_t *d, tg_kube_watch_e outcome)
@@ -88,8 +97,14 @@ static int watch_line(tg_kube_watch_decoder_t *d, const char *p, size_t n)
     if (!n)
         return 0;
     json_error_t jerr;
-    json_t *ev = json_loadb(p, n, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *ev = d->event_mask ? tg_kube_json_load_masked(p, n, d->event_mask, &jerr)
+                               : json_loadb(p, n, JSON_REJECT_DUPLICATES, &jerr);
     const char *type = json_string_value(json_object_get(ev, "type"));
+    if (d->event_mask && type && strcmp(type, "ERROR") == 0) {
+        json_decref(ev); /* rare: a Status, read whole */
+        ev = json_loadb(p, n, JSON_REJECT_DUPLICATES, &jerr);
+        type = json_string_value(json_object_get(ev, "type"));
+    }
     json_t *obj = json_object_get(ev, "object");
     int r = 0;
     if (!type || !json_is_object(obj)) {
@@ -179,6 +194,7 @@ tg_kube_watch_e tg_kube_watch(tg_kube_client_t *c, const tg_kube_ref_t *ref,
     tg_buf_init(&path, 8192);
     tg_buf_init(&query, 16384);
     tg_kube_watch_decoder_init(&d, tg_kube_client_max_event_bytes(c), cb, arg, o->resource_version);
+    tg_kube_watch_decoder_set_object_mask(&d, o->object_mask);
     tg_kube_result_clean(res);
     o->events = 0;
     o->resource_version[TG_KUBE_RV_MAX - 1] = '\0';

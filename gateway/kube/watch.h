@@ -76,7 +76,11 @@ typedef struct tg_kube_watch_opts_s {
     const char *field_selector; /* borrowed */
     long timeout_seconds;       /* asked of the server; 0 → 300 */
     int no_bookmarks;           /* don't ask for BOOKMARK events */
-    atomic_int *stop;           /* optional */
+    /* borrowed: decode only these fields of each event's object (the mask
+     * language of kube/json_mask.h; ERROR events are decoded whole);
+     * NULL: decode objects whole */
+    const json_t *object_mask;
+    atomic_int *stop; /* optional */
     /* in: where to start ("" = now, after synthetic ADDED events for every
      * existing object); out: the last resourceVersion seen */
     char resource_version[TG_KUBE_RV_MAX];
@@ -100,12 +104,16 @@ typedef struct tg_kube_watch_decoder_s {
     tg_kube_watch_e outcome; /* valid when done */
     tg_kube_result_t err;    /* why, for EXPIRED/ERROR (owned) */
     unsigned long events;
+    json_t *event_mask; /* {"type":true,"object":mask}, or NULL: whole events (owned) */
 } tg_kube_watch_decoder_t;
 
 /* rv: a TG_KUBE_RV_MAX buffer kept up to date (borrowed, may be NULL). */
 void tg_kube_watch_decoder_init(tg_kube_watch_decoder_t *d, size_t max_event_bytes,
                                 tg_kube_event_fn cb, void *arg, char *rv);
 void tg_kube_watch_decoder_clean(tg_kube_watch_decoder_t *d);
+/* Decode only the fields of each event's object that mask names (borrowed;
+ * NULL: whole objects). */
+void tg_kube_watch_decoder_set_object_mask(tg_kube_watch_decoder_t *d, const json_t *mask);
 /* Feed stream bytes. RET: 0 to continue, 1 when done (see d->outcome). */
 int tg_kube_watch_decoder_feed(tg_kube_watch_decoder_t *d, const char *data, size_t len);
 /* The stream ended: decode a last line that had no newline. RET as feed. */

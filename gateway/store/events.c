@@ -71,31 +71,51 @@ tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id, tg_even
     return TG_OK;
 }
 
-tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev,
-                                      tg_event_chain_t *chain)
+void tg_store_event_row(const char *run_id, const tg_event_t *ev, const tg_event_chain_t *chain,
+                        tg_event_row_t *row)
 {
-    long seq = chain->seq + 1;
-    char at[40], seqs[24], hash[65];
-    tg_time_rfc3339(tg_now_wall_us(), at, sizeof(at));
-    snprintf(seqs, sizeof(seqs), "%ld", seq);
-    tg_store_event_hash(chain->hash, run_id, seq, at, ev, hash);
-    char *data = ev->data ? json_dumps(ev->data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    row->seq = chain->seq + 1;
+    tg_time_rfc3339(tg_now_wall_us(), row->at, sizeof(row->at));
+    snprintf(row->seqs, sizeof(row->seqs), "%ld", row->seq);
+    tg_store_event_hash(chain->hash, run_id, row->seq, row->at, ev, row->hash);
+    row->data = ev->data ? json_dumps(ev->data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     const char *vals[] = {run_id,
-                          seqs,
-                          at,
+                          row->seqs,
+                          row->at,
                           ev->state,
                           ev->reason,
                           ev->message,
                           ev->source,
-                          data ? data : "{}",
-                          seq > 1 ? chain->hash : NULL,
-                          hash};
-    tg_rc_e rc = tg_db_run(conn, &stmt_insert, 10, vals);
-    free(data);
-    if (rc == TG_OK) {
-        chain->seq = seq;
-        memcpy(chain->hash, hash, sizeof(chain->hash));
-    }
+                          row->data ? row->data : "{}",
+                          row->seq > 1 ? chain->hash : NULL,
+                          row->hash};
+    memcpy(row->vals, vals, sizeof(vals));
+}
+
+void tg_store_event_row_clean(tg_event_row_t *row)
+{
+    if (!row)
+        return;
+    free(row->data);
+    row->data = NULL;
+}
+
+void tg_store_event_row_written(tg_event_row_t *row, tg_event_chain_t *chain)
+{
+    chain->seq = row->seq;
+    memcpy(chain->hash, row->hash, sizeof(chain->hash));
+    tg_store_event_row_clean(row);
+}
+
+tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev,
+                                      tg_event_chain_t *chain)
+{
+    tg_event_row_t row;
+    tg_store_event_row(run_id, ev, chain, &row);
+    tg_rc_e rc = tg_db_run(conn, &stmt_insert, 10, row.vals);
+    if (rc == TG_OK)
+        tg_store_event_row_written(&row, chain);
+    tg_store_event_row_clean(&row);
     return rc;
 }
 

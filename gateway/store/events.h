@@ -45,6 +45,25 @@ tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id,
  * implied ones) cost one INSERT each, not a look-up and an INSERT. */
 tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev,
                                       tg_event_chain_t *chain) TG_MUSTCHECK;
+/* An event to be written after a chain's end, for a statement that inserts
+ * it beside other work (store/lifecycle.c's transition): the INSERT's ten
+ * values in run_events column order (run_id, seq, at, state, reason,
+ * message, source, data, prev_hash, hash), borrowing run_id, ev's strings
+ * and chain's hash, which must outlive it. */
+typedef struct {
+    const char *vals[10];
+    long seq;
+    char seqs[24], at[40], hash[65];
+    char *data; /* owned */
+} tg_event_row_t;
+
+void tg_store_event_row(const char *run_id, const tg_event_t *ev, const tg_event_chain_t *chain,
+                        tg_event_row_t *row);
+/* The row was written: *chain ends at it now. Frees the row. */
+void tg_store_event_row_written(tg_event_row_t *row, tg_event_chain_t *chain);
+/* Frees the row (NULL-safe). */
+void tg_store_event_row_clean(tg_event_row_t *row);
+
 /* The hash of an event from its fields (used by the verifier too). */
 void tg_store_event_hash(const char *prev_hash, const char *run_id, long seq, const char *at,
                          const tg_event_t *ev, char out[65]);

@@ -37,25 +37,36 @@ static tg_stmt_t stmt_lock =
 static tg_stmt_t stmt_update_words =
     TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
             " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4");
-/* A transition: the run and its attempt in one statement. */
-static tg_stmt_t stmt_update_both = TG_STMT(
+/* A transition: the run, its attempt and the event that records it, in one
+ * statement ($7.. are the event's seq, at, source, data, prev_hash and hash;
+ * its state, reason and message are the run's $3-$5). */
+static tg_stmt_t stmt_transition = TG_STMT(
     "WITH run AS (UPDATE runs SET state = $3, reason = $4, message = $5, updated_at = now(),"
     " started_at = CASE WHEN $3 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
     " finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
     "                    ELSE finished_at END"
-    " WHERE id = $1::uuid RETURNING id)"
-    " UPDATE run_attempts SET state = $3, reason = COALESCE($4, reason),"
+    " WHERE id = $1::uuid RETURNING id),"
+    " att AS (UPDATE run_attempts SET state = $3, reason = COALESCE($4, reason),"
     " queue_info = COALESCE($6::jsonb, queue_info),"
     " started_at = CASE WHEN $3 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
     " finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
     "                    ELSE finished_at END"
-    " WHERE run_id = (SELECT id FROM run) AND attempt = $2::int");
+    " WHERE run_id = (SELECT id FROM run) AND attempt = $2::int)"
+    " INSERT INTO run_events (run_id, seq, at, state, reason, message, source, data, prev_hash,"
+    " hash) SELECT id, $7::int, $8::timestamptz, $3, $4, $5, $9, $10::jsonb, $11, $12 FROM run");
 /* A late or repeated observation: only the attempt's queue facts. */
 static tg_stmt_t stmt_update_queue_info = TG_STMT("UPDATE run_attempts SET queue_info = $3::jsonb"
                                                   " WHERE run_id = $1::uuid AND attempt = $2::int");
+/* The pod's row and its attempt's nodes and exit code in one statement. The
+ * attempt's figures read the pod as just written (p) and its other pods as
+ * the snapshot shows them: the statement cannot see its own INSERT. */
+#define POD_OTHERS                                                                                 \
+    " FROM run_pods WHERE run_id = $1::uuid AND attempt = $2::int"                                 \
+    " AND NOT (namespace = $3 AND pod = $4 AND uid = $5)"
+#define POD_SELF " FROM p WHERE p.run_id = $1::uuid AND p.attempt = $2::int"
 static tg_stmt_t stmt_pod_upsert = TG_STMT(
-    "INSERT INTO run_pods (run_id, attempt, namespace, pod, uid, role, node, phase, containers,"
-    " exit_code, reason, started_at, finished_at)"
+    "WITH p AS (INSERT INTO run_pods (run_id, attempt, namespace, pod, uid, role, node, phase,"
+    " containers, exit_code, reason, started_at, finished_at)"
     " VALUES ($1::uuid, $2::int, $3, $4, $5, $6, $7, $8, $9::text[], $10::int, $11,"
     " $12::timestamptz, $13::timestamptz)"
     " ON CONFLICT (namespace, pod, uid) DO UPDATE SET node = COALESCE(EXCLUDED.node, "
@@ -64,12 +75,13 @@ static tg_stmt_t stmt_pod_upsert = TG_STMT(
     " exit_code = COALESCE(EXCLUDED.exit_code, run_pods.exit_code),"
     " reason = COALESCE(EXCLUDED.reason, run_pods.reason),"
     " started_at = COALESCE(run_pods.started_at, EXCLUDED.started_at),"
-    " finished_at = COALESCE(EXCLUDED.finished_at, run_pods.finished_at)");
-static tg_stmt_t stmt_attempt_nodes = TG_STMT(
-    "UPDATE run_attempts SET node_names = (SELECT COALESCE(array_agg(DISTINCT node ORDER BY node),"
-    " '{}') FROM run_pods WHERE run_id = $1::uuid AND attempt = $2::int AND node IS NOT NULL),"
-    " exit_code = COALESCE((SELECT max(exit_code) FROM run_pods WHERE run_id = $1::uuid"
-    "   AND attempt = $2::int AND role IN ('main', 'head')), exit_code)"
+    " finished_at = COALESCE(EXCLUDED.finished_at, run_pods.finished_at)"
+    " RETURNING run_id, attempt, node, role, exit_code)"
+    " UPDATE run_attempts SET node_names = (SELECT COALESCE(array_agg(DISTINCT n.node"
+    " ORDER BY n.node), '{}') FROM (SELECT node" POD_OTHERS " UNION ALL SELECT node" POD_SELF ") n"
+    " WHERE n.node IS NOT NULL),"
+    " exit_code = COALESCE((SELECT max(x.exit_code) FROM (SELECT exit_code, role" POD_OTHERS
+    " UNION ALL SELECT exit_code, role" POD_SELF ") x WHERE x.role IN ('main', 'head')), exit_code)"
     " WHERE run_id = $1::uuid AND attempt = $2::int");
 
 tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const char *name,
@@ -203,13 +215,18 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
     if (rc != TG_OK)
         return rc;
     char *qi = queue_info ? json_dumps(queue_info, JSON_COMPACT) : NULL;
-    const char *uv[] = {run_id, at, ev->state, ev->reason, ev->message, qi};
-    rc = tg_db_run(conn, &stmt_update_both, 6, uv);
+    tg_event_row_t row;
+    tg_store_event_row(run_id, ev, &chain, &row);
+    const char *uv[] = {run_id,      at,          ev->state,   ev->reason,
+                        ev->message, qi,          row.vals[1], row.vals[2],
+                        row.vals[6], row.vals[7], row.vals[8], row.vals[9]};
+    rc = tg_db_run(conn, &stmt_transition, 12, uv);
     free(qi);
-    if (rc == TG_OK)
-        rc = tg_store_event_append_chained(conn, run_id, ev, &chain);
-    if (rc == TG_OK)
+    if (rc == TG_OK) {
+        tg_store_event_row_written(&row, &chain);
         *applied = 1;
+    }
+    tg_store_event_row_clean(&row);
     return rc;
 }
 
@@ -256,9 +273,5 @@ tg_rc_e tg_store_pod_upsert(tg_db_conn_t *conn, const tg_pod_row_t *p)
                           p->reason,
                           p->started_at,
                           p->finished_at};
-    tg_rc_e rc = tg_db_run(conn, &stmt_pod_upsert, 13, vals);
-    const char *nv[] = {p->run_id, at};
-    if (rc == TG_OK)
-        rc = tg_db_run(conn, &stmt_attempt_nodes, 2, nv);
-    return rc;
+    return tg_db_run(conn, &stmt_pod_upsert, 13, vals);
 }

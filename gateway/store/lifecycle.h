@@ -67,7 +67,8 @@ typedef struct {
     const char *started_at, *finished_at; /* RFC 3339 or NULL */
 } tg_pod_row_t;
 
-/* Record what a pod looks like now (insert or update). */
+/* Record what a pod looks like now (insert or update), with its attempt's
+ * nodes and exit code, in one statement. */
 tg_rc_e tg_store_pod_upsert(tg_db_conn_t *conn, const tg_pod_row_t *p) TG_MUSTCHECK;
 
 #endif

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "engine/node_health.h"
+#include "kube/cache.h"
 #include "engine/nodes.h"
 
 static json_t *load(const char *text)
@@ -267,7 +268,18 @@ static void test_pod_gpu_requests(void **state)
              " \"initContainers\": [{\"resources\": {\"limits\": {\"nvidia.com/gpu\": \"4\"}}},"
              " {\"resources\": {\"limits\": {\"nvidia.com/mig-1g.10gb\": \"0\"}}}]},"
              " \"status\": {\"phase\": \"Running\"}}");
-    json_t *g = tg_node_pod_gpus(pod);
+    /* the nodes loop's Pod informer decodes only tg_node_pod_mask: the same answers */
+    json_t *mask = tg_node_pod_mask();
+    json_t *kept = tg_kube_project(pod, mask);
+    json_t *g = tg_node_pod_gpus(kept);
+    json_t *whole = tg_node_pod_gpus(pod);
+    assert_true(json_equal(g, whole));
+    assert_int_equal(tg_node_pod_holds(kept), tg_node_pod_holds(pod));
+    json_decref(whole);
+    json_decref(g);
+    json_decref(kept);
+    json_decref(mask);
+    g = tg_node_pod_gpus(pod);
     /* max(sum of containers 3, init 4) */
     assert_int_equal(json_integer_value(json_object_get(g, "nvidia.com/gpu")), 4);
     assert_int_equal(json_integer_value(json_object_get(g, "nvidia.com/mig-1g.10gb")), 1);

@@ -12,6 +12,7 @@
 
 #include "core/ids.h"
 #include "engine/platform_metrics.h"
+#include "kube/cache.h"
 
 static json_t *load(const char *text)
 {
@@ -62,6 +63,37 @@ static void test_newest_time(void **state)
     o = load("{}");
     assert_true(tg_platform_metrics_newest_time(o) == 0);
     json_decref(o);
+}
+
+/* Informers decode only tg_platform_metrics_time_mask of a watched object:
+ * every timestamp the lag reads must survive it. */
+static void test_time_mask_keeps_every_timestamp(void **state)
+{
+    (void)state;
+    static const char *const objs[] = {
+        "{\"metadata\": {\"creationTimestamp\": \"2026-01-01T00:00:01Z\"}}",
+        "{\"metadata\": {\"deletionTimestamp\": \"2026-01-01T00:00:02Z\"}}",
+        "{\"metadata\": {\"managedFields\": [{\"manager\": \"k\", \"time\": "
+        "\"2026-01-01T00:00:03Z\", \"fieldsV1\": {}}]}}",
+        "{\"status\": {\"startTime\": \"2026-01-01T00:00:04Z\"}}",
+        "{\"status\": {\"completionTime\": \"2026-01-01T00:00:05Z\"}}",
+        "{\"status\": {\"conditions\": [{\"type\": \"x\", \"lastTransitionTime\": "
+        "\"2026-01-01T00:00:06Z\"}]}}",
+        "{\"status\": {\"containerStatuses\": [{\"state\": {\"running\": {\"startedAt\": "
+        "\"2026-01-01T00:00:07Z\"}}}]}}",
+        "{\"status\": {\"containerStatuses\": [{\"state\": {\"terminated\": {\"finishedAt\": "
+        "\"2026-01-01T00:00:08Z\"}}}]}}",
+    };
+    json_t *mask = tg_platform_metrics_time_mask();
+    for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+        json_t *o = load(objs[i]);
+        json_t *kept = tg_kube_project(o, mask);
+        assert_true(tg_platform_metrics_newest_time(o) == 1767225600.0 + (double)(i + 1));
+        assert_true(tg_platform_metrics_newest_time(kept) == tg_platform_metrics_newest_time(o));
+        json_decref(kept);
+        json_decref(o);
+    }
+    json_decref(mask);
 }
 
 static void test_watch_lag_histogram(void **state)
@@ -216,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_time),
         cmocka_unit_test(test_newest_time),
+        cmocka_unit_test(test_time_mask_keeps_every_timestamp),
         cmocka_unit_test(test_watch_lag_histogram),
         cmocka_unit_test(test_render_stats),
         cmocka_unit_test(test_label_values_are_escaped),

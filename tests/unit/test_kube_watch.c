@@ -104,9 +104,10 @@ static int rec_event(const tg_kube_event_t *ev, void *arg)
 
 /* ---- the decoder alone -------------------------------------------------------------------- */
 
-static void test_decoder_splits_bookmarks_and_errors(void **state)
+/* With an object mask (NULL: whole objects) the same stream reads the same:
+ * the masked fields are there, and an ERROR event's Status is read whole. */
+static void decoder_splits_bookmarks_and_errors(const char *mask_text)
 {
-    (void)state;
     static const char stream[] =
         "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"5\"}}}"
         "\n"
@@ -124,6 +125,9 @@ static void test_decoder_splits_bookmarks_and_errors(void **state)
     char rv[TG_KUBE_RV_MAX] = "1";
     tg_kube_watch_decoder_t d;
     tg_kube_watch_decoder_init(&d, 4096, rec_event, &r, rv);
+    json_t *mask = mask_text ? json_loads(mask_text, 0, NULL) : NULL;
+    tg_kube_watch_decoder_set_object_mask(&d, mask);
+    json_decref(mask); /* the decoder keeps its own */
     /* one byte at a time: every split point is exercised */
     int done = 0;
     for (size_t i = 0; i < strlen(stream) && !done; i++)
@@ -138,6 +142,16 @@ static void test_decoder_splits_bookmarks_and_errors(void **state)
     assert_int_equal(d.events, 3);
     assert_int_equal(tg_kube_watch_decoder_feed(&d, "x", 1), 1); /* stays done */
     tg_kube_watch_decoder_clean(&d);
+}
+
+static void test_decoder_splits_bookmarks_and_errors(void **state)
+{
+    (void)state;
+    decoder_splits_bookmarks_and_errors(NULL);
+    decoder_splits_bookmarks_and_errors("{\"metadata\":{\"name\":true,\"resourceVersion\":true}}");
+    rec_t r = {0};
+    char rv[TG_KUBE_RV_MAX] = "1";
+    tg_kube_watch_decoder_t d;
 
     /* a line over the limit is an error, not growth */
     memset(&r, 0, sizeof(r));
@@ -166,6 +180,44 @@ static void test_decoder_splits_bookmarks_and_errors(void **state)
     assert_int_equal(tg_kube_watch_decoder_finish(&d), 0);
     assert_string_equal(r.log, "DELETED z 77");
     tg_kube_watch_decoder_clean(&d);
+}
+
+static int rec_object(const tg_kube_event_t *ev, void *arg)
+{
+    json_t **last = arg;
+    json_decref(*last);
+    *last = json_incref(ev->object);
+    return 0;
+}
+
+static void test_decoder_masked_objects_and_malformed_lines(void **state)
+{
+    (void)state;
+    json_t *last = NULL;
+    char rv[TG_KUBE_RV_MAX] = "";
+    tg_kube_watch_decoder_t d;
+    tg_kube_watch_decoder_init(&d, 4096, rec_object, &last, rv);
+    json_t *mask =
+        json_loads("{\"metadata\":{\"name\":true},\"status\":{\"phase\":true}}", 0, NULL);
+    tg_kube_watch_decoder_set_object_mask(&d, mask);
+    json_decref(mask);
+    static const char ev[] =
+        "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"p\",\"managedFields\":"
+        "[{\"fieldsV1\":{\"f:x\":{}}}]},\"spec\":{\"big\":[1,2.5e3,true,null]},"
+        "\"status\":{\"phase\":\"Running\",\"x\":\"\\u00e9\"}}}\n";
+    assert_int_equal(tg_kube_watch_decoder_feed(&d, ev, strlen(ev)), 0);
+    char *got = json_dumps(last, JSON_COMPACT | JSON_SORT_KEYS);
+    assert_string_equal(got, "{\"metadata\":{\"name\":\"p\"},\"status\":{\"phase\":\"Running\"}}");
+    free(got);
+    /* a fault in a skipped field still fails the watch, as a whole decode does */
+    static const char bad[] =
+        "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"q\"},\"spec\":[1,]}}\n";
+    assert_int_equal(tg_kube_watch_decoder_feed(&d, bad, strlen(bad)), 1);
+    assert_int_equal(d.outcome, TG_KUBE_WATCH_ERROR);
+    assert_int_equal(d.err.reason, TG_KUBE_R_DECODE);
+    assert_int_equal(d.events, 1);
+    tg_kube_watch_decoder_clean(&d);
+    json_decref(last);
 }
 
 /* ---- watch requests --------------------------------------------------------------------- */
@@ -577,6 +629,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decoder_splits_bookmarks_and_errors),
+        cmocka_unit_test(test_decoder_masked_objects_and_malformed_lines),
         cmocka_unit_test(test_watch_stream_events_and_bookmark),
         cmocka_unit_test(test_watch_oversized_event_is_an_error),
         cmocka_unit_test(test_watch_cancelled_from_another_thread),
