@@ -394,14 +394,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     if (ads > 0)
         tg_jw_kint(w, "activeDeadlineSeconds", ads);
     tg_jw_kint(w, "backoffLimit", 0);
-    tg_jw_kstr(w, "entrypoint", ep.data);
-    tg_jw_kobj(w, "rayClusterSpec");
-    tg_jw_kobj(w, "headGroupSpec");
-    tg_jw_kobj(w, "rayStartParams");
-    tg_jw_kstr(w, "dashboard-host", "0.0.0.0");
-    tg_jw_kstr(w, "num-cpus", "0");
-    tg_jw_kstr(w, "num-gpus", "0");
-    tg_jw_end_obj(w);
+    tg_render_k_ray_head_open(w, ep.data);
     rj_template(c, 1, "head_", 0, &env, &pl.env, 1, ray_version);
     tg_jw_end_obj(w); /* headGroupSpec */
     tg_jw_kstr(w, "rayVersion", ray_version);
