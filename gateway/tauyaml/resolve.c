@@ -352,21 +352,19 @@ typedef struct rs_q_s {
     const char *from; /* field it came from, for messages */
 } rs_q_t;
 
+static rs_q_t rs_q_found(const json_t *n, const char *src, const char *from)
+{
+    return (rs_q_t){.val = json_string_value(n), .node = n, .src = src, .from = from};
+}
+
 /* First set of: spec keys (in order), then profile keys. */
 static rs_q_t rs_quantity(tg_spec_rs_t *r, const char *const *keys, size_t nkeys)
 {
-    rs_q_t q = {0};
     const json_t *compute = tg_spec_get(r->root, NULL, "compute");
     for (size_t i = 0; i < nkeys; i++) {
         const json_t *n = tg_spec_get(compute, NULL, keys[i]);
-        const char *v = json_string_value(n);
-        if (v) {
-            q.val = v;
-            q.node = n;
-            q.src = "spec";
-            q.from = keys[i];
-            return q;
-        }
+        if (json_is_string(n))
+            return rs_q_found(n, "spec", keys[i]);
     }
     const json_t *res = r->prof ? json_object_get(r->prof, "resources") : NULL;
     for (size_t i = 0; json_is_object(res) && i < nkeys; i++) {
@@ -375,16 +373,10 @@ static rs_q_t rs_quantity(tg_spec_rs_t *r, const char *const *keys, size_t nkeys
             n = json_object_get(res, "cpu");
         if (!json_is_string(n) && strcmp(keys[i], "memory_request") == 0)
             n = json_object_get(res, "memory");
-        const char *v = json_string_value(n);
-        if (v) {
-            q.val = v;
-            q.node = n;
-            q.src = "profile";
-            q.from = keys[i];
-            return q;
-        }
+        if (json_is_string(n))
+            return rs_q_found(n, "profile", keys[i]);
     }
-    return q;
+    return (rs_q_t){0};
 }
 
 static int rs_qcmp_gt(const char *a, const char *b)
