@@ -405,6 +405,16 @@ void tg_render_k_ray_head_open(tg_jw_t *w, const char *entrypoint)
     tg_jw_end_obj(w);
 }
 
+void tg_render_k_ray_submission(const tg_render_ctx_t *c)
+{
+    tg_jw_t *w = c->w;
+    tg_jw_kbool(w, "shutdownAfterJobFinishes", 1);
+    tg_jw_kstr(w, "submissionMode", "HTTPMode");
+    tg_jw_kbool(w, "suspend", 1);
+    tg_jw_kint(w, "ttlSecondsAfterFinished",
+               tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 15));
+}
+
 void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm)
 {
     tg_render_k_volumes_open(c, script, dshm);
@@ -418,15 +428,10 @@ void tg_render_k_volumes_open(const tg_render_ctx_t *c, int script, int dshm)
     if (script)
         tg_render_k_empty_dir(w, "script", NULL, NULL);
     const char *pvc = tg_render_str(c->storage, NULL, "data_pvc");
-    if (pvc) {
+    if (pvc)
         tg_render_k_pvc_volume(w, "data", pvc);
-    } else { /* name first, unlike the other emptyDirs: the rendered bytes stay as they were */
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "name", "data");
-        tg_jw_kobj(w, "emptyDir");
-        tg_jw_end_obj(w);
-        tg_jw_end_obj(w);
-    }
+    else
+        tg_render_k_empty_dir(w, "data", NULL, NULL);
     tg_render_k_empty_dir(w, "tau-hot", NULL, NULL);
     if (dshm)
         tg_render_k_empty_dir(w, "dshm", "Memory", "16Gi");

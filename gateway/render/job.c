@@ -130,10 +130,7 @@ static void job_init_containers(tg_render_ctx_t *c, const json_t *source, const 
         tg_render_k_small_resources(c);
         tg_render_k_container_security(c);
         tg_jw_karr(w, "volumeMounts");
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "mountPath", "/tau-source");
-        tg_jw_kstr(w, "name", "tau-source");
-        tg_jw_end_obj(w);
+        tg_render_k_mount(w, "tau-source", "/tau-source", 0);
         tg_jw_end_arr(w);
         tg_jw_end_obj(w);
     }

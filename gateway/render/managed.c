@@ -520,11 +520,7 @@ tg_rc_e tg_render_managed(tg_render_ctx_t *c)
         tg_jw_end_obj(w); /* rayClusterSpec */
         mr_runtime_env_yaml(&r, &renv);
         tg_jw_kstr(w, "runtimeEnvYAML", renv.data ? renv.data : "");
-        tg_jw_kbool(w, "shutdownAfterJobFinishes", 1);
-        tg_jw_kstr(w, "submissionMode", "HTTPMode");
-        tg_jw_kbool(w, "suspend", 1);
-        tg_jw_kint(w, "ttlSecondsAfterFinished",
-                   tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 15));
+        tg_render_k_ray_submission(c);
     }
     tg_jw_end_obj(w); /* spec */
     tg_jw_end_obj(w);

@@ -409,11 +409,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     tg_jw_end_obj(w); /* rayClusterSpec */
     if (renv.len)
         tg_jw_kstr(w, "runtimeEnvYAML", renv.data);
-    tg_jw_kbool(w, "shutdownAfterJobFinishes", 1);
-    tg_jw_kstr(w, "submissionMode", "HTTPMode");
-    tg_jw_kbool(w, "suspend", 1);
-    tg_jw_kint(w, "ttlSecondsAfterFinished",
-               tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 15));
+    tg_render_k_ray_submission(c);
     tg_jw_end_obj(w); /* spec */
     tg_jw_end_obj(w); /* RayJob */
     rc = TG_OK;
