@@ -532,20 +532,19 @@ static void rs_compute(tg_spec_rs_t *r)
     }
 }
 
-tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
-                        const tg_spec_facts_t *facts, const json_t *managed, const json_t *context,
-                        const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
+tg_rc_e tg_spec_resolve(const tg_spec_resolve_in_t *in, tg_spec_diag_t *diag, json_t **resolved,
                         tg_spec_prov_t *provenance)
 {
+    const json_t *context = in->context, *managed = in->managed;
     *resolved = NULL;
     const json_t *ws = json_object_get(context, "workspace");
     if (!json_is_object(ws) || !rs_str(ws, "name") || !rs_str(ws, "namespace")) {
         tg_log_error("spec", "resolve: context.workspace needs string name and namespace");
         return TG_EINVAL;
     }
-    tg_spec_rs_t r = {.schema = schema,
-                      .root = root,
-                      .f = facts,
+    tg_spec_rs_t r = {.schema = in->schema,
+                      .root = in->root,
+                      .f = in->facts,
                       .ctx = context,
                       .ws = ws,
                       .ws_name = rs_str(ws, "name"),
@@ -569,7 +568,7 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
         tg_spec_resolve_managed_pvcs(&r);
         rs_put(&r, NULL, "managed", rs_ref(managed), "spec");
         json_t *fl = json_object();
-        const tg_spec_file_t *t = tg_spec_files_find(files, rs_str(managed, "main_script"));
+        const tg_spec_file_t *t = tg_spec_files_find(in->files, rs_str(managed, "main_script"));
         if (t) {
             char hex[65];
             tg_sha256_hex(t->data, t->len, hex);
@@ -579,7 +578,7 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
         }
         rs_put(&r, NULL, "files", fl, NULL);
     } else {
-        rs_put(&r, NULL, "files", tg_spec_files_describe(facts, files), NULL);
+        rs_put(&r, NULL, "files", tg_spec_files_describe(in->facts, in->files), NULL);
     }
     *resolved = r.out;
     return TG_OK;
