@@ -13,6 +13,7 @@
 #include "tauyaml/path.h"
 #include "tauyaml/resolve_int.h"
 #include "tauyaml/units.h"
+#include "core/quantity.h"
 
 static void rs_list(const json_t *arr, tg_buf_t *b)
 {
@@ -379,11 +380,11 @@ static rs_q_t rs_quantity(tg_spec_rs_t *r, const char *const *keys, size_t nkeys
     return (rs_q_t){0};
 }
 
+/* a > b, both quantities. */
 static int rs_qcmp_gt(const char *a, const char *b)
 {
-    double x, y;
-    return a && b && tg_spec_quantity_parse(a, &x) == 0 && tg_spec_quantity_parse(b, &y) == 0 &&
-           x > y;
+    int cmp;
+    return a && b && tg_qty_cmp_text(a, b, &cmp) == TG_QTY_OK && cmp > 0;
 }
 
 /* Decide request and limit of one resource of one role; `prefix` is "" (Job

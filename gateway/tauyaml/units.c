@@ -1,20 +1,9 @@
-/* Syntax helpers: Kubernetes quantities, Go durations, paths, names, labels. */
+/* Syntax helpers: Go durations, paths, names, labels. */
 #include "tauyaml/units.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "core/quantity.h"
-
-int tg_spec_quantity_parse(const char *s, double *out)
-{
-    tg_qty_t q;
-    if (tg_qty_parse(s, &q) != TG_QTY_OK || q.neg)
-        return -1;
-    *out = tg_qty_to_double(&q);
-    return isfinite(*out) ? 0 : -1;
-}
 
 int tg_spec_duration_parse(const char *s, int64_t *ns)
 {

@@ -178,6 +178,10 @@ static void test_semantic_errors(void **state)
          "compute.gpu_resource_mode", 8, "compute.mig_profile is required"},
         {"request > limit", JOB "compute:\n  cpu_request: '2'\n  cpu_limit: 500m\n",
          "compute.cpu_request", 7, "a request may not exceed its limit"},
+        /* one byte over, beyond what a double tells apart */
+        {"request > limit, exactly",
+         JOB "compute:\n  memory_request: '9007199254740993'\n  memory_limit: '9007199254740992'\n",
+         "compute.memory_request", 7, "a request may not exceed its limit"},
         {"backoff order", JOB "resilience:\n  backoff_initial: 10m\n  backoff_max: 1m\n",
          "resilience.backoff_initial", 7, "is longer than resilience.backoff_max"},
         {"output relative", JOB "storage:\n  output: out/dir\n", "storage.output", 7,
