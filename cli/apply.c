@@ -1,9 +1,10 @@
-/* `apply`: create or patch one object. */
+/* `apply`: create or patch one object; `create`: each object of a list. */
 #include "apply.h"
 
 #include <stdio.h>
 
 #include "http.h"
+#include "output.h"
 #include "problem.h"
 
 int tau_apply_one(tau_ctx_t *ctx, const char *path, const char *kind, const char *name,
@@ -39,5 +40,32 @@ int tau_apply_one(tau_ctx_t *ctx, const char *path, const char *kind, const char
         tau_problem_print(ctx, &resp, NULL);
     }
     tau_http_resp_clean(&resp);
+    return rc;
+}
+
+int tau_create_each(tau_ctx_t *ctx, const json_t *list, const char *kind, const char *key,
+                    tau_create_fn create, void *arg)
+{
+    int rc = TAU_EXIT_OK;
+    json_t *done = json_array();
+    size_t i;
+    json_t *o;
+    json_array_foreach(list, i, o) {
+        json_t *created = NULL;
+        rc = create(ctx, o, &created, arg);
+        if (rc != TAU_EXIT_OK) {
+            json_decref(created);
+            break;
+        }
+        json_t *shown = created ? created : json_incref(o);
+        if (tau_fmt_human(ctx)) {
+            const char *name = json_string_value(json_object_get(shown, key));
+            printf("%s %s created\n", kind, name ? name : "?");
+        }
+        json_array_append_new(done, shown);
+    }
+    if (rc == TAU_EXIT_OK && !tau_fmt_human(ctx))
+        tau_out_structured(ctx, json_array_size(done) == 1 ? json_array_get(done, 0) : done);
+    json_decref(done);
     return rc;
 }

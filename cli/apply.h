@@ -19,4 +19,15 @@ typedef json_t *(*tau_apply_diff_fn)(const json_t *cur, void *arg);
 int tau_apply_one(tau_ctx_t *ctx, const char *path, const char *kind, const char *name,
                   tau_apply_create_fn create, tau_apply_diff_fn diff, void *arg);
 
+/* Creates one object of a `create` list. OUT: *created, the server's
+ * answer (a new reference; may stay NULL). Returns the exit code. */
+typedef int (*tau_create_fn)(tau_ctx_t *ctx, json_t *obj, json_t **created, void *arg);
+
+/* `create`: each object of `list` in turn, stopping at the first failure.
+ * Human output says "KIND NAME created" (NAME: the created object's `key`,
+ * else the sent one's); structured output lists what was created (one
+ * object alone as itself). Returns the exit code. */
+int tau_create_each(tau_ctx_t *ctx, const json_t *list, const char *kind, const char *key,
+                    tau_create_fn create, void *arg);
+
 #endif

@@ -249,6 +249,17 @@ static const char *admin_name_of(const admin_res_t *r, const json_t *o)
     return n ? n : "?";
 }
 
+typedef struct {
+    const tau_args_t *a;
+    const admin_res_t *r;
+} admin_create_arg_t;
+
+static int admin_create_listed(tau_ctx_t *ctx, json_t *obj, json_t **created, void *arg)
+{
+    const admin_create_arg_t *x = arg;
+    return admin_create_one(ctx, x->a, x->r, obj, created);
+}
+
 static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
 {
     const admin_res_t *r = admin_res(ctx);
@@ -264,22 +275,8 @@ static int admin_create(tau_ctx_t *ctx, const tau_args_t *a)
     } else if (!(list = tau_load_objects_arg(ctx, a))) {
         return TAU_EXIT_USAGE;
     }
-    int rc = TAU_EXIT_OK;
-    json_t *done = json_array();
-    size_t i;
-    json_t *o;
-    json_array_foreach(list, i, o) {
-        json_t *created = NULL;
-        rc = admin_create_one(ctx, a, r, o, &created);
-        if (rc != TAU_EXIT_OK)
-            break;
-        if (tau_fmt_human(ctx))
-            printf("%s %s created\n", r->kind, admin_name_of(r, created ? created : o));
-        json_array_append_new(done, created ? created : json_incref(o));
-    }
-    if (rc == TAU_EXIT_OK && !tau_fmt_human(ctx))
-        tau_out_structured(ctx, json_array_size(done) == 1 ? json_array_get(done, 0) : done);
-    json_decref(done);
+    admin_create_arg_t arg = {.a = a, .r = r};
+    int rc = tau_create_each(ctx, list, r->kind, r->key, admin_create_listed, &arg);
     json_decref(list);
     return rc;
 }

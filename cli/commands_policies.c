@@ -89,27 +89,18 @@ static json_t *pol_load_rules(tau_ctx_t *ctx, const tau_args_t *a)
     return list;
 }
 
+static int pol_create_one(tau_ctx_t *ctx, json_t *rule, json_t **created, void *arg)
+{
+    (void)arg;
+    return tau_api(ctx, "POST", "/v1/admin/policies", rule, created);
+}
+
 static int pol_create(tau_ctx_t *ctx, const tau_args_t *a)
 {
     json_t *rules = pol_load_rules(ctx, a);
     if (!rules)
         return TAU_EXIT_USAGE;
-    int rc = TAU_EXIT_OK;
-    json_t *done = json_array();
-    size_t i;
-    json_t *r;
-    json_array_foreach(rules, i, r) {
-        json_t *created = NULL;
-        rc = tau_api(ctx, "POST", "/v1/admin/policies", r, &created);
-        if (rc != TAU_EXIT_OK)
-            break;
-        if (tau_fmt_human(ctx))
-            printf("policy %s created\n", json_string_value(json_object_get(r, "id")));
-        json_array_append_new(done, created ? created : json_incref(r));
-    }
-    if (rc == TAU_EXIT_OK && !tau_fmt_human(ctx))
-        tau_out_structured(ctx, json_array_size(done) == 1 ? json_array_get(done, 0) : done);
-    json_decref(done);
+    int rc = tau_create_each(ctx, rules, "policy", "id", pol_create_one, NULL);
     json_decref(rules);
     return rc;
 }

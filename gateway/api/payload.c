@@ -121,8 +121,13 @@ static int payload_multipart(tg_req_t *req, const char *ct, tg_payload_t *out)
     enum { MAX_PARTS = TG_PAYLOAD_MAX_FILES + 2 };
     tg_multipart_part_t *parts = tg_arena_alloc(req->arena, MAX_PARTS * sizeof(*parts));
     size_t n = 0;
-    if (tg_multipart_parse(boundary, req->body.data ? req->body.data : "", req->body.len,
-                           req->arena, parts, MAX_PARTS, &n, &why) != 0)
+    tg_multipart_req_t mr = {.boundary = boundary,
+                             .body = req->body.data ? req->body.data : "",
+                             .len = req->body.len,
+                             .arena = req->arena,
+                             .parts = parts,
+                             .max_parts = MAX_PARTS};
+    if (tg_multipart_parse(&mr, &n, &why) != 0)
         return payload_bad(req, TG_EINVAL, "", why);
     for (size_t i = 0; i < n; i++) {
         const tg_multipart_part_t *part = &parts[i];

@@ -30,8 +30,8 @@ typedef struct {
     char run_id[40];
     int attempt;
     char *pod, *container;
-    int follow, sse, timestamps, prefix, has_since;
-    int64_t since_ns;
+    int follow;
+    tg_run_logs_fmt_t fmt;
     long skip;
     json_t *positions;
     long long seen_max;
@@ -67,13 +67,15 @@ static tg_rc_e fmt_line(tg_buf_t *out, const char *text, size_t tlen, const char
     return rc == TG_OK ? tg_buf_append(out, "\n", 1) : rc;
 }
 
-long tg_run_logs_format(tg_buf_t *out, const char *content, size_t len, long long id,
-                        const char *pod, const char *container, int sse, int timestamps, int prefix,
-                        int has_since, int64_t since_ns, long *skip)
+long tg_run_logs_format(tg_buf_t *out, const tg_log_chunk_t *chunk, const tg_run_logs_fmt_t *fmt,
+                        long *skip)
 {
+    const char *content = chunk->content;
+    size_t len = chunk->len;
+    int sse = fmt->sse;
     size_t mark = out->len;
     long written = 0;
-    tg_rc_e rc = sse ? tg_buf_printf(out, "id: %lld\n", id) : TG_OK;
+    tg_rc_e rc = sse ? tg_buf_printf(out, "id: %lld\n", chunk->id) : TG_OK;
     size_t i = 0;
     while (rc == TG_OK && i < len) {
         const char *nl = memchr(content + i, '\n', len - i);
@@ -84,17 +86,17 @@ long tg_run_logs_format(tg_buf_t *out, const char *content, size_t len, long lon
         const char *text;
         size_t tlen;
         int has_ts = tg_logs_line_split(line, l, &ns, &text, &tlen);
-        if (has_since && has_ts && ns < since_ns)
+        if (fmt->has_since && has_ts && ns < fmt->since_ns)
             continue;
         if (skip && *skip > 0) {
             (*skip)--;
             continue;
         }
-        if (timestamps) {
+        if (fmt->timestamps) {
             text = line;
             tlen = l;
         }
-        rc = fmt_line(out, text, tlen, pod, container, sse, prefix);
+        rc = fmt_line(out, text, tlen, chunk->pod, chunk->container, sse, fmt->prefix);
         written++;
     }
     if (rc == TG_OK && sse && written)
@@ -187,9 +189,7 @@ static tg_rc_e logs_fetch(tg_logs_streams_t *ls, tg_sse_stream_t *s, logs_state_
     size_t budget = tg_sse_stream_budget(s), sent = 0;
     for (; sent < n && tmp.len < budget; sent++) {
         const tg_log_chunk_t *c = &chunks[sent];
-        long w =
-            tg_run_logs_format(&tmp, c->content, c->len, c->id, c->pod, c->container, st->sse,
-                               st->timestamps, st->prefix, st->has_since, st->since_ns, &st->skip);
+        long w = tg_run_logs_format(&tmp, c, &st->fmt, &st->skip);
         lines += w > 0 ? w : 0;
         logs_advance(st, c->pod, c->container, c->seq);
     }
@@ -310,11 +310,7 @@ tg_rc_e tg_run_logs_stream_reply(tg_logs_streams_t *ls, tg_req_t *req, tg_logs_s
     st->pod = spec->pod ? tg_xstrdup(spec->pod) : NULL;
     st->container = spec->container ? tg_xstrdup(spec->container) : NULL;
     st->follow = spec->follow;
-    st->sse = spec->sse;
-    st->timestamps = spec->timestamps;
-    st->prefix = spec->prefix;
-    st->has_since = spec->has_since;
-    st->since_ns = spec->since_ns;
+    st->fmt = spec->fmt;
     st->skip = spec->skip;
     st->positions = positions ? positions : json_array();
     st->again = 1;
@@ -323,6 +319,6 @@ tg_rc_e tg_run_logs_stream_reply(tg_logs_streams_t *ls, tg_req_t *req, tg_logs_s
     if (st->follow)
         atomic_fetch_add(&ls->followers, 1); /* undone by logs_state_free */
     /* only follows are limited: a plain read ends at its first empty fetch */
-    int flags = (st->sse ? 0 : TG_SSE_PLAIN) | (st->follow ? 0 : TG_SSE_UNCOUNTED);
+    int flags = (st->fmt.sse ? 0 : TG_SSE_PLAIN) | (st->follow ? 0 : TG_SSE_UNCOUNTED);
     return tg_sse_hub_reply(ls->src, req, st, access, flags);
 }

@@ -29,6 +29,7 @@
 #include "api/stream_access.h"
 #include "core/buf.h"
 #include "http/request.h"
+#include "store/logs_read.h"
 
 typedef struct tg_logs_streams_s tg_logs_streams_t;
 
@@ -43,6 +44,15 @@ tg_logs_streams_t *tg_logs_streams_start(tg_sse_hub_t *hub, const tg_logs_stream
 /* NULL-safe; after tg_sse_hub_free. */
 void tg_logs_streams_free(tg_logs_streams_t *ls);
 
+/* How stored lines are written for a client. */
+typedef struct tg_run_logs_fmt_s {
+    int sse;        /* text/event-stream framing */
+    int timestamps; /* keep the kubelet timestamps */
+    int prefix;     /* "[pod/container] " before each line */
+    int has_since;
+    int64_t since_ns; /* drop lines before this */
+} tg_run_logs_fmt_t;
+
 /* What one response streams. */
 typedef struct tg_logs_stream_spec_s {
     const char *run_id; /* copied */
@@ -50,11 +60,7 @@ typedef struct tg_logs_stream_spec_s {
     const char *pod;       /* copied; NULL: all */
     const char *container; /* copied; NULL: all */
     int follow;
-    int sse;
-    int timestamps; /* keep the kubelet timestamps */
-    int prefix;     /* "[pod/container] " before each line */
-    int has_since;
-    int64_t since_ns;  /* drop lines before this */
+    tg_run_logs_fmt_t fmt;
     long skip;         /* drop this many lines first (tail) */
     json_t *positions; /* [{pod, container, seq}] start; stolen */
     /* the caller's access, re-checked while a follow runs (it then ends
@@ -69,13 +75,13 @@ typedef struct tg_logs_stream_spec_s {
 tg_rc_e tg_run_logs_stream_reply(tg_logs_streams_t *ls, tg_req_t *req,
                                  tg_logs_stream_spec_t *spec) TG_MUSTCHECK;
 
-/* Format stored chunk content for a client (exposed for the unit tests):
- * appends to out the lines of `content` after the since/skip filters (skip
- * is decremented as lines are dropped). For SSE, one event "id: <id>" with a
- * data line per log line (CR becomes a space), or nothing when every line
- * was dropped. RET: lines written. */
-long tg_run_logs_format(tg_buf_t *out, const char *content, size_t len, long long id,
-                        const char *pod, const char *container, int sse, int timestamps, int prefix,
-                        int has_since, int64_t since_ns, long *skip);
+/* Format a stored chunk for a client (exposed for the unit tests): appends
+ * to out the lines of chunk->content after fmt's since filter and the skip
+ * count (decremented as lines are dropped; NULL: none). For SSE, one event
+ * "id: <chunk id>" with a data line per log line (CR becomes a space), or
+ * nothing when every line was dropped. RET: lines written, -1 when out has no
+ * room (out then as it was). */
+long tg_run_logs_format(tg_buf_t *out, const tg_log_chunk_t *chunk, const tg_run_logs_fmt_t *fmt,
+                        long *skip);
 
 #endif

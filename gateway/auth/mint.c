@@ -128,20 +128,3 @@ out:
     }
     return rc;
 }
-
-tg_rc_e tg_auth_mint_hs256(const char *secret, const char *issuer, const char *audience,
-                           const char *subject, const char *groups, long ttl_s, time_t now,
-                           char **token, char *err, size_t errlen)
-{
-    tg_auth_mint_t m = {
-        .alg = "HS256",
-        .key = secret,
-        .issuer = issuer,
-        .audience = audience,
-        .subject = subject,
-        .groups = groups,
-        .now = now,
-        .ttl_s = ttl_s,
-    };
-    return tg_auth_mint(&m, token, err, errlen);
-}

@@ -36,9 +36,4 @@ typedef struct tg_auth_mint_s {
  * `err` never contains key material. */
 tg_rc_e tg_auth_mint(const tg_auth_mint_t *m, char **token, char *err, size_t errlen) TG_MUSTCHECK;
 
-/* Shorthand for an HS256 token with the usual claims. */
-tg_rc_e tg_auth_mint_hs256(const char *secret, const char *issuer, const char *audience,
-                           const char *subject, const char *groups, long ttl_s, time_t now,
-                           char **token, char *err, size_t errlen) TG_MUSTCHECK;
-
 #endif

@@ -346,6 +346,17 @@ int tg_qty_cmp(const tg_qty_t *a, const tg_qty_t *b)
     return sa < 0 ? -m : m;
 }
 
+tg_qty_rc_e tg_qty_cmp_text(const char *a, const char *b, int *cmp)
+{
+    tg_qty_t qa, qb;
+    tg_qty_rc_e rc = tg_qty_parse(a, &qa);
+    if (rc == TG_QTY_OK)
+        rc = tg_qty_parse(b, &qb);
+    if (rc == TG_QTY_OK)
+        *cmp = tg_qty_cmp(&qa, &qb);
+    return rc;
+}
+
 /* coef * 10^k within the coefficient limit. */
 static int qty_scale_up(qty_u128 *coef, int64_t k)
 {

@@ -75,6 +75,9 @@ tg_qty_rc_e tg_qty_format(const tg_qty_t *q, char *out, size_t n) TG_MUSTCHECK;
 
 /* -1, 0 or 1 as a < b, a == b, a > b (values; notation ignored). */
 int tg_qty_cmp(const tg_qty_t *a, const tg_qty_t *b);
+/* Compare the quantities written a and b, exactly. OUT: *cmp as
+ * tg_qty_cmp. RET: TG_QTY_OK, or the first parse failure (*cmp untouched). */
+tg_qty_rc_e tg_qty_cmp_text(const char *a, const char *b, int *cmp) TG_MUSTCHECK;
 /* out = a + b (or a - b), exactly, in a's notation (Quantity.Add keeps the
  * receiver's format). RET: TG_QTY_OK or _ERANGE. out may alias a or b. */
 tg_qty_rc_e tg_qty_add(const tg_qty_t *a, const tg_qty_t *b, tg_qty_t *out) TG_MUSTCHECK;

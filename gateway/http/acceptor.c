@@ -88,15 +88,14 @@ static void *acceptor_main(void *arg)
     return NULL;
 }
 
-tg_acceptor_t *tg_acceptor_start(struct MHD_Daemon *const *daemons, _Atomic int *open, unsigned n,
-                                 tg_conn_table_t *conns, const struct sockaddr *addr,
-                                 socklen_t addrlen, char *err, size_t errlen)
+tg_acceptor_t *tg_acceptor_start(const tg_acceptor_opts_t *opts, char *err, size_t errlen)
 {
     tg_acceptor_t *a = tg_xcalloc(1, sizeof(*a));
-    a->daemons = daemons;
-    a->conns = conns;
-    a->open = open;
-    a->n = n;
+    const struct sockaddr *addr = opts->addr;
+    a->daemons = opts->daemons;
+    a->conns = opts->conns;
+    a->open = opts->open;
+    a->n = opts->n;
     a->stop = eventfd(0, EFD_CLOEXEC);
     a->fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int on = 1;
@@ -108,7 +107,7 @@ tg_acceptor_t *tg_acceptor_start(struct MHD_Daemon *const *daemons, _Atomic int 
     if (a->stop < 0 || a->fd < 0 ||
         setsockopt(a->fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
         setsockopt(a->fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) != 0 ||
-        bind(a->fd, addr, addrlen) != 0 || listen(a->fd, SOMAXCONN) != 0 ||
+        bind(a->fd, addr, opts->addrlen) != 0 || listen(a->fd, SOMAXCONN) != 0 ||
         getsockname(a->fd, (struct sockaddr *)&bound, &blen) != 0) {
         snprintf(err, errlen, "%s", strerror(errno));
         tg_acceptor_stop(a);

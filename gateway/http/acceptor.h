@@ -21,15 +21,24 @@
 
 typedef struct tg_acceptor_s tg_acceptor_t;
 
-/* Bind and listen on addr, then accept into daemons[0..n) (started with
- * MHD_USE_NO_LISTEN_SOCKET); open[i] is the number of connections daemons[i]
- * holds, kept by its connection-notification callback. A connection is
- * admitted by conns (limits; refused ones are answered and closed), and the
- * accept thread sweeps conns for deadlines. All are borrowed until
- * tg_acceptor_stop. NULL with err on failure. */
-tg_acceptor_t *tg_acceptor_start(struct MHD_Daemon *const *daemons, _Atomic int *open, unsigned n,
-                                 tg_conn_table_t *conns, const struct sockaddr *addr,
-                                 socklen_t addrlen, char *err, size_t errlen);
+/* What an acceptor serves. All are borrowed until tg_acceptor_stop. */
+typedef struct tg_acceptor_opts_s {
+    /* daemons[0..n), started with MHD_USE_NO_LISTEN_SOCKET; open[i] is the
+     * number of connections daemons[i] holds, kept by its
+     * connection-notification callback. */
+    struct MHD_Daemon *const *daemons;
+    _Atomic int *open;
+    unsigned n;
+    /* Admits each connection (limits; refused ones are answered and closed);
+     * the accept thread sweeps it for deadlines. */
+    tg_conn_table_t *conns;
+    const struct sockaddr *addr; /* where to bind and listen */
+    socklen_t addrlen;
+} tg_acceptor_opts_t;
+
+/* Bind and listen on opts->addr, then accept into opts->daemons. NULL with
+ * err on failure. */
+tg_acceptor_t *tg_acceptor_start(const tg_acceptor_opts_t *opts, char *err, size_t errlen);
 unsigned tg_acceptor_port(const tg_acceptor_t *a);
 /* Stop accepting and close the listening socket: new connections are
  * refused from here; those already accepted stay with their daemons. */

@@ -196,10 +196,10 @@ static int mp_headers(const char *p, const char *hend, tg_arena_t *arena, tg_mul
     return 0;
 }
 
-int tg_multipart_parse(const char *boundary, const char *body, size_t len, tg_arena_t *arena,
-                       tg_multipart_part_t *parts, size_t max_parts, size_t *nparts,
-                       const char **why)
+int tg_multipart_parse(const tg_multipart_req_t *r, size_t *nparts, const char **why)
 {
+    const char *boundary = r->boundary, *body = r->body;
+    size_t len = r->len;
     char delim[MP_MAX_BOUNDARY + 5];
     size_t blen = strlen(boundary);
     *nparts = 0;
@@ -230,7 +230,7 @@ int tg_multipart_parse(const char *boundary, const char *body, size_t len, tg_ar
             return -1;
         }
         p += 2;
-        if (*nparts == max_parts) {
+        if (*nparts == r->max_parts) {
             *why = "the multipart body has too many parts";
             return -1;
         }
@@ -245,9 +245,9 @@ int tg_multipart_parse(const char *boundary, const char *body, size_t len, tg_ar
             *why = "a multipart part has no end of headers";
             return -1;
         }
-        tg_multipart_part_t *part = &parts[*nparts];
+        tg_multipart_part_t *part = &r->parts[*nparts];
         memset(part, 0, sizeof(*part));
-        if (mp_headers(p, hend, arena, part, why) != 0)
+        if (mp_headers(p, hend, r->arena, part, why) != 0)
             return -1;
         const char *next = memmem(content, (size_t)(end - content), delim, dlen);
         if (!next) {

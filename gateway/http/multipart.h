@@ -31,11 +31,19 @@ typedef struct tg_multipart_part_s {
  * 70 characters, RFC 2046). RET: 0, or -1 with *why. */
 int tg_multipart_boundary(const char *content_type, char *out, size_t n, const char **why);
 
-/* Parse `body` (len bytes) for `boundary`. OUT: parts[0..*nparts).
- * RET: 0, or -1 with *why (a static message) when the body is not
- * well-formed or holds more than max_parts parts. */
-int tg_multipart_parse(const char *boundary, const char *body, size_t len, tg_arena_t *arena,
-                       tg_multipart_part_t *parts, size_t max_parts, size_t *nparts,
-                       const char **why);
+/* A body to parse and where its parts go. */
+typedef struct tg_multipart_req_s {
+    const char *boundary; /* from tg_multipart_boundary */
+    const char *body;     /* len bytes; parts point into it */
+    size_t len;
+    tg_arena_t *arena;          /* part names and filenames */
+    tg_multipart_part_t *parts; /* room for max_parts */
+    size_t max_parts;
+} tg_multipart_req_t;
+
+/* Parse r->body. OUT: r->parts[0..*nparts). RET: 0, or -1 with *why (a
+ * static message) when the body is not well-formed or holds more than
+ * r->max_parts parts. */
+int tg_multipart_parse(const tg_multipart_req_t *r, size_t *nparts, const char **why);
 
 #endif

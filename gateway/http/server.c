@@ -357,9 +357,14 @@ tg_server_t *tg_server_new(const tg_config_t *cfg, const tg_route_t *routes, int
         started = s->daemons[i] != NULL;
     }
     char why[128] = "";
+    tg_acceptor_opts_t accept_opts = {.daemons = s->daemons,
+                                      .open = s->open,
+                                      .n = s->ndaemons,
+                                      .conns = s->conns,
+                                      .addr = (struct sockaddr *)&ss,
+                                      .addrlen = sslen};
     if (started)
-        s->acceptor = tg_acceptor_start(s->daemons, s->open, s->ndaemons, s->conns,
-                                        (struct sockaddr *)&ss, sslen, why, sizeof(why));
+        s->acceptor = tg_acceptor_start(&accept_opts, why, sizeof(why));
     if (!s->acceptor) {
         snprintf(err, errlen, "cannot listen on %s:%ld (%s)", cfg->listen_address, cfg->port,
                  started ? why : "the HTTP server did not start");

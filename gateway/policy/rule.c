@@ -10,7 +10,6 @@
 #include "core/buf.h"
 #include "core/digest.h"
 #include "tauyaml/path.h"
-#include "tauyaml/units.h"
 
 typedef enum { PK_LIST = 0, PK_TRUE, PK_INT, PK_QUANTITY, PK_STRING } pk_param_e;
 
@@ -144,9 +143,9 @@ size_t tg_policy_rule_check(const json_t *rule, const char *base, tg_spec_diag_t
                  rule_kinds[first].name);
     if (n >= 1 && rule_kinds[first].param == PK_QUANTITY) {
         const char *q = json_string_value(json_object_get(rule, rule_kinds[first].name));
-        double v;
+        tg_qty_t v;
         /* Syntax is the schema's to report; zero is not a usable cap. */
-        if (q && tg_spec_quantity_parse(q, &v) == 0 && v <= 0)
+        if (q && tg_qty_parse(q, &v) == TG_QTY_OK && !tg_qty_is_positive(&v))
             rule_err(diag, base, rule_kinds[first].name,
                      "%s must be a positive Kubernetes quantity such as 16 or 64Gi",
                      rule_kinds[first].name);

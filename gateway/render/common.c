@@ -360,6 +360,61 @@ static const char *render_pvc_volume(const json_t *vols, size_t upto, const char
     return buf;
 }
 
+void tg_render_k_mount(tg_jw_t *w, const char *name, const char *path, int read_only)
+{
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "mountPath", path);
+    tg_jw_kstr(w, "name", name);
+    if (read_only)
+        tg_jw_kbool(w, "readOnly", 1);
+    tg_jw_end_obj(w);
+}
+
+void tg_render_k_empty_dir(tg_jw_t *w, const char *name, const char *medium, const char *size)
+{
+    tg_jw_obj(w);
+    tg_jw_kobj(w, "emptyDir");
+    if (medium)
+        tg_jw_kstr(w, "medium", medium);
+    if (size)
+        tg_jw_kstr(w, "sizeLimit", size);
+    tg_jw_end_obj(w);
+    tg_jw_kstr(w, "name", name);
+    tg_jw_end_obj(w);
+}
+
+void tg_render_k_pvc_volume(tg_jw_t *w, const char *name, const char *claim)
+{
+    tg_jw_obj(w);
+    tg_jw_kstr(w, "name", name);
+    tg_jw_kobj(w, "persistentVolumeClaim");
+    tg_jw_kstr(w, "claimName", claim);
+    tg_jw_end_obj(w);
+    tg_jw_end_obj(w);
+}
+
+void tg_render_k_ray_head_open(tg_jw_t *w, const char *entrypoint)
+{
+    tg_jw_kstr(w, "entrypoint", entrypoint);
+    tg_jw_kobj(w, "rayClusterSpec");
+    tg_jw_kobj(w, "headGroupSpec");
+    tg_jw_kobj(w, "rayStartParams");
+    tg_jw_kstr(w, "dashboard-host", "0.0.0.0");
+    tg_jw_kstr(w, "num-cpus", "0");
+    tg_jw_kstr(w, "num-gpus", "0");
+    tg_jw_end_obj(w);
+}
+
+void tg_render_k_ray_submission(const tg_render_ctx_t *c)
+{
+    tg_jw_t *w = c->w;
+    tg_jw_kbool(w, "shutdownAfterJobFinishes", 1);
+    tg_jw_kstr(w, "submissionMode", "HTTPMode");
+    tg_jw_kbool(w, "suspend", 1);
+    tg_jw_kint(w, "ttlSecondsAfterFinished",
+               tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 15));
+}
+
 void tg_render_k_volumes(const tg_render_ctx_t *c, int script, int dshm)
 {
     tg_render_k_volumes_open(c, script, dshm);
@@ -370,38 +425,16 @@ void tg_render_k_volumes_open(const tg_render_ctx_t *c, int script, int dshm)
 {
     tg_jw_t *w = c->w;
     tg_jw_karr(w, "volumes");
-    if (script) {
-        tg_jw_obj(w);
-        tg_jw_kobj(w, "emptyDir");
-        tg_jw_end_obj(w);
-        tg_jw_kstr(w, "name", "script");
-        tg_jw_end_obj(w);
-    }
+    if (script)
+        tg_render_k_empty_dir(w, "script", NULL, NULL);
     const char *pvc = tg_render_str(c->storage, NULL, "data_pvc");
-    tg_jw_obj(w);
-    tg_jw_kstr(w, "name", "data");
-    if (pvc) {
-        tg_jw_kobj(w, "persistentVolumeClaim");
-        tg_jw_kstr(w, "claimName", pvc);
-    } else {
-        tg_jw_kobj(w, "emptyDir");
-    }
-    tg_jw_end_obj(w);
-    tg_jw_end_obj(w);
-    tg_jw_obj(w);
-    tg_jw_kobj(w, "emptyDir");
-    tg_jw_end_obj(w);
-    tg_jw_kstr(w, "name", "tau-hot");
-    tg_jw_end_obj(w);
-    if (dshm) {
-        tg_jw_obj(w);
-        tg_jw_kobj(w, "emptyDir");
-        tg_jw_kstr(w, "medium", "Memory");
-        tg_jw_kstr(w, "sizeLimit", "16Gi");
-        tg_jw_end_obj(w);
-        tg_jw_kstr(w, "name", "dshm");
-        tg_jw_end_obj(w);
-    }
+    if (pvc)
+        tg_render_k_pvc_volume(w, "data", pvc);
+    else
+        tg_render_k_empty_dir(w, "data", NULL, NULL);
+    tg_render_k_empty_dir(w, "tau-hot", NULL, NULL);
+    if (dshm)
+        tg_render_k_empty_dir(w, "dshm", "Memory", "16Gi");
     const json_t *vols = tg_render_get(c->storage, NULL, "volumes");
     for (size_t i = 0; i < json_array_size(vols); i++) {
         const char *claim = json_string_value(json_object_get(json_array_get(vols, i), "pvc"));
@@ -412,23 +445,8 @@ void tg_render_k_volumes_open(const tg_render_ctx_t *c, int script, int dshm)
         render_pvc_volume(vols, i, claim, vname, sizeof(vname), &first);
         if (!first)
             continue;
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "name", vname);
-        tg_jw_kobj(w, "persistentVolumeClaim");
-        tg_jw_kstr(w, "claimName", claim);
-        tg_jw_end_obj(w);
-        tg_jw_end_obj(w);
+        tg_render_k_pvc_volume(w, vname, claim);
     }
-}
-
-static void render_mount(tg_jw_t *w, const char *name, const char *path, int ro)
-{
-    tg_jw_obj(w);
-    tg_jw_kstr(w, "mountPath", path);
-    tg_jw_kstr(w, "name", name);
-    if (ro)
-        tg_jw_kbool(w, "readOnly", 1);
-    tg_jw_end_obj(w);
 }
 
 void tg_render_k_mounts(const tg_render_ctx_t *c, int script, int dshm)
@@ -442,11 +460,11 @@ void tg_render_k_mounts_open(const tg_render_ctx_t *c, int script, int dshm)
     tg_jw_t *w = c->w;
     tg_jw_karr(w, "volumeMounts");
     if (script)
-        render_mount(w, "script", "/script", 1);
-    render_mount(w, "data", "/data", 0);
-    render_mount(w, "tau-hot", "/mnt", 0);
+        tg_render_k_mount(w, "script", "/script", 1);
+    tg_render_k_mount(w, "data", "/data", 0);
+    tg_render_k_mount(w, "tau-hot", "/mnt", 0);
     if (dshm)
-        render_mount(w, "dshm", "/dev/shm", 0);
+        tg_render_k_mount(w, "dshm", "/dev/shm", 0);
     const json_t *vols = tg_render_get(c->storage, NULL, "volumes");
     for (size_t i = 0; i < json_array_size(vols); i++) {
         const json_t *v = json_array_get(vols, i);
@@ -457,7 +475,7 @@ void tg_render_k_mounts_open(const tg_render_ctx_t *c, int script, int dshm)
         char vname[32];
         int first;
         render_pvc_volume(vols, i, claim, vname, sizeof(vname), &first);
-        render_mount(w, vname, path, json_is_true(json_object_get(v, "read_only")));
+        tg_render_k_mount(w, vname, path, json_is_true(json_object_get(v, "read_only")));
     }
 }
 

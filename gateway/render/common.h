@@ -112,6 +112,20 @@ void tg_render_k_env(tg_jw_t *w, const tg_render_env_t *e);
  * "worker_", "cpu_worker_"), with `gpus` of the GPU resource in both, or,
  * when the profile names a DRA claim template, a claim "gpu" instead. */
 void tg_render_k_resources(const tg_render_ctx_t *c, const char *prefix, json_int_t gpus);
+/* A RayJob spec's "entrypoint", then "rayClusterSpec" and its
+ * "headGroupSpec" left open after the head's rayStartParams: a control-only
+ * head (no CPUs or GPUs for tasks) with the dashboard on every address. */
+void tg_render_k_ray_head_open(tg_jw_t *w, const char *entrypoint);
+/* A RayJob spec's submission: created suspended (Kueue admits it), the
+ * entrypoint sent over HTTP, the cluster shut down when the job ends and the
+ * RayJob kept run.ttl_seconds_after_finished (default 15 s). */
+void tg_render_k_ray_submission(const tg_render_ctx_t *c);
+/* One entry of "volumeMounts" ("readOnly" only when read_only). */
+void tg_render_k_mount(tg_jw_t *w, const char *name, const char *path, int read_only);
+/* One emptyDir entry of "volumes" (medium and sizeLimit when not NULL). */
+void tg_render_k_empty_dir(tg_jw_t *w, const char *name, const char *medium, const char *size);
+/* One persistentVolumeClaim entry of "volumes". */
+void tg_render_k_pvc_volume(tg_jw_t *w, const char *name, const char *claim);
 /* "volumes" and "volumeMounts" for every pod: optional script emptyDir (at
  * /script, read-only), data (PVC or emptyDir) at /data, tau-hot at /mnt,
  * optional dshm at /dev/shm, extra workspace PVCs. */

@@ -130,10 +130,7 @@ static void job_init_containers(tg_render_ctx_t *c, const json_t *source, const 
         tg_render_k_small_resources(c);
         tg_render_k_container_security(c);
         tg_jw_karr(w, "volumeMounts");
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "mountPath", "/tau-source");
-        tg_jw_kstr(w, "name", "tau-source");
-        tg_jw_end_obj(w);
+        tg_render_k_mount(w, "tau-source", "/tau-source", 0);
         tg_jw_end_arr(w);
         tg_jw_end_obj(w);
     }
@@ -189,18 +186,10 @@ static void job_mounts(tg_render_ctx_t *c, int dshm, const json_t *source, const
     json_array_foreach(assets, i, a) {
         char vname[80];
         job_asset_volume(a, vname, sizeof(vname));
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "mountPath", json_string_value(json_object_get(a, "mount_path")));
-        tg_jw_kstr(w, "name", vname);
-        tg_jw_kbool(w, "readOnly", 1);
-        tg_jw_end_obj(w);
+        tg_render_k_mount(w, vname, json_string_value(json_object_get(a, "mount_path")), 1);
     }
-    if (source) {
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "mountPath", JOB_SOURCE_MOUNT);
-        tg_jw_kstr(w, "name", "tau-source");
-        tg_jw_end_obj(w);
-    }
+    if (source)
+        tg_render_k_mount(w, "tau-source", JOB_SOURCE_MOUNT, 0);
     tg_jw_end_arr(w);
 }
 
@@ -213,19 +202,10 @@ static void job_volumes(tg_render_ctx_t *c, int dshm, const json_t *source, cons
     json_array_foreach(assets, i, a) {
         char vname[80];
         job_asset_volume(a, vname, sizeof(vname));
-        tg_jw_obj(w);
-        tg_jw_kobj(w, "emptyDir");
-        tg_jw_end_obj(w);
-        tg_jw_kstr(w, "name", vname);
-        tg_jw_end_obj(w);
+        tg_render_k_empty_dir(w, vname, NULL, NULL);
     }
-    if (source) {
-        tg_jw_obj(w);
-        tg_jw_kobj(w, "emptyDir");
-        tg_jw_end_obj(w);
-        tg_jw_kstr(w, "name", "tau-source");
-        tg_jw_end_obj(w);
-    }
+    if (source)
+        tg_render_k_empty_dir(w, "tau-source", NULL, NULL);
     tg_jw_end_arr(w);
 }
 

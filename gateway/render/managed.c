@@ -221,50 +221,27 @@ static void mr_exec_probe(tg_jw_t *w, const char *key, int port, int delay, int 
     tg_jw_end_obj(w);
 }
 
-static void mr_mount(tg_jw_t *w, const char *name, const char *path, int ro)
-{
-    tg_jw_obj(w);
-    tg_jw_kstr(w, "mountPath", path);
-    tg_jw_kstr(w, "name", name);
-    if (ro)
-        tg_jw_kbool(w, "readOnly", 1);
-    tg_jw_end_obj(w);
-}
-
 /* The pod's volume mounts: the payloads, /data, the hot tier (not on the
  * CPU template), /dev/shm when `dshm`, the manifest's PVC mounts. */
 static void mr_mounts(mr_t *r, int manifest, int dshm)
 {
     tg_jw_t *w = r->c->w;
     tg_jw_karr(w, "volumeMounts");
-    mr_mount(w, "script", "/script", 1);
+    tg_render_k_mount(w, "script", "/script", 1);
     if (manifest)
-        mr_mount(w, "manifest", "/manifest", 1);
-    mr_mount(w, "data", "/data", 0);
+        tg_render_k_mount(w, "manifest", "/manifest", 1);
+    tg_render_k_mount(w, "data", "/data", 0);
     if (!r->cpu)
-        mr_mount(w, "tau-hot", "/mnt", 0);
+        tg_render_k_mount(w, "tau-hot", "/mnt", 0);
     if (dshm)
-        mr_mount(w, "dshm", "/dev/shm", 0);
+        tg_render_k_mount(w, "dshm", "/dev/shm", 0);
     size_t i;
     const json_t *m;
     json_array_foreach(json_object_get(r->m, "mounts"), i, m)
-        mr_mount(w, json_string_value(json_object_get(m, "name")),
-                 json_string_value(json_object_get(m, "path")),
-                 json_is_true(json_object_get(m, "read_only")));
+        tg_render_k_mount(w, json_string_value(json_object_get(m, "name")),
+                          json_string_value(json_object_get(m, "path")),
+                          json_is_true(json_object_get(m, "read_only")));
     tg_jw_end_arr(w);
-}
-
-static void mr_empty_dir(tg_jw_t *w, const char *name, const char *medium, const char *size)
-{
-    tg_jw_obj(w);
-    tg_jw_kobj(w, "emptyDir");
-    if (medium)
-        tg_jw_kstr(w, "medium", medium);
-    if (size)
-        tg_jw_kstr(w, "sizeLimit", size);
-    tg_jw_end_obj(w);
-    tg_jw_kstr(w, "name", name);
-    tg_jw_end_obj(w);
 }
 
 static void mr_volumes(mr_t *r, int manifest, int dshm)
@@ -273,33 +250,22 @@ static void mr_volumes(mr_t *r, int manifest, int dshm)
     int cpu = r->cpu;
     const char *pvc = tg_render_str(r->c->storage, NULL, "data_pvc");
     tg_jw_karr(w, "volumes");
-    mr_empty_dir(w, "script", NULL, NULL);
+    tg_render_k_empty_dir(w, "script", NULL, NULL);
     if (manifest)
-        mr_empty_dir(w, "manifest", NULL, NULL);
-    if (pvc) {
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "name", "data");
-        tg_jw_kobj(w, "persistentVolumeClaim");
-        tg_jw_kstr(w, "claimName", pvc);
-        tg_jw_end_obj(w);
-        tg_jw_end_obj(w);
-    } else {
-        mr_empty_dir(w, "data", NULL, NULL);
-    }
+        tg_render_k_empty_dir(w, "manifest", NULL, NULL);
+    if (pvc)
+        tg_render_k_pvc_volume(w, "data", pvc);
+    else
+        tg_render_k_empty_dir(w, "data", NULL, NULL);
     if (!cpu)
-        mr_empty_dir(w, "tau-hot", NULL, NULL);
+        tg_render_k_empty_dir(w, "tau-hot", NULL, NULL);
     if (dshm)
-        mr_empty_dir(w, "dshm", "Memory", cpu || r->eval ? "4Gi" : "16Gi");
+        tg_render_k_empty_dir(w, "dshm", "Memory", cpu || r->eval ? "4Gi" : "16Gi");
     size_t i;
     const json_t *m;
-    json_array_foreach(json_object_get(r->m, "mounts"), i, m) {
-        tg_jw_obj(w);
-        tg_jw_kstr(w, "name", json_string_value(json_object_get(m, "name")));
-        tg_jw_kobj(w, "persistentVolumeClaim");
-        tg_jw_kstr(w, "claimName", json_string_value(json_object_get(m, "pvc")));
-        tg_jw_end_obj(w);
-        tg_jw_end_obj(w);
-    }
+    json_array_foreach(json_object_get(r->m, "mounts"), i, m)
+        tg_render_k_pvc_volume(w, json_string_value(json_object_get(m, "name")),
+                               json_string_value(json_object_get(m, "pvc")));
     tg_jw_end_arr(w);
 }
 
@@ -536,14 +502,7 @@ tg_rc_e tg_render_managed(tg_render_ctx_t *c)
         tg_jw_kint(w, "ttlSecondsAfterFinished",
                    tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 86400));
     } else {
-        tg_jw_kstr(w, "entrypoint", r.program.data);
-        tg_jw_kobj(w, "rayClusterSpec");
-        tg_jw_kobj(w, "headGroupSpec");
-        tg_jw_kobj(w, "rayStartParams");
-        tg_jw_kstr(w, "dashboard-host", "0.0.0.0");
-        tg_jw_kstr(w, "num-cpus", "0");
-        tg_jw_kstr(w, "num-gpus", "0");
-        tg_jw_end_obj(w);
+        tg_render_k_ray_head_open(w, r.program.data);
         mr_pod(&r, MR_POD_HEAD);
         tg_jw_end_obj(w); /* headGroupSpec */
         const char *rv = tg_render_str(c->policy, NULL, "ray_version");
@@ -561,11 +520,7 @@ tg_rc_e tg_render_managed(tg_render_ctx_t *c)
         tg_jw_end_obj(w); /* rayClusterSpec */
         mr_runtime_env_yaml(&r, &renv);
         tg_jw_kstr(w, "runtimeEnvYAML", renv.data ? renv.data : "");
-        tg_jw_kbool(w, "shutdownAfterJobFinishes", 1);
-        tg_jw_kstr(w, "submissionMode", "HTTPMode");
-        tg_jw_kbool(w, "suspend", 1);
-        tg_jw_kint(w, "ttlSecondsAfterFinished",
-                   tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 15));
+        tg_render_k_ray_submission(c);
     }
     tg_jw_end_obj(w); /* spec */
     tg_jw_end_obj(w);

@@ -394,14 +394,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     if (ads > 0)
         tg_jw_kint(w, "activeDeadlineSeconds", ads);
     tg_jw_kint(w, "backoffLimit", 0);
-    tg_jw_kstr(w, "entrypoint", ep.data);
-    tg_jw_kobj(w, "rayClusterSpec");
-    tg_jw_kobj(w, "headGroupSpec");
-    tg_jw_kobj(w, "rayStartParams");
-    tg_jw_kstr(w, "dashboard-host", "0.0.0.0");
-    tg_jw_kstr(w, "num-cpus", "0");
-    tg_jw_kstr(w, "num-gpus", "0");
-    tg_jw_end_obj(w);
+    tg_render_k_ray_head_open(w, ep.data);
     rj_template(c, 1, "head_", 0, &env, &pl.env, 1, ray_version);
     tg_jw_end_obj(w); /* headGroupSpec */
     tg_jw_kstr(w, "rayVersion", ray_version);
@@ -416,11 +409,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     tg_jw_end_obj(w); /* rayClusterSpec */
     if (renv.len)
         tg_jw_kstr(w, "runtimeEnvYAML", renv.data);
-    tg_jw_kbool(w, "shutdownAfterJobFinishes", 1);
-    tg_jw_kstr(w, "submissionMode", "HTTPMode");
-    tg_jw_kbool(w, "suspend", 1);
-    tg_jw_kint(w, "ttlSecondsAfterFinished",
-               tg_render_int(c->run, NULL, "ttl_seconds_after_finished", 15));
+    tg_render_k_ray_submission(c);
     tg_jw_end_obj(w); /* spec */
     tg_jw_end_obj(w); /* RayJob */
     rc = TG_OK;

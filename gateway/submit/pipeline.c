@@ -99,8 +99,13 @@ tg_rc_e tg_spec_pipeline(const tg_spec_schema_t *schema, const tg_spec_limits_t 
         tg_spec_files_check(doc.root, &facts, req->files, limits, &d);
     }
     pipeline_next(&clk, TG_SPEC_STAGE_RESOLVE);
-    rc = tg_spec_resolve(schema, doc.root, &facts, managed, req->context, req->files, &d, &resolved,
-                         &prov);
+    tg_spec_resolve_in_t in = {.schema = schema,
+                               .root = doc.root,
+                               .facts = &facts,
+                               .managed = managed,
+                               .context = req->context,
+                               .files = req->files};
+    rc = tg_spec_resolve(&in, &d, &resolved, &prov);
     if (rc != TG_OK) {
         tg_spec_diag_error_at(&d, "", 1, 1, "the gateway could not resolve this run (context)");
         rc = TG_EINTERNAL;

@@ -13,6 +13,7 @@
 #include "tauyaml/path.h"
 #include "tauyaml/resolve_int.h"
 #include "tauyaml/units.h"
+#include "core/quantity.h"
 
 static void rs_list(const json_t *arr, tg_buf_t *b)
 {
@@ -352,21 +353,19 @@ typedef struct rs_q_s {
     const char *from; /* field it came from, for messages */
 } rs_q_t;
 
+static rs_q_t rs_q_found(const json_t *n, const char *src, const char *from)
+{
+    return (rs_q_t){.val = json_string_value(n), .node = n, .src = src, .from = from};
+}
+
 /* First set of: spec keys (in order), then profile keys. */
 static rs_q_t rs_quantity(tg_spec_rs_t *r, const char *const *keys, size_t nkeys)
 {
-    rs_q_t q = {0};
     const json_t *compute = tg_spec_get(r->root, NULL, "compute");
     for (size_t i = 0; i < nkeys; i++) {
         const json_t *n = tg_spec_get(compute, NULL, keys[i]);
-        const char *v = json_string_value(n);
-        if (v) {
-            q.val = v;
-            q.node = n;
-            q.src = "spec";
-            q.from = keys[i];
-            return q;
-        }
+        if (json_is_string(n))
+            return rs_q_found(n, "spec", keys[i]);
     }
     const json_t *res = r->prof ? json_object_get(r->prof, "resources") : NULL;
     for (size_t i = 0; json_is_object(res) && i < nkeys; i++) {
@@ -375,23 +374,17 @@ static rs_q_t rs_quantity(tg_spec_rs_t *r, const char *const *keys, size_t nkeys
             n = json_object_get(res, "cpu");
         if (!json_is_string(n) && strcmp(keys[i], "memory_request") == 0)
             n = json_object_get(res, "memory");
-        const char *v = json_string_value(n);
-        if (v) {
-            q.val = v;
-            q.node = n;
-            q.src = "profile";
-            q.from = keys[i];
-            return q;
-        }
+        if (json_is_string(n))
+            return rs_q_found(n, "profile", keys[i]);
     }
-    return q;
+    return (rs_q_t){0};
 }
 
+/* a > b, both quantities. */
 static int rs_qcmp_gt(const char *a, const char *b)
 {
-    double x, y;
-    return a && b && tg_spec_quantity_parse(a, &x) == 0 && tg_spec_quantity_parse(b, &y) == 0 &&
-           x > y;
+    int cmp;
+    return a && b && tg_qty_cmp_text(a, b, &cmp) == TG_QTY_OK && cmp > 0;
 }
 
 /* Decide request and limit of one resource of one role; `prefix` is "" (Job
@@ -540,20 +533,19 @@ static void rs_compute(tg_spec_rs_t *r)
     }
 }
 
-tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
-                        const tg_spec_facts_t *facts, const json_t *managed, const json_t *context,
-                        const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
+tg_rc_e tg_spec_resolve(const tg_spec_resolve_in_t *in, tg_spec_diag_t *diag, json_t **resolved,
                         tg_spec_prov_t *provenance)
 {
+    const json_t *context = in->context, *managed = in->managed;
     *resolved = NULL;
     const json_t *ws = json_object_get(context, "workspace");
     if (!json_is_object(ws) || !rs_str(ws, "name") || !rs_str(ws, "namespace")) {
         tg_log_error("spec", "resolve: context.workspace needs string name and namespace");
         return TG_EINVAL;
     }
-    tg_spec_rs_t r = {.schema = schema,
-                      .root = root,
-                      .f = facts,
+    tg_spec_rs_t r = {.schema = in->schema,
+                      .root = in->root,
+                      .f = in->facts,
                       .ctx = context,
                       .ws = ws,
                       .ws_name = rs_str(ws, "name"),
@@ -577,7 +569,7 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
         tg_spec_resolve_managed_pvcs(&r);
         rs_put(&r, NULL, "managed", rs_ref(managed), "spec");
         json_t *fl = json_object();
-        const tg_spec_file_t *t = tg_spec_files_find(files, rs_str(managed, "main_script"));
+        const tg_spec_file_t *t = tg_spec_files_find(in->files, rs_str(managed, "main_script"));
         if (t) {
             char hex[65];
             tg_sha256_hex(t->data, t->len, hex);
@@ -587,7 +579,7 @@ tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
         }
         rs_put(&r, NULL, "files", fl, NULL);
     } else {
-        rs_put(&r, NULL, "files", tg_spec_files_describe(facts, files), NULL);
+        rs_put(&r, NULL, "files", tg_spec_files_describe(in->facts, in->files), NULL);
     }
     *resolved = r.out;
     return TG_OK;

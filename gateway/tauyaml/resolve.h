@@ -66,19 +66,27 @@
 #include "tauyaml/schema.h"
 #include "tauyaml/semantic.h"
 
-/* Resolve `root` (borrowed, validated) in `context` (borrowed). For a
- * managed workflow manifest `managed` is its section (tauyaml/managed.h,
- * borrowed), which then supplies the compute sizing and is kept as the
- * resolved config's "managed"; NULL for a direct run config. User-facing
- * problems (wrong workspace, unknown queue, profile not allowed...) are added
- * to `diag` and the function still returns TG_OK; check the error count.
- * TG_EINVAL means the context itself is malformed (a caller bug; logged).
- * On TG_OK *resolved is a new reference, which shares immutable nodes with
- * `root` (treat it as read-only), and `provenance` (initialised by the
- * caller) has a source for each field it decided. */
-tg_rc_e tg_spec_resolve(const tg_spec_schema_t *schema, const json_t *root,
-                        const tg_spec_facts_t *facts, const json_t *managed, const json_t *context,
-                        const tg_spec_files_t *files, tg_spec_diag_t *diag, json_t **resolved,
+/* What a run config is resolved from; all borrowed. */
+typedef struct tg_spec_resolve_in_s {
+    const tg_spec_schema_t *schema;
+    const json_t *root;           /* the validated tau.yaml */
+    const tg_spec_facts_t *facts; /* collected from root */
+    /* A managed workflow manifest's section (tauyaml/managed.h), which then
+     * supplies the compute sizing and is kept as the resolved config's
+     * "managed"; NULL for a direct run config. */
+    const json_t *managed;
+    const json_t *context;        /* CONTEXT above */
+    const tg_spec_files_t *files; /* the submitted files */
+} tg_spec_resolve_in_t;
+
+/* Resolve in->root in in->context. User-facing problems (wrong workspace,
+ * unknown queue, profile not allowed...) are added to `diag` and the
+ * function still returns TG_OK; check the error count. TG_EINVAL means the
+ * context itself is malformed (a caller bug; logged). On TG_OK *resolved is
+ * a new reference, which shares immutable nodes with in->root (treat it as
+ * read-only), and `provenance` (initialised by the caller) has a source for
+ * each field it decided. */
+tg_rc_e tg_spec_resolve(const tg_spec_resolve_in_t *in, tg_spec_diag_t *diag, json_t **resolved,
                         tg_spec_prov_t *provenance) TG_MUSTCHECK;
 
 /* Built-in images for a RayJob without one (TauGrid's defaults). */

@@ -11,6 +11,7 @@
 #include "tauyaml/semantic_env.h"
 #include "tauyaml/semantic_sources.h"
 #include "tauyaml/units.h"
+#include "core/quantity.h"
 
 /* The sections of the tree being checked, remembered as they are looked up:
  * the semantic rules and the resolver ask for "policy", "compute", ... more
@@ -535,10 +536,10 @@ static void sm_request_limit(const json_t *compute, tg_spec_diag_t *d, const cha
     tg_spec_path_cat(lk, sizeof(lk), prefix, res, "_limit");
     const char *r = tg_spec_get_str(compute, NULL, rk);
     const char *l = tg_spec_get_str(compute, NULL, lk);
-    double rv, lv;
-    if (!r || !l || tg_spec_quantity_parse(r, &rv) != 0 || tg_spec_quantity_parse(l, &lv) != 0)
-        return;
-    if (rv > lv) {
+    int cmp;
+    if (!r || !l || tg_qty_cmp_text(r, l, &cmp) != TG_QTY_OK)
+        return; /* the syntax check reports a bad quantity */
+    if (cmp > 0) {
         char path[80];
         snprintf(path, sizeof(path), "compute.%s", rk);
         tg_spec_qv_t q1, q2;

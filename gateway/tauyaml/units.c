@@ -1,20 +1,9 @@
-/* Syntax helpers: Kubernetes quantities, Go durations, paths, names, labels. */
+/* Syntax helpers: Go durations, paths, names, labels. */
 #include "tauyaml/units.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "core/quantity.h"
-
-int tg_spec_quantity_parse(const char *s, double *out)
-{
-    tg_qty_t q;
-    if (tg_qty_parse(s, &q) != TG_QTY_OK || q.neg)
-        return -1;
-    *out = tg_qty_to_double(&q);
-    return isfinite(*out) ? 0 : -1;
-}
 
 int tg_spec_duration_parse(const char *s, int64_t *ns)
 {
@@ -78,33 +67,10 @@ static int units_bad_char(char c)
     return (unsigned char)c < 0x21 || c == 0x7f;
 }
 
-int tg_spec_path_clean_abs(const char *p)
+/* "a/b/c": '/'-separated segments, none empty, "." or "..", no blanks or
+ * control characters. */
+static int units_segments_clean(const char *p)
 {
-    if (p[0] != '/')
-        return 0;
-    if (p[1] == '\0')
-        return 1;
-    const char *seg = p + 1;
-    for (const char *q = p + 1;; q++) {
-        if (*q == '/' || *q == '\0') {
-            size_t n = (size_t)(q - seg);
-            if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
-                return 0;
-            if (*q == '\0')
-                return 1;
-            seg = q + 1;
-        } else if (units_bad_char(*q)) {
-            return 0;
-        }
-    }
-}
-
-int tg_spec_path_clean_rel(const char *p)
-{
-    if (strcmp(p, ".") == 0)
-        return 1;
-    if (p[0] == '/' || p[0] == '\0')
-        return 0;
     const char *seg = p;
     for (const char *q = p;; q++) {
         if (*q == '/' || *q == '\0') {
@@ -118,6 +84,22 @@ int tg_spec_path_clean_rel(const char *p)
             return 0;
         }
     }
+}
+
+int tg_spec_path_clean_abs(const char *p)
+{
+    if (p[0] != '/')
+        return 0;
+    return p[1] == '\0' || units_segments_clean(p + 1);
+}
+
+int tg_spec_path_clean_rel(const char *p)
+{
+    if (strcmp(p, ".") == 0)
+        return 1;
+    if (p[0] == '/' || p[0] == '\0')
+        return 0;
+    return units_segments_clean(p);
 }
 
 int tg_spec_path_within(const char *p, const char *dir)

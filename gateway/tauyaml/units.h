@@ -1,16 +1,13 @@
 /* Syntax helpers shared by the semantic rules, the resolver and the renderer:
- * Kubernetes quantities, Go durations, container paths, names and labels.
- * All are pure functions on NUL-terminated strings. */
+ * Go durations, container paths, Kubernetes names and labels. All are pure
+ * functions on NUL-terminated strings. Kubernetes quantities are not here:
+ * core/quantity.h is their one parser, shared with the policy, quota and CLI
+ * code, and compares them exactly. */
 #ifndef TG_SPEC_UNITS_H
 #define TG_SPEC_UNITS_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* Parse a Kubernetes quantity ("500m", "2", "1.5Gi", "1e3") into its value in
- * base units (cores, bytes), the nearest double to the exact value
- * (core/quantity.h). Negative quantities are rejected. 0 on success. */
-int tg_spec_quantity_parse(const char *s, double *out);
 
 /* Parse a Go duration ("30s", "1h30m", "1.5h", "0") into nanoseconds.
  * 0 on success; -1 on bad syntax or overflow. */

@@ -141,6 +141,15 @@ static int yt_parse_int(const char *s, size_t n, json_int_t *out)
     return 0;
 }
 
+/* The number of decimal digits at s[*i..n), *i moved past them. */
+static size_t yt_digits(const char *s, size_t n, size_t *i)
+{
+    size_t start = *i;
+    while (*i < n && s[*i] >= '0' && s[*i] <= '9')
+        (*i)++;
+    return *i - start;
+}
+
 /* yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
 static int yt_is_float(const char *s, size_t n)
 {
@@ -149,31 +158,21 @@ static int yt_is_float(const char *s, size_t n)
         i++;
     if (i < n && s[i] == '.') {
         i++;
-        size_t d = i;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-        if (i == d)
+        if (!yt_digits(s, n, &i))
             return 0;
     } else {
-        size_t d = i;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-        if (i == d)
+        if (!yt_digits(s, n, &i))
             return 0;
         if (i < n && s[i] == '.') {
             i++;
-            while (i < n && s[i] >= '0' && s[i] <= '9')
-                i++;
+            (void)yt_digits(s, n, &i);
         }
     }
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         if (i < n && (s[i] == '+' || s[i] == '-'))
             i++;
-        size_t d = i;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-        if (i == d)
+        if (!yt_digits(s, n, &i))
             return 0;
     }
     return i == n;

@@ -35,7 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tg_arena_t *arena = tg_arena_new(4096);
         tg_multipart_part_t parts[FUZZ_MAX_PARTS];
         size_t n = 0;
-        if (tg_multipart_parse(boundary, body, blen, arena, parts, FUZZ_MAX_PARTS, &n, &why) == 0) {
+        tg_multipart_req_t r = {.boundary = boundary,
+                                .body = body,
+                                .len = blen,
+                                .arena = arena,
+                                .parts = parts,
+                                .max_parts = FUZZ_MAX_PARTS};
+        if (tg_multipart_parse(&r, &n, &why) == 0) {
             const char *prev = body;
             for (size_t i = 0; i < n; i++) {
                 assert(parts[i].data >= prev && parts[i].data + parts[i].len <= body + blen);

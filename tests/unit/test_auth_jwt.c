@@ -814,6 +814,58 @@ static void test_www_authenticate_and_labels(void **state)
     assert_non_null(strstr(tg_auth_www_authenticate(TG_AUTH_EXPIRED), "expired"));
 }
 
+/* ---- header parsing ------------------------------------------------------ */
+
+static void test_bearer_and_parse(void **state)
+{
+    (void)state;
+    const char *tok;
+    size_t len;
+    assert_int_equal(tg_auth_bearer_token("Bearer abc.def.ghi", 0, &tok, &len), TG_AUTH_OK);
+    assert_int_equal(len, 11);
+    assert_memory_equal(tok, "abc.def.ghi", 11);
+    assert_int_equal(tg_auth_bearer_token("bearer\tx", 0, &tok, &len), TG_AUTH_OK);
+    assert_int_equal(tg_auth_bearer_token("Token x", 0, &tok, &len), TG_AUTH_MALFORMED);
+    assert_int_equal(tg_auth_bearer_token("Bear", 0, &tok, &len), TG_AUTH_MALFORMED);
+    assert_int_equal(tg_auth_bearer_token("Bearer a,b", 0, &tok, &len), TG_AUTH_MALFORMED);
+    assert_int_equal(tg_auth_bearer_token("Bearer 12345678901", 10, &tok, &len), TG_AUTH_TOO_LARGE);
+    assert_null(tok);
+    assert_int_equal(tg_auth_bearer_token("Bearer 1234567890", 10, &tok, &len), TG_AUTH_OK);
+
+    /* Parse without a key set: header problems surface before any lookup. */
+    tg_auth_jwt_t j;
+    char *t = tu_sign("{\"alg\":\"ES256\",\"kid\":\"k\"}", "{\"sub\":\"x\"}", "ES256", F.ec256);
+    assert_int_equal(tg_auth_jwt_parse(t, strlen(t), &j), TG_AUTH_OK);
+    assert_int_equal(j.alg, TG_AUTH_ALG_ES256);
+    assert_string_equal(j.kid, "k");
+    assert_int_equal(j.sig_len, 64);
+    assert_int_equal(j.signing_len, (size_t)(strrchr(t, '.') - t));
+    assert_true(json_is_object(j.claims));
+    tg_auth_jwt_clean(&j);
+    tg_auth_jwt_clean(NULL);
+    free(t);
+
+    /* Claims checks on their own. */
+    const char *auds[] = {"svc"};
+    tg_auth_jwt_policy_t pol = {
+        .issuer = "iss", .audiences = auds, .n_audiences = 1, .leeway_s = 0};
+    json_t *c = json_loads("{\"iss\":\"iss\",\"aud\":\"svc\",\"sub\":\"s\",\"exp\":100}", 0, NULL);
+    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 99), TG_AUTH_OK);
+    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 100), TG_AUTH_EXPIRED);
+    pol.leeway_s = 5;
+    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 104), TG_AUTH_OK);
+    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 105), TG_AUTH_EXPIRED);
+    json_decref(c);
+    assert_int_equal(tg_auth_jwt_check_claims(NULL, &pol, 0), TG_AUTH_BAD_CLAIMS);
+    /* A sub longer than the limit. */
+    char longsub[TG_AUTH_MAX_SUB + 2];
+    memset(longsub, 's', sizeof(longsub) - 1);
+    longsub[sizeof(longsub) - 1] = '\0';
+    c = json_pack("{s:s, s:s, s:s, s:i}", "iss", "iss", "aud", "svc", "sub", longsub, "exp", 100);
+    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 0), TG_AUTH_BAD_CLAIMS);
+    json_decref(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -844,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_reject_bad_claims),
         cmocka_unit_test(test_rotation_reload),
         cmocka_unit_test(test_www_authenticate_and_labels),
+        cmocka_unit_test(test_bearer_and_parse),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,5 +1,5 @@
-/* gateway/auth building blocks: strict base64url, JWKS parsing rules, key
- * lookup, personal access tokens, principal extraction, config lists. */
+/* auth/keys: JWKS and PEM parsing rules, key pinning and lookup, algorithm
+ * names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +10,6 @@
 #include "core/base64.h"
 #include "auth/jwt.h"
 #include "auth/keys.h"
-#include "auth/list.h"
-#include "auth/pat.h"
-#include "auth/principal.h"
 #include "core/log.h"
 #include "test_auth_util.h"
 
@@ -234,235 +231,12 @@ static void test_alg_names(void **state)
     assert_int_equal(tg_auth_alg_es_sig_len(TG_AUTH_ALG_RS256), 0);
 }
 
-/* ---- personal access tokens ---------------------------------------------- */
-
-static void test_pat(void **state)
-{
-    (void)state;
-    char a[TG_AUTH_PAT_BUFSIZE], b[TG_AUTH_PAT_BUFSIZE];
-    assert_int_equal(tg_auth_pat_generate(a, sizeof(a)), TG_OK);
-    assert_int_equal(tg_auth_pat_generate(b, sizeof(b)), TG_OK);
-    assert_int_equal(strlen(a), TG_AUTH_PAT_LEN);
-    assert_int_equal(strncmp(a, "tgp_", 4), 0);
-    assert_string_not_equal(a, b);
-    assert_true(tg_auth_pat_detect(a, strlen(a)));
-    assert_true(tg_auth_pat_well_formed(a, strlen(a)));
-    /* What the request path sees: a bearer value it must route to the DB. */
-    const char *tok = NULL;
-    size_t len = 0;
-    char hdr[80];
-    snprintf(hdr, sizeof(hdr), "Bearer %s", a);
-    assert_int_equal(tg_auth_bearer_token(hdr, 0, &tok, &len), TG_AUTH_OK);
-    assert_true(tg_auth_pat_detect(tok, len));
-
-    assert_false(tg_auth_pat_detect("eyJhbGciOi", 10));
-    assert_false(tg_auth_pat_detect("tgp", 3));
-    assert_false(tg_auth_pat_detect(NULL, 0));
-    assert_true(tg_auth_pat_detect("tgp_short", 9));
-    assert_false(tg_auth_pat_well_formed("tgp_short", 9));
-    char c[TG_AUTH_PAT_BUFSIZE];
-    memcpy(c, a, sizeof(c));
-    c[10] = '+';
-    assert_false(tg_auth_pat_well_formed(c, strlen(c)));
-
-    char small[10] = "x";
-    assert_int_equal(tg_auth_pat_generate(small, sizeof(small)), TG_EINVAL);
-    assert_string_equal(small, "");
-
-    /* sha256("abc") */
-    char h[TG_AUTH_PAT_HASH_BUFSIZE];
-    assert_int_equal(tg_auth_pat_hash("abc", 3, h, sizeof(h)), TG_OK);
-    assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    char h2[TG_AUTH_PAT_HASH_BUFSIZE];
-    assert_int_equal(tg_auth_pat_hash(a, strlen(a), h, sizeof(h)), TG_OK);
-    assert_int_equal(tg_auth_pat_hash(a, strlen(a), h2, sizeof(h2)), TG_OK);
-    assert_string_equal(h, h2);
-    assert_int_equal(tg_auth_pat_hash(b, strlen(b), h2, sizeof(h2)), TG_OK);
-    assert_string_not_equal(h, h2);
-    assert_int_equal(tg_auth_pat_hash("abc", 3, h, 64), TG_EINVAL);
-}
-
-/* ---- principal ----------------------------------------------------------- */
-
-static void test_principal_claims(void **state)
-{
-    (void)state;
-    tg_auth_list_t admins, names;
-    tg_auth_list_parse(&admins, "gpu-admins");
-    tg_auth_list_parse(&names, "display_name, email");
-    tg_principal_policy_t pol = {
-        .groups_claim = "realm_access.roles", .name_claims = &names, .admin_groups = &admins};
-    json_t *claims = json_loads("{\"sub\":\"u1\",\"email\":\"u1@example.test\","
-                                "\"realm_access\":{\"roles\":[\"gpu-admins\",\"ml\"]}}",
-                                0, NULL);
-    tg_principal_t p;
-    tg_principal_init(&p);
-    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), 0);
-    assert_string_equal(p.subject, "u1");
-    assert_string_equal(p.name, "u1@example.test"); /* display_name absent */
-    assert_int_equal(p.n_groups, 2);
-    assert_true(p.is_admin);
-    tg_principal_clean(&p);
-    json_decref(claims);
-
-    /* A namespaced claim name with dots is found as a member first. */
-    pol.groups_claim = "https://taugate.example/groups";
-    claims = json_loads("{\"sub\":\"u2\",\"https://taugate.example/groups\":[\"ml\"]}", 0, NULL);
-    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), 0);
-    assert_int_equal(p.n_groups, 1);
-    assert_string_equal(p.groups[0], "ml");
-    assert_false(p.is_admin);
-    assert_string_equal(p.name, "u2");
-    tg_principal_clean(&p);
-    json_decref(claims);
-
-    /* A lone string is not read as one group (issue #17): refused. */
-    claims =
-        json_loads("{\"sub\":\"u2\",\"https://taugate.example/groups\":\"gpu-admins\"}", 0, NULL);
-    tg_principal_init(&p);
-    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), -1);
-    tg_principal_clean(&p);
-    json_decref(claims);
-
-    /* Limits: too many, too long, empty. */
-    json_t *arr = json_array();
-    for (int i = 0; i < TG_PRINCIPAL_MAX_GROUPS + 20; i++) {
-        char g[16];
-        snprintf(g, sizeof(g), "g%d", i);
-        json_array_append_new(arr, json_string(g));
-    }
-    char longg[TG_PRINCIPAL_MAX_GROUP_LEN + 2];
-    memset(longg, 'x', sizeof(longg) - 1);
-    longg[sizeof(longg) - 1] = '\0';
-    json_array_insert_new(arr, 0, json_string(longg));
-    json_array_insert_new(arr, 0, json_string(""));
-    claims = json_pack("{s:s, s:o}", "sub", "u3", "groups", arr);
-    pol.groups_claim = NULL; /* default "groups" */
-    pol.name_claims = NULL;  /* default name list */
-    tg_principal_init(&p);
-    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), 0);
-    assert_int_equal(p.n_groups, TG_PRINCIPAL_MAX_GROUPS);
-    assert_string_equal(p.groups[0], "g0");
-    tg_principal_clean(&p);
-    json_decref(claims);
-
-    /* Groups claim absent: no groups; of another type, or with a member
-     * that is not a string: refused. */
-    claims = json_loads("{\"sub\":\"u4\",\"name\":\"U Four\"}", 0, NULL);
-    tg_principal_init(&p);
-    assert_int_equal(tg_principal_from_claims(&p, claims, &pol), 0);
-    assert_int_equal(p.n_groups, 0);
-    assert_string_equal(p.name, "U Four");
-    tg_principal_clean(&p);
-    json_decref(claims);
-    static const char *const bad[] = {"{\"sub\":\"u4\",\"groups\":{\"a\":1}}",
-                                      "{\"sub\":\"u4\",\"groups\":[\"a\",1]}",
-                                      "{\"sub\":\"u4\",\"groups\":true}"};
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        claims = json_loads(bad[i], 0, NULL);
-        tg_principal_init(&p);
-        assert_int_equal(tg_principal_from_claims(&p, claims, &pol), -1);
-        tg_principal_clean(&p);
-        json_decref(claims);
-    }
-
-    /* Admin by subject, applied to a PAT principal built by hand. */
-    tg_auth_list_t subs;
-    tg_auth_list_parse(&subs, "svc-ci, u5");
-    tg_principal_init(&p);
-    p.kind = TG_PRINCIPAL_PAT;
-    p.subject = strdup("u5");
-    tg_principal_apply_admin(&p, &admins, &subs);
-    assert_true(p.is_admin);
-    tg_principal_clean(&p);
-    tg_principal_clean(NULL);
-    tg_auth_list_clean(&subs);
-    tg_auth_list_clean(&admins);
-    tg_auth_list_clean(&names);
-}
-
-static void test_lists(void **state)
-{
-    (void)state;
-    tg_auth_list_t l;
-    tg_auth_list_parse(&l, " a ,b,,\tc\t, ");
-    assert_int_equal(l.n, 3);
-    assert_string_equal(l.v[0], "a");
-    assert_string_equal(l.v[2], "c");
-    assert_true(tg_auth_list_has(&l, "b"));
-    assert_false(tg_auth_list_has(&l, "B"));
-    assert_false(tg_auth_list_has(&l, NULL));
-    tg_auth_list_clean(&l);
-    tg_auth_list_parse(&l, NULL);
-    assert_int_equal(l.n, 0);
-    tg_auth_list_clean(&l);
-    tg_auth_list_parse(&l, "");
-    assert_int_equal(l.n, 0);
-    tg_auth_list_clean(&l);
-}
-
-/* ---- header parsing ------------------------------------------------------ */
-
-static void test_bearer_and_parse(void **state)
-{
-    (void)state;
-    const char *tok;
-    size_t len;
-    assert_int_equal(tg_auth_bearer_token("Bearer abc.def.ghi", 0, &tok, &len), TG_AUTH_OK);
-    assert_int_equal(len, 11);
-    assert_memory_equal(tok, "abc.def.ghi", 11);
-    assert_int_equal(tg_auth_bearer_token("bearer\tx", 0, &tok, &len), TG_AUTH_OK);
-    assert_int_equal(tg_auth_bearer_token("Token x", 0, &tok, &len), TG_AUTH_MALFORMED);
-    assert_int_equal(tg_auth_bearer_token("Bear", 0, &tok, &len), TG_AUTH_MALFORMED);
-    assert_int_equal(tg_auth_bearer_token("Bearer a,b", 0, &tok, &len), TG_AUTH_MALFORMED);
-    assert_int_equal(tg_auth_bearer_token("Bearer 12345678901", 10, &tok, &len), TG_AUTH_TOO_LARGE);
-    assert_null(tok);
-    assert_int_equal(tg_auth_bearer_token("Bearer 1234567890", 10, &tok, &len), TG_AUTH_OK);
-
-    /* Parse without a key set: header problems surface before any lookup. */
-    tg_auth_jwt_t j;
-    char *t = tu_sign("{\"alg\":\"ES256\",\"kid\":\"k\"}", "{\"sub\":\"x\"}", "ES256", F.ec256);
-    assert_int_equal(tg_auth_jwt_parse(t, strlen(t), &j), TG_AUTH_OK);
-    assert_int_equal(j.alg, TG_AUTH_ALG_ES256);
-    assert_string_equal(j.kid, "k");
-    assert_int_equal(j.sig_len, 64);
-    assert_int_equal(j.signing_len, (size_t)(strrchr(t, '.') - t));
-    assert_true(json_is_object(j.claims));
-    tg_auth_jwt_clean(&j);
-    tg_auth_jwt_clean(NULL);
-    free(t);
-
-    /* Claims checks on their own. */
-    const char *auds[] = {"svc"};
-    tg_auth_jwt_policy_t pol = {
-        .issuer = "iss", .audiences = auds, .n_audiences = 1, .leeway_s = 0};
-    json_t *c = json_loads("{\"iss\":\"iss\",\"aud\":\"svc\",\"sub\":\"s\",\"exp\":100}", 0, NULL);
-    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 99), TG_AUTH_OK);
-    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 100), TG_AUTH_EXPIRED);
-    pol.leeway_s = 5;
-    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 104), TG_AUTH_OK);
-    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 105), TG_AUTH_EXPIRED);
-    json_decref(c);
-    assert_int_equal(tg_auth_jwt_check_claims(NULL, &pol, 0), TG_AUTH_BAD_CLAIMS);
-    /* A sub longer than the limit. */
-    char longsub[TG_AUTH_MAX_SUB + 2];
-    memset(longsub, 's', sizeof(longsub) - 1);
-    longsub[sizeof(longsub) - 1] = '\0';
-    c = json_pack("{s:s, s:s, s:s, s:i}", "iss", "iss", "aud", "svc", "sub", longsub, "exp", 100);
-    assert_int_equal(tg_auth_jwt_check_claims(c, &pol, 0), TG_AUTH_BAD_CLAIMS);
-    json_decref(c);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jwks_pinning_and_skips),
         cmocka_unit_test(test_jwks_refusals),
         cmocka_unit_test(test_alg_names),
-        cmocka_unit_test(test_pat),
-        cmocka_unit_test(test_principal_claims),
-        cmocka_unit_test(test_lists),
-        cmocka_unit_test(test_bearer_and_parse),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

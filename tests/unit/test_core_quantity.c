@@ -364,6 +364,16 @@ static void test_compare_and_arithmetic(void **state)
     assert_true(m == INT64_MIN);
     a = parsed("1.5Gi");
     assert_true(tg_qty_to_double(&a) == 1610612736.0);
+    /* compared as written, exactly: beyond a double's 53 bits too */
+    int c = 7;
+    assert_int_equal(tg_qty_cmp_text("9007199254740993", "9007199254740992", &c), TG_QTY_OK);
+    assert_int_equal(c, 1);
+    assert_int_equal(tg_qty_cmp_text("1Gi", "1073741824", &c), TG_QTY_OK);
+    assert_int_equal(c, 0);
+    c = 7;
+    assert_int_equal(tg_qty_cmp_text("1Qi", "1", &c), TG_QTY_ESYNTAX);
+    assert_int_equal(tg_qty_cmp_text("1", "", &c), TG_QTY_ESYNTAX);
+    assert_int_equal(c, 7);
 }
 
 /* Issue #17: every form of 300 cores and of an exabyte is that value. */

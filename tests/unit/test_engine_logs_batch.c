@@ -1,6 +1,5 @@
 /* Unit tests: kubelet timestamps, the resume/skip rule, chunk batching
- * (engine/logs_batch.h) and the client formatting of stored chunks
- * (api/run_logs_stream.h). */
+ * (engine/logs_batch.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +9,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "api/run_logs_stream.h"
 #include "engine/logs_batch.h"
 
 #define T0  "2026-01-02T03:04:05"
@@ -217,36 +215,6 @@ static void test_batch_fills_and_flushes(void **state)
     tg_logs_batch_clean(&b);
 }
 
-static void test_format_plain_sse_and_filters(void **state)
-{
-    (void)state;
-    const char *c = T0 ".1Z one\n" T0 ".2Z two\r\n" T0 ".3Z three\n";
-    tg_buf_t out;
-    tg_buf_init(&out, 0);
-    long skip = 0;
-    assert_int_equal(tg_run_logs_format(&out, c, strlen(c), 7, "p", "main", 0, 0, 0, 0, 0, &skip),
-                     3);
-    assert_string_equal(out.data, "one\ntwo\r\nthree\n");
-    tg_buf_reset(&out);
-    skip = 1;
-    assert_int_equal(tg_run_logs_format(&out, c, strlen(c), 7, "p", "main", 1, 0, 1, 0, 0, &skip),
-                     2);
-    assert_int_equal(skip, 0);
-    assert_string_equal(out.data, "id: 7\ndata: [p/main] two \ndata: [p/main] three\n\n");
-    tg_buf_reset(&out);
-    assert_int_equal(
-        tg_run_logs_format(&out, c, strlen(c), 8, "p", "main", 0, 1, 0, 1, NS0 + 200000000, NULL),
-        2);
-    assert_string_equal(out.data, T0 ".2Z two\r\n" T0 ".3Z three\n");
-    tg_buf_reset(&out);
-    skip = 5; /* everything dropped: an SSE chunk leaves nothing behind */
-    assert_int_equal(tg_run_logs_format(&out, c, strlen(c), 9, "p", "main", 1, 0, 0, 0, 0, &skip),
-                     0);
-    assert_int_equal(out.len, 0);
-    assert_int_equal(skip, 2);
-    tg_buf_clean(&out);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,7 +225,6 @@ int main(void)
         cmocka_unit_test(test_resume_scans_back_across_equal_chunks),
         cmocka_unit_test(test_resume_without_history_keeps_all),
         cmocka_unit_test(test_batch_fills_and_flushes),
-        cmocka_unit_test(test_format_plain_sse_and_filters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

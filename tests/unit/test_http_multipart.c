@@ -16,7 +16,13 @@
 static int parse(const char *body, tg_multipart_part_t *parts, size_t *n, const char **why)
 {
     tg_arena_t *a = tg_arena_new(4096);
-    int rc = tg_multipart_parse("XyZ", body, strlen(body), a, parts, MAXP, n, why);
+    tg_multipart_req_t r = {.boundary = "XyZ",
+                            .body = body,
+                            .len = strlen(body),
+                            .arena = a,
+                            .parts = parts,
+                            .max_parts = MAXP};
+    int rc = tg_multipart_parse(&r, n, why);
     /* names live in the arena: check them before it goes */
     static char names[MAXP][64], files[MAXP][64];
     for (size_t i = 0; rc == 0 && i < *n; i++) {
