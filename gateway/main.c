@@ -360,7 +360,7 @@ static void main_daemon_stop(main_daemon_t *d)
     tg_tenancy_cache_stop(d->app.tenancy);
     tg_audit_writer_stop(d->app.audit);
     tg_db_pool_free(d->app.pool);
-    tg_spec_schema_free(d->app.schema);
+    tg_tauyaml_schema_free(d->app.schema);
     tg_policy_registry_free(d->app.policies);
     tg_signer_free(d->app.signer);
     tg_api_openapi_free(d->app.openapi);
@@ -397,8 +397,8 @@ static int main_serve(const tg_config_t *cfg)
         tg_log_error("main", "%s", err);
         goto out;
     }
-    tg_spec_limits_default(&app->limits);
-    app->schema = tg_spec_schema_load_file(cfg->schema_file, err, sizeof(err));
+    tg_tauyaml_limits_default(&app->limits);
+    app->schema = tg_tauyaml_schema_load_file(cfg->schema_file, err, sizeof(err));
     if (!app->schema) {
         tg_log_error("main", "schema_file %s: %s", cfg->schema_file, err);
         goto out;

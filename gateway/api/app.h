@@ -23,7 +23,7 @@ struct tg_platform_metrics_s;
 struct tg_policy_registry_s;
 struct tg_reconcile_loop_s;
 struct tg_kube_client_s;
-struct tg_spec_schema_s;
+struct tg_tauyaml_schema_s;
 struct tg_signer_s;
 struct tg_logs_collector_s;
 struct tg_sse_hub_s;
@@ -39,7 +39,7 @@ typedef struct tg_app_s {
     struct tg_reconcile_loop_s *reconcile;          /* the Kueue reconciler; NULL when off */
     struct tg_nodes_s *nodes;                       /* the nodes loop; NULL when off */
     struct tg_platform_metrics_s *platform_metrics; /* the database series on /metrics */
-    struct tg_spec_schema_s *schema;                /* the compiled tau.schema.json */
+    struct tg_tauyaml_schema_s *schema;             /* the compiled tau.schema.json */
     struct tg_signer_s *signer;                     /* signs evidence records */
     struct tg_logs_collector_s *logs;               /* NULL when not collecting */
     struct tg_tenancy_cache_s *tenancy;             /* NULL when not caching */
@@ -51,7 +51,7 @@ typedef struct tg_app_s {
     struct tg_policy_registry_s *policies; /* the platform policy; NULL answers 503 */
     struct tg_api_openapi_s *openapi;      /* the REST contract; NULL answers 503 */
     struct tg_console_s *console;          /* the web console; NULL answers 503 */
-    tg_spec_limits_t limits;
+    tg_tauyaml_limits_t limits;
 } tg_app_t;
 
 /* The request's application context: tg_req_app, typed. */

@@ -57,17 +57,17 @@ static tg_rc_e openapi_read(const char *path, char **data, size_t *len, char *er
 static json_t *openapi_parse(const char *path, const char *text, size_t len, char *err,
                              size_t errlen)
 {
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
     lim.max_doc_bytes = TG_OPENAPI_MAX_BYTES;
     lim.max_nodes = 1000000;
     lim.max_depth = 256;
-    tg_spec_doc_t doc;
-    tg_spec_diag_t d;
-    tg_spec_doc_init(&doc);
-    tg_spec_diag_init(&d, NULL, 8);
+    tg_tauyaml_doc_t doc;
+    tg_tauyaml_diag_t d;
+    tg_tauyaml_doc_init(&doc);
+    tg_tauyaml_diag_init(&d, NULL, 8);
     json_t *root = NULL;
-    if (tg_spec_yaml_parse(text, len, &lim, &doc, &d) == TG_OK && doc.root) {
+    if (tg_tauyaml_yaml_parse(text, len, &lim, &doc, &d) == TG_OK && doc.root) {
         root = json_incref(doc.root);
     } else {
         json_t *e0 = json_array_get(d.errors, 0);
@@ -75,8 +75,8 @@ static json_t *openapi_parse(const char *path, const char *text, size_t len, cha
                  (long long)json_integer_value(json_object_get(e0, "line")),
                  e0 ? json_string_value(json_object_get(e0, "message")) : "unreadable");
     }
-    tg_spec_diag_clean(&d);
-    tg_spec_doc_clean(&doc);
+    tg_tauyaml_diag_clean(&d);
+    tg_tauyaml_doc_clean(&doc);
     return root;
 }
 

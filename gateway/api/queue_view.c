@@ -148,7 +148,7 @@ static const json_t *qv_cluster_queue(qv_live_t *lv, json_t *cqs, const json_t *
     tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_clusterqueues, .name = name};
     json_t *cq = qv_get(lv, &ref);
     if (!cq && json_object_get(rows, name))
-        cq = tg_reconcile_render_cluster_queue(json_object_get(rows, name));
+        cq = tg_render_kueue_cluster_queue(json_object_get(rows, name));
     json_object_set_new(cqs, name, cq ? cq : json_null());
     return cq;
 }

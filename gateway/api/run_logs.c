@@ -98,7 +98,7 @@ static int logs_query_or_reply(tg_req_t *req, logs_query_t *q)
         if (tl && tl == strlen(v)) {
             q->has_since = 1;
             q->since_ns = ns;
-        } else if (tg_spec_duration_parse(v, &dur) == 0 && dur >= 0) {
+        } else if (tg_tauyaml_duration_parse(v, &dur) == 0 && dur >= 0) {
             q->has_since = 1;
             q->since_ns = tg_now_wall_us() * 1000 - dur;
         } else {

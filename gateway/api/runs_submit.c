@@ -95,27 +95,27 @@ static tg_rc_e submit_policy_text(const tg_policy_hook_t *ph, json_t *out)
 /* A run stores its manifests and resolved config as the text written into
  * `texts`; a dry run (texts NULL) answers them as JSON ("manifests"). */
 static tg_rc_e submit_pipeline(tg_req_t *req, const tg_payload_t *p, const json_t *ctx,
-                               const char *run_id, tg_spec_texts_t *texts, json_t **out)
+                               const char *run_id, tg_submit_texts_t *texts, json_t **out)
 {
     tg_app_t *app = tg_req_app(req);
-    tg_spec_file_t *files = tg_arena_alloc(req->arena, sizeof(*files) * (p->nfiles + 1));
+    tg_tauyaml_file_t *files = tg_arena_alloc(req->arena, sizeof(*files) * (p->nfiles + 1));
     for (size_t i = 0; i < p->nfiles; i++) {
         files[i].name = p->files[i].name;
         files[i].data = p->files[i].data;
         files[i].len = p->files[i].len;
     }
-    tg_spec_files_t set = {.v = files, .n = p->nfiles};
+    tg_tauyaml_files_t set = {.v = files, .n = p->nfiles};
     tg_policy_snapshot_t *snap = tg_policy_registry_acquire(app->policies);
     tg_policy_hook_t ph = {.snapshot = snap, .workspace = tg_req_param(req, "ws")};
-    tg_spec_request_t sr = {.yaml = p->spec,
-                            .yaml_len = p->spec_len,
-                            .files = &set,
-                            .context = ctx,
-                            .run_id = run_id,
-                            .attempt = 1,
-                            .texts = texts,
-                            .policy = &ph};
-    tg_rc_e rc = tg_spec_pipeline(app->schema, &app->limits, &sr, out);
+    tg_submit_request_t sr = {.yaml = p->spec,
+                              .yaml_len = p->spec_len,
+                              .files = &set,
+                              .context = ctx,
+                              .run_id = run_id,
+                              .attempt = 1,
+                              .texts = texts,
+                              .policy = &ph};
+    tg_rc_e rc = tg_submit_pipeline(app->schema, &app->limits, &sr, out);
     if (rc == TG_OK && !texts) /* a dry run shows {digest, generation, decisions} */
         json_object_set_new(*out, "policy", tg_policy_hook_evidence(&ph));
     else if (rc == TG_OK)
@@ -211,7 +211,7 @@ static const char *submit_request_hash(tg_req_t *req, const tg_payload_t *p)
 
 /* Fill a run record from a pipeline result (borrowed, as are its texts). */
 static void submit_record(tg_req_t *req, const char *ws, const tg_payload_t *p, const json_t *out,
-                          const tg_spec_texts_t *texts, const char *id, tg_run_new_t *rec)
+                          const tg_submit_texts_t *texts, const char *id, tg_run_new_t *rec)
 {
     const json_t *resolved = json_object_get(out, "resolved");
     tg_run_file_t *files = tg_arena_alloc(req->arena, sizeof(*files) * (p->nfiles + 1));
@@ -254,14 +254,14 @@ void tg_api_runs_submit(tg_req_t *req)
     char id[TG_UUID_LEN + 1];
     tg_uuid_v4(id);
     json_t *out = NULL;
-    tg_spec_texts_t texts;
-    tg_spec_texts_init(&texts);
+    tg_submit_texts_t texts;
+    tg_submit_texts_init(&texts);
     tg_rc_e rc = submit_pipeline(req, &p, ctx, id, &texts, &out);
     json_decref(ctx);
     if (rc != TG_OK) {
         submit_reject(req, rc, out);
         json_decref(out);
-        tg_spec_texts_clean(&texts);
+        tg_submit_texts_clean(&texts);
         return;
     }
     tg_run_new_t rec;
@@ -272,7 +272,7 @@ void tg_api_runs_submit(tg_req_t *req)
         if (!rec.request_hash) {
             tg_problem(req, TG_EINTERNAL, NULL, "the submission could not be hashed");
             json_decref(out);
-            tg_spec_texts_clean(&texts);
+            tg_submit_texts_clean(&texts);
             return;
         }
     }
@@ -303,7 +303,7 @@ void tg_api_runs_submit(tg_req_t *req)
         req->audited = !existed;
     }
     json_decref(out);
-    tg_spec_texts_clean(&texts);
+    tg_submit_texts_clean(&texts);
 }
 
 void tg_api_runs_batch(tg_req_t *req)
@@ -333,7 +333,7 @@ void tg_api_runs_batch(tg_req_t *req)
     size_t n = json_array_size(items);
     tg_run_new_t *recs = tg_arena_alloc(req->arena, sizeof(*recs) * n);
     json_t **outs = tg_arena_alloc(req->arena, sizeof(json_t *) * n); /* owned, per valid run */
-    tg_spec_texts_t *texts = tg_arena_alloc(req->arena, sizeof(*texts) * n); /* the same */
+    tg_submit_texts_t *texts = tg_arena_alloc(req->arena, sizeof(*texts) * n); /* the same */
     int *slot = tg_arena_alloc(req->arena, sizeof(int) * n);
     const char *key = tg_req_header(req, "Idempotency-Key");
     json_t *results = json_array();
@@ -351,13 +351,13 @@ void tg_api_runs_batch(tg_req_t *req)
         }
         char *id = tg_arena_alloc(req->arena, TG_UUID_LEN + 1);
         tg_uuid_v4(id);
-        tg_spec_texts_init(&texts[nvalid]);
+        tg_submit_texts_init(&texts[nvalid]);
         tg_rc_e rc = submit_pipeline(req, &p, ctx, id, &texts[nvalid], &out);
         if (rc != TG_OK) {
             json_object_set_new(res, "status", json_integer(tg_rc_http_status(rc)));
             json_object_set(res, "errors", json_object_get(out, "errors"));
             json_decref(out);
-            tg_spec_texts_clean(&texts[nvalid]);
+            tg_submit_texts_clean(&texts[nvalid]);
             continue;
         }
         submit_record(req, ws, &p, out, &texts[nvalid], id, &recs[nvalid]);
@@ -392,7 +392,7 @@ void tg_api_runs_batch(tg_req_t *req)
     json_decref(results);
     for (size_t i = 0; i < nvalid; i++) {
         json_decref(outs[i]);
-        tg_spec_texts_clean(&texts[i]);
+        tg_submit_texts_clean(&texts[i]);
     }
     json_decref(ctx);
     json_decref(body);

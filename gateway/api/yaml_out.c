@@ -40,7 +40,7 @@ static int yout_plain_ok(const char *s)
         if (!strcasecmp(s, yaml11_bools[i]))
             return 0;
     int nonfinite = 0;
-    json_t *v = tg_spec_yaml_resolve_plain(s, n, &nonfinite);
+    json_t *v = tg_tauyaml_yaml_resolve_plain(s, n, &nonfinite);
     int ok = !nonfinite && json_is_string(v) && strcmp(json_string_value(v), s) == 0;
     json_decref(v);
     return ok;

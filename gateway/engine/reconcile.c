@@ -391,21 +391,21 @@ static void rc_render_all(const json_t *snap, json_t *want[TG_RK_COUNT])
             json_t *obj = NULL;
             switch ((tg_reconcile_kind_e)k) {
             case TG_RK_NAMESPACE:
-                obj = tg_reconcile_render_namespace(
-                    json_string_value(json_object_get(row, "namespace")),
-                    json_string_value(json_object_get(row, "name")));
+                obj =
+                    tg_render_kueue_namespace(json_string_value(json_object_get(row, "namespace")),
+                                              json_string_value(json_object_get(row, "name")));
                 break;
             case TG_RK_FLAVOR:
-                obj = tg_reconcile_render_flavor(row);
+                obj = tg_render_kueue_flavor(row);
                 break;
             case TG_RK_PRIORITY_CLASS:
-                obj = tg_reconcile_render_priority_class(row);
+                obj = tg_render_kueue_priority_class(row);
                 break;
             case TG_RK_CLUSTER_QUEUE:
-                obj = tg_reconcile_render_cluster_queue(row);
+                obj = tg_render_kueue_cluster_queue(row);
                 break;
             case TG_RK_LOCAL_QUEUE:
-                obj = tg_reconcile_render_local_queue(row);
+                obj = tg_render_kueue_local_queue(row);
                 break;
             default:
                 break;

@@ -19,7 +19,7 @@ static long recovery_duration_ms(const json_t *resilience, const char *key, long
 {
     int64_t ns = 0;
     const char *s = json_string_value(json_object_get(resilience, key));
-    if (!s || tg_spec_duration_parse(s, &ns) != 0 || ns < 0)
+    if (!s || tg_tauyaml_duration_parse(s, &ns) != 0 || ns < 0)
         return dflt;
     return (long)(ns / 1000000);
 }

@@ -150,9 +150,9 @@ static submit_outcome_e submit_render_retry(tg_db_conn_t *conn, const json_t *ro
     int attempt = (int)json_integer_value(json_object_get(row, "attempt"));
     json_t *in = NULL;
     submit_outcome_e out = SUBMIT_RETRY;
-    tg_spec_files_t files = {0};
-    tg_spec_diag_t diag;
-    tg_spec_diag_init(&diag, NULL, 8);
+    tg_tauyaml_files_t files = {0};
+    tg_tauyaml_diag_t diag;
+    tg_tauyaml_diag_init(&diag, NULL, 8);
     if (tg_store_recovery_render_inputs(conn, run_id, attempt, &in) != TG_OK) {
         snprintf(why, whylen, "the run's inputs could not be read");
         goto out;
@@ -163,7 +163,7 @@ static submit_outcome_e submit_render_retry(tg_db_conn_t *conn, const json_t *ro
         json_object_set_new(json_object_get(resolved, "resilience"), "checkpoint_path",
                             json_string(ck));
     out = SUBMIT_REJECTED;
-    if (tg_spec_files_from_json(json_object_get(in, "files"), &files, &diag) != TG_OK) {
+    if (tg_tauyaml_files_from_json(json_object_get(in, "files"), &files, &diag) != TG_OK) {
         snprintf(why, whylen, "the run's stored files could not be decoded");
     } else {
         tg_render_opts_t opts = {
@@ -177,8 +177,8 @@ static submit_outcome_e submit_render_retry(tg_db_conn_t *conn, const json_t *ro
     }
     json_decref(resolved);
 out:
-    tg_spec_files_clean(&files);
-    tg_spec_diag_clean(&diag);
+    tg_tauyaml_files_clean(&files);
+    tg_tauyaml_diag_clean(&diag);
     json_decref(in);
     return out;
 }

@@ -49,7 +49,7 @@ json_int_t tg_policy_ev_int(const tg_policy_ev_t *e, const char *sect, const cha
 
 const char *tg_policy_ev_prov(const tg_policy_ev_t *e, const char *dotted)
 {
-    return tg_spec_prov_get(e->prov, dotted);
+    return tg_tauyaml_prov_get(e->prov, dotted);
 }
 
 int tg_policy_ev_fillable(const tg_policy_ev_t *e, const char *sect, const char *key)
@@ -57,7 +57,7 @@ int tg_policy_ev_fillable(const tg_policy_ev_t *e, const char *sect, const char 
     if (!tg_policy_ev_get(e, sect, key))
         return 1;
     char path[160];
-    tg_spec_path_field(path, sizeof(path), sect, key);
+    tg_tauyaml_path_field(path, sizeof(path), sect, key);
     const char *p = tg_policy_ev_prov(e, path);
     return p && strcmp(p, "default") == 0;
 }
@@ -81,7 +81,7 @@ void tg_policy_ev_set(tg_policy_ev_t *e, const char *sect, const char *key, json
         json_decref(e->res);
         e->res = e->out->resolved;
         if (e->prov != &e->out->prov_copy)
-            tg_spec_prov_copy(&e->out->prov_copy, e->prov);
+            tg_tauyaml_prov_copy(&e->out->prov_copy, e->prov);
         e->prov = &e->out->prov_copy;
         e->out->prov_copied = 1;
         e->own = 1;
@@ -108,7 +108,7 @@ void tg_policy_ev_set(tg_policy_ev_t *e, const char *sect, const char *key, json
         }
     }
     json_object_set_new(dst, key, val ? val : json_null());
-    tg_spec_prov_set(e->prov, sect, key, json_string_value(r->provenance));
+    tg_tauyaml_prov_set(e->prov, sect, key, json_string_value(r->provenance));
 }
 
 /* ---- locations ----------------------------------------------------------------------------- */
@@ -141,7 +141,7 @@ void tg_policy_ev_locate(const tg_policy_ev_t *e, const char *rpath, const char 
     /* The nearest section the spec wrote. */
     const char *base = cands && cands[0] ? cands[0] : rpath;
     size_t len = strlen(base);
-    while (len > 0 && (len = tg_spec_path_parent(base, len)) > 0) {
+    while (len > 0 && (len = tg_tauyaml_path_parent(base, len)) > 0) {
         char up[256];
         if (len >= sizeof(up))
             continue;
@@ -339,7 +339,7 @@ tg_rc_e tg_policy_evaluate(const tg_policy_snapshot_t *snap, const tg_policy_inp
     out->snapshot = tg_policy_snapshot_ref((tg_policy_snapshot_t *)snap);
     memcpy(out->policy_digest, snap->digest, sizeof(out->policy_digest));
     out->generation = snap->generation;
-    tg_spec_prov_init(&out->prov_copy);
+    tg_tauyaml_prov_init(&out->prov_copy);
     out->prov_in = in->provenance;
     if (!json_is_object(in->resolved)) {
         out->resolved = json_object();
@@ -374,7 +374,7 @@ tg_rc_e tg_policy_evaluate(const tg_policy_snapshot_t *snap, const tg_policy_inp
     return json_array_size(out->errors) ? TG_EUNPROCESSABLE : TG_OK;
 }
 
-const tg_spec_prov_t *tg_policy_result_provenance(const tg_policy_result_t *r)
+const tg_tauyaml_prov_t *tg_policy_result_provenance(const tg_policy_result_t *r)
 {
     return r->prov_copied || !r->prov_in ? &r->prov_copy : r->prov_in;
 }
@@ -392,7 +392,7 @@ void tg_policy_result_clean(tg_policy_result_t *r)
     TG_FREE_NULL(r->strs);
     r->slen = r->scap = 0;
     json_decref(r->resolved);
-    tg_spec_prov_clean(&r->prov_copy);
+    tg_tauyaml_prov_clean(&r->prov_copy);
     r->prov_in = NULL;
     r->prov_copied = 0;
     json_decref(r->errors);

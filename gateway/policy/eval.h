@@ -49,12 +49,12 @@ typedef int (*tg_policy_locate_fn)(void *arg, const char *spec_path, int want_va
                                    unsigned *column);
 
 typedef struct tg_policy_input_s {
-    const json_t *resolved;     /* borrowed: RESOLVED (tauyaml/resolve.h) */
-    tg_spec_prov_t *provenance; /* borrowed, may be NULL; written to only with patch_in_place */
-    const char *workspace;      /* NULL: resolved policy.workspace */
-    const char *team;           /* NULL: resolved policy.team */
-    const char *lane;           /* NULL: resolved policy.lane */
-    const char *engine;         /* NULL: resolved engine */
+    const json_t *resolved;        /* borrowed: RESOLVED (tauyaml/resolve.h) */
+    tg_tauyaml_prov_t *provenance; /* borrowed, may be NULL; written to only with patch_in_place */
+    const char *workspace;         /* NULL: resolved policy.workspace */
+    const char *team;              /* NULL: resolved policy.team */
+    const char *lane;              /* NULL: resolved policy.lane */
+    const char *engine;            /* NULL: resolved engine */
     tg_policy_locate_fn locate;
     void *locate_arg;   /* NULL locate: every location is 1:1 */
     int patch_in_place; /* the caller owns `resolved`, `provenance` and the section
@@ -89,8 +89,8 @@ typedef struct tg_policy_result_s {
     json_t *resolved; /* new reference: the input's, or a patched copy when patched */
     /* the provenance, filled fields saying "policy:<rule id>": read it
      * with tg_policy_result_provenance */
-    tg_spec_prov_t *prov_in;  /* the input's (borrowed; may be NULL) */
-    tg_spec_prov_t prov_copy; /* the patched copy, when patched without patch_in_place */
+    tg_tauyaml_prov_t *prov_in;  /* the input's (borrowed; may be NULL) */
+    tg_tauyaml_prov_t prov_copy; /* the patched copy, when patched without patch_in_place */
     int prov_copied;
     json_t *errors;         /* new array: deny violations, {path, line, column, message, rule_id} */
     json_t *warnings;       /* new array: warn violations, same shape */
@@ -115,7 +115,7 @@ void tg_policy_result_clean(tg_policy_result_t *r);
 
 /* The provenance of the result's config: the input's, patched in place, or
  * the patched copy. Borrowed; never NULL. */
-const tg_spec_prov_t *tg_policy_result_provenance(const tg_policy_result_t *r);
+const tg_tauyaml_prov_t *tg_policy_result_provenance(const tg_policy_result_t *r);
 
 /* The decisions as JSON (see the top of this file), for the run's evidence
  * record and the :validate answer. New reference, built on each call (an

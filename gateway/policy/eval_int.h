@@ -20,10 +20,10 @@ typedef struct tg_policy_ev_sect_s {
 typedef struct tg_policy_ev_s {
     const tg_policy_input_t *in;
     tg_policy_result_t *out;
-    json_t *res;            /* the config being checked: the input's (borrowed) or out->resolved */
-    tg_spec_prov_t *prov;   /* its provenance: the input's or out->prov_copy; never NULL */
-    int own;                /* 1: res/prov are patched copies held by out; 2: patched in place */
-    const char *copied[16]; /* sections of res already copied for patching */
+    json_t *res;             /* the config being checked: the input's (borrowed) or out->resolved */
+    tg_tauyaml_prov_t *prov; /* its provenance: the input's or out->prov_copy; never NULL */
+    int own;                 /* 1: res/prov are patched copies held by out; 2: patched in place */
+    const char *copied[16];  /* sections of res already copied for patching */
     size_t ncopied;
     struct tg_policy_ev_sect_s *last; /* the section read last (eval.c) */
     const char *ws, *team, *lane, *engine;

@@ -448,7 +448,7 @@ static void k_denied_env_names(tg_policy_ev_t *e, const tg_policy_rule_t *r)
                 continue;
             char parent[32];
             snprintf(parent, sizeof(parent), "runtime.%s", sects[s]);
-            char *path = tg_spec_path_join(parent, name);
+            char *path = tg_tauyaml_path_join(parent, name);
             tg_policy_at_t at;
             tg_policy_ev_locate(e, path, K_C(path), 0, &at);
             if (at.path == path) {

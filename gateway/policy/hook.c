@@ -6,7 +6,8 @@
 int tg_policy_locate_pos(void *pos, const char *spec_path, int want_value, unsigned *line,
                          unsigned *column)
 {
-    const tg_spec_mark_t *m = pos ? tg_spec_pos_get((const tg_spec_pos_t *)pos, spec_path) : NULL;
+    const tg_tauyaml_mark_t *m =
+        pos ? tg_tauyaml_pos_get((const tg_tauyaml_pos_t *)pos, spec_path) : NULL;
     if (!m)
         return 0;
     *line = want_value ? m->vline : m->kline;
@@ -25,8 +26,8 @@ static void hook_append(json_t *dst, const json_t *src, size_t max)
     }
 }
 
-tg_rc_e tg_policy_spec_hook(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
-                            tg_spec_prov_t *provenance, tg_spec_diag_t *diag)
+tg_rc_e tg_policy_spec_hook(void *arg, const tg_tauyaml_pos_t *pos, json_t **resolved,
+                            tg_tauyaml_prov_t *provenance, tg_tauyaml_diag_t *diag)
 {
     tg_policy_hook_t *h = arg;
     if (!h || !h->snapshot || !resolved || !json_is_object(*resolved))
@@ -48,9 +49,9 @@ tg_rc_e tg_policy_spec_hook(void *arg, const tg_spec_pos_t *pos, json_t **resolv
     if (h->result.patched) {
         json_decref(*resolved);
         *resolved = json_incref(h->result.resolved);
-        const tg_spec_prov_t *p = tg_policy_result_provenance(&h->result);
+        const tg_tauyaml_prov_t *p = tg_policy_result_provenance(&h->result);
         if (provenance && p != provenance)
-            tg_spec_prov_copy(provenance, p);
+            tg_tauyaml_prov_copy(provenance, p);
     }
     /* Policy findings are few and each names its rule; they are kept even
      * when the spec stages already filled the error list. */

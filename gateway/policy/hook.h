@@ -6,8 +6,8 @@
  * pipeline a tg_policy_hook_t, which it evaluates with tg_policy_spec_hook:
  *
  *     tg_policy_hook_t ph = {.snapshot = snap, .workspace = ws};
- *     tg_spec_request_t sr = {..., .policy = &ph};
- *     rc = tg_spec_pipeline(schema, &limits, &sr, &out);
+ *     tg_submit_request_t sr = {..., .policy = &ph};
+ *     rc = tg_submit_pipeline(schema, &limits, &sr, &out);
  *     json_t *decisions = tg_policy_hook_decisions(&ph);  // for the run's evidence
  *     tg_policy_hook_clean(&ph);
  *
@@ -37,8 +37,8 @@ typedef struct tg_policy_hook_s {
  * `provenance` are owned by the pipeline; *resolved may be replaced (the old
  * one released) and `provenance` written to. Errors and warnings are appended to `diag`. Returns
  * TG_OK, or TG_EINTERNAL when the input is unusable (a bug; the pipeline answers 500). */
-tg_rc_e tg_policy_spec_hook(void *arg, const tg_spec_pos_t *pos, json_t **resolved,
-                            tg_spec_prov_t *provenance, tg_spec_diag_t *diag);
+tg_rc_e tg_policy_spec_hook(void *arg, const tg_tauyaml_pos_t *pos, json_t **resolved,
+                            tg_tauyaml_prov_t *provenance, tg_tauyaml_diag_t *diag);
 
 /* The decisions the hook recorded (new reference; [] when it did not run). */
 json_t *tg_policy_hook_decisions(const tg_policy_hook_t *h);
@@ -46,7 +46,7 @@ json_t *tg_policy_hook_decisions(const tg_policy_hook_t *h);
 json_t *tg_policy_hook_evidence(const tg_policy_hook_t *h);
 void tg_policy_hook_clean(tg_policy_hook_t *h);
 
-/* tg_policy_locate_fn over a tauyaml/pos.h table (`pos` is a const tg_spec_pos_t *). */
+/* tg_policy_locate_fn over a tauyaml/pos.h table (`pos` is a const tg_tauyaml_pos_t *). */
 int tg_policy_locate_pos(void *pos, const char *spec_path, int want_value, unsigned *line,
                          unsigned *column);
 

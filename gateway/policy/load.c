@@ -18,7 +18,7 @@ static tg_policy_schema_t *load_schema_doc(json_t *doc, char *err, size_t errlen
 {
     tg_policy_schema_t *s = tg_xcalloc(1, sizeof(*s));
     json_t *rule_doc = NULL;
-    s->file = tg_spec_schema_load_json(doc, err, errlen);
+    s->file = tg_tauyaml_schema_load_json(doc, err, errlen);
     if (!s->file)
         goto fail;
     const json_t *defs = json_object_get(doc, "$defs");
@@ -28,7 +28,7 @@ static tg_policy_schema_t *load_schema_doc(json_t *doc, char *err, size_t errlen
     }
     /* One rule on its own: the same definitions, rooted at #/$defs/rule. */
     rule_doc = json_pack("{s:s, s:O}", "$ref", "#/$defs/rule", "$defs", defs);
-    s->rule = tg_spec_schema_load_json(rule_doc, err, errlen);
+    s->rule = tg_tauyaml_schema_load_json(rule_doc, err, errlen);
     json_decref(rule_doc);
     if (!s->rule)
         goto fail;
@@ -69,8 +69,8 @@ void tg_policy_schema_free(tg_policy_schema_t *s)
 {
     if (!s)
         return;
-    tg_spec_schema_free(s->file);
-    tg_spec_schema_free(s->rule);
+    tg_tauyaml_schema_free(s->file);
+    tg_tauyaml_schema_free(s->rule);
     free(s);
 }
 
@@ -108,9 +108,9 @@ static json_t *load_message(const json_t *msg)
 }
 
 /* Move a diag's errors into `errors`, naming the file. */
-static void load_take_diag(json_t *errors, const char *file, tg_spec_diag_t *d)
+static void load_take_diag(json_t *errors, const char *file, tg_tauyaml_diag_t *d)
 {
-    tg_spec_diag_sort(d);
+    tg_tauyaml_diag_sort(d);
     size_t i;
     const json_t *e;
     json_array_foreach(d->errors, i, e) {
@@ -132,18 +132,18 @@ typedef struct load_ctx_s {
 
 static void load_one_file(load_ctx_t *c, const tg_policy_file_t *f)
 {
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
     lim.max_doc_bytes = TG_POLICY_MAX_FILE_BYTES;
-    tg_spec_doc_t doc;
-    tg_spec_diag_t d;
-    tg_spec_doc_init(&doc);
-    tg_spec_diag_init(&d, NULL, TG_POLICY_MAX_ERRORS);
-    tg_rc_e rc = tg_spec_yaml_parse(f->text, f->len, &lim, &doc, &d);
+    tg_tauyaml_doc_t doc;
+    tg_tauyaml_diag_t d;
+    tg_tauyaml_doc_init(&doc);
+    tg_tauyaml_diag_init(&d, NULL, TG_POLICY_MAX_ERRORS);
+    tg_rc_e rc = tg_tauyaml_yaml_parse(f->text, f->len, &lim, &doc, &d);
     d.pos = doc.pos;
     if (rc != TG_OK || !doc.root)
         goto out;
-    tg_spec_validate_schema(c->schema->file, doc.root, &d);
+    tg_tauyaml_validate_schema(c->schema->file, doc.root, &d);
     /* The checks a schema cannot say run anyway, so one pass lists everything. */
     const json_t *rules = json_object_get(doc.root, "rules");
     size_t i;
@@ -153,31 +153,31 @@ static void load_one_file(load_ctx_t *c, const tg_policy_file_t *f)
         snprintf(base, sizeof(base), "rules[%zu]", i);
         tg_policy_rule_check(rule, base, &d);
     }
-    if (tg_spec_diag_nerrors(&d) > 0)
+    if (tg_tauyaml_diag_nerrors(&d) > 0)
         goto out;
     char source[320];
     snprintf(source, sizeof(source), "file:%s", f->name);
     json_array_foreach(rules, i, rule) {
         snprintf(base, sizeof(base), "rules[%zu]", i);
-        const tg_spec_mark_t *m = tg_spec_pos_get(doc.pos, base);
+        const tg_tauyaml_mark_t *m = tg_tauyaml_pos_get(doc.pos, base);
         tg_policy_rule_t r;
         if (c->snap->nrules >= TG_POLICY_MAX_RULES) {
-            tg_spec_diag_error(&d, base, TG_AT_KEY, "more than %d policy rules in all",
-                               TG_POLICY_MAX_RULES);
+            tg_tauyaml_diag_error(&d, base, TG_AT_KEY, "more than %d policy rules in all",
+                                  TG_POLICY_MAX_RULES);
             break;
         }
         if (tg_policy_rule_compile(rule, source, 0, m ? m->kline : 0, &r) != TG_OK) {
-            tg_spec_diag_error(&d, base, TG_AT_KEY, "rule could not be compiled");
+            tg_tauyaml_diag_error(&d, base, TG_AT_KEY, "rule could not be compiled");
             continue;
         }
         long dup = tg_policy_snapshot_find(c->snap, r.id);
         if (dup >= 0) {
-            char *path = tg_spec_path_join(base, "id");
+            char *path = tg_tauyaml_path_join(base, "id");
             const tg_policy_rule_t *o = &c->snap->rules[dup];
-            tg_spec_diag_error(&d, path, TG_AT_VALUE,
-                               "rule id \"%s\" is already used by %s line %u; ids are unique "
-                               "across policy files",
-                               r.id, o->source + 5, o->line);
+            tg_tauyaml_diag_error(&d, path, TG_AT_VALUE,
+                                  "rule id \"%s\" is already used by %s line %u; ids are unique "
+                                  "across policy files",
+                                  r.id, o->source + 5, o->line);
             free(path);
             tg_policy_rule_clean(&r);
             continue;
@@ -188,15 +188,15 @@ static void load_one_file(load_ctx_t *c, const tg_policy_file_t *f)
                                                       (json_int_t)json_array_size(rules)));
 out:
     load_take_diag(c->errors, f->name, &d);
-    tg_spec_diag_clean(&d);
-    tg_spec_doc_clean(&doc);
+    tg_tauyaml_diag_clean(&d);
+    tg_tauyaml_doc_clean(&doc);
 }
 
 json_t *tg_policy_rule_validate(const tg_policy_schema_t *schema, json_t *rule)
 {
-    tg_spec_diag_t d;
-    tg_spec_diag_init(&d, NULL, TG_POLICY_MAX_ERRORS);
-    tg_spec_validate_schema(schema->rule, rule, &d);
+    tg_tauyaml_diag_t d;
+    tg_tauyaml_diag_init(&d, NULL, TG_POLICY_MAX_ERRORS);
+    tg_tauyaml_validate_schema(schema->rule, rule, &d);
     tg_policy_rule_check(rule, "", &d);
     json_t *out = json_array();
     size_t i;
@@ -206,7 +206,7 @@ json_t *tg_policy_rule_validate(const tg_policy_schema_t *schema, json_t *rule)
                               json_pack("{s:O, s:o}", "path", json_object_get(e, "path"), "message",
                                         load_message(json_object_get(e, "message"))));
     }
-    tg_spec_diag_clean(&d);
+    tg_tauyaml_diag_clean(&d);
     return out;
 }
 

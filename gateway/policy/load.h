@@ -25,8 +25,8 @@
  * (#/$defs/rule, for rules from the database and the admin API). Immutable;
  * shared between threads. */
 typedef struct tg_policy_schema_s {
-    tg_spec_schema_t *file;
-    tg_spec_schema_t *rule;
+    tg_tauyaml_schema_t *file;
+    tg_tauyaml_schema_t *rule;
 } tg_policy_schema_t;
 
 /* NULL with a reason in err[errlen] when the schema cannot be read or compiled. */

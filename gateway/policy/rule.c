@@ -93,13 +93,14 @@ static int rule_kinds_set(const json_t *rule, int *first, int *second)
     return n;
 }
 
-static void rule_err(tg_spec_diag_t *d, const char *base, const char *field, const char *fmt, ...)
-    TG_PRINTF(4, 5);
+static void rule_err(tg_tauyaml_diag_t *d, const char *base, const char *field, const char *fmt,
+                     ...) TG_PRINTF(4, 5);
 
 /* Report at `base` + "." + field (the key), or at `base` itself. */
-static void rule_err(tg_spec_diag_t *d, const char *base, const char *field, const char *fmt, ...)
+static void rule_err(tg_tauyaml_diag_t *d, const char *base, const char *field, const char *fmt,
+                     ...)
 {
-    char *path = field ? tg_spec_path_join(base, field) : tg_xstrdup(base);
+    char *path = field ? tg_tauyaml_path_join(base, field) : tg_xstrdup(base);
     tg_buf_t b;
     tg_buf_init(&b, 8192);
     va_list ap;
@@ -107,14 +108,14 @@ static void rule_err(tg_spec_diag_t *d, const char *base, const char *field, con
     if (tg_buf_vprintf(&b, fmt, ap) != TG_OK)
         tg_buf_reset(&b);
     va_end(ap);
-    tg_spec_diag_error(d, path, TG_AT_KEY, "%s", b.data ? b.data : "");
+    tg_tauyaml_diag_error(d, path, TG_AT_KEY, "%s", b.data ? b.data : "");
     tg_buf_clean(&b);
     free(path);
 }
 
-size_t tg_policy_rule_check(const json_t *rule, const char *base, tg_spec_diag_t *diag)
+size_t tg_policy_rule_check(const json_t *rule, const char *base, tg_tauyaml_diag_t *diag)
 {
-    size_t before = tg_spec_diag_nerrors(diag);
+    size_t before = tg_tauyaml_diag_nerrors(diag);
     if (!json_is_object(rule))
         return 0; /* the schema says what it should be */
     int first, second;
@@ -150,7 +151,7 @@ size_t tg_policy_rule_check(const json_t *rule, const char *base, tg_spec_diag_t
                      "%s must be a positive Kubernetes quantity such as 16 or 64Gi",
                      rule_kinds[first].name);
     }
-    return tg_spec_diag_nerrors(diag) - before;
+    return tg_tauyaml_diag_nerrors(diag) - before;
 }
 
 static void rule_digest(const json_t *rule, char out[17])

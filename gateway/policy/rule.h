@@ -85,7 +85,7 @@ typedef struct tg_policy_rule_s {
  * schema cannot say. Problems are added to `diag` at `base` + "." + field
  * ("rules[3].max_cpu_per_pod"; base "" for a rule on its own), located
  * through diag->pos. Returns the number of problems added. */
-size_t tg_policy_rule_check(const json_t *rule, const char *base, tg_spec_diag_t *diag);
+size_t tg_policy_rule_check(const json_t *rule, const char *base, tg_tauyaml_diag_t *diag);
 
 /* Compile a checked rule into `out`. Takes a new reference to `rule`;
  * `source` is copied. `version` 0 means "the rule's own version field, else 1".

@@ -80,7 +80,7 @@ int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_
     return 0;
 }
 
-void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_spec_file_t *f, char hex[65])
+void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_tauyaml_file_t *f, char hex[65])
 {
     for (size_t i = 0; i < c->nchecked; i++)
         if (c->checked[i] == f) {

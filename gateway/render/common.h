@@ -28,12 +28,12 @@ typedef struct tg_render_opts_s {
 
 /* Everything a renderer needs, decoded once from the resolved config. */
 typedef struct tg_render_ctx_s {
-    const json_t *rc;           /* resolved config (borrowed) */
-    const tg_spec_prov_t *prov; /* provenance (borrowed, may be NULL) */
+    const json_t *rc;              /* resolved config (borrowed) */
+    const tg_tauyaml_prov_t *prov; /* provenance (borrowed, may be NULL) */
     /* Sections of rc, looked up once (borrowed; NULL when absent): most
      * fields are read from these, and every lookup hashes its key. */
     const json_t *policy, *runtime, *compute, *storage, *execution, *experiment, *resilience, *run;
-    const tg_spec_files_t *files;
+    const tg_tauyaml_files_t *files;
     const tg_render_opts_t *opts;
     tg_jw_t *w;       /* output */
     char name[64];    /* object name, <= 47 characters */
@@ -49,7 +49,7 @@ typedef struct tg_render_ctx_s {
     /* Files whose bytes were just checked against the digests the resolved
      * config records (borrowed from files and rc): the renderers reuse those
      * digests instead of hashing the same bytes again. */
-    const tg_spec_file_t *checked[4];
+    const tg_tauyaml_file_t *checked[4];
     const char *checked_sha[4];
     size_t nchecked;
     char *err;
@@ -64,7 +64,7 @@ typedef struct tg_render_ctx_s {
 int tg_render_object_name(const char *run_id, unsigned attempt, char *out, size_t n);
 
 /* Lowercase hex sha256 of file f (one of c->files) into hex[65]. */
-void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_spec_file_t *f, char hex[65]);
+void tg_render_file_sha256(const tg_render_ctx_t *c, const tg_tauyaml_file_t *f, char hex[65]);
 
 /* Members of a resolved-config section (borrowed; NULL when absent/null). */
 const json_t *tg_render_get(const json_t *rc, const char *sect, const char *key);

@@ -18,11 +18,11 @@
  * the pod needs no ConfigMap and any image with /bin/sh and base64 works;
  * "$@" carries the flags from execution.configs (kept out of the program text
  * so they need no quoting). */
-static tg_rc_e job_program(tg_render_ctx_t *c, const tg_spec_file_t *script, int has_req,
+static tg_rc_e job_program(tg_render_ctx_t *c, const tg_tauyaml_file_t *script, int has_req,
                            int has_pip, json_int_t nodes, json_int_t ppn, tg_buf_t *b)
 {
     const char *ep = c->entrypoint;
-    int is_py = strcmp(tg_spec_ext(ep), ".py") == 0;
+    int is_py = strcmp(tg_tauyaml_ext(ep), ".py") == 0;
     int shebang = script && script->len >= 2 && script->data[0] == '#' && script->data[1] == '!';
     int torchrun = strcmp(c->launcher, "torchrun") == 0;
     int direct = !is_py && !torchrun && shebang;
@@ -225,7 +225,7 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     int torchrun = strcmp(c->launcher, "torchrun") == 0;
     int multi = torchrun && nodes > 1;
     int dshm = torchrun && (nodes > 1 || ppn > 1);
-    const tg_spec_file_t *script = NULL, *req = NULL;
+    const tg_tauyaml_file_t *script = NULL, *req = NULL;
     const json_t *pip = tg_render_get(c->runtime, NULL, "pip");
     int has_pip = json_array_size(pip) > 0;
 
@@ -245,12 +245,12 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
         }
         tg_render_env_set(&env, "TAU_SCRIPT_SRC", c->entrypoint);
     } else if (c->entrypoint) {
-        script = tg_spec_files_find(c->files, c->entrypoint);
+        script = tg_tauyaml_files_find(c->files, c->entrypoint);
         if (!script) {
             tg_render_fail(c, "entrypoint \"%s\" is not among the files", c->entrypoint);
             goto out;
         }
-        req = tg_spec_files_find(c->files, TG_SPEC_REQUIREMENTS);
+        req = tg_tauyaml_files_find(c->files, TG_TAUYAML_REQUIREMENTS);
         if (job_program(c, script, req != NULL, has_pip, nodes, ppn, &prog) != TG_OK) {
             tg_render_fail(c, "entrypoint program too large");
             goto out;

@@ -67,7 +67,7 @@ static void rr_copy_if(json_t *spec, const char *to, const json_t *row, const ch
         json_object_set_new(spec, to, json_deep_copy(v));
 }
 
-json_t *tg_reconcile_render_flavor(const json_t *row)
+json_t *tg_render_kueue_flavor(const json_t *row)
 {
     const char *name = rr_str(row, "name");
     if (!name)
@@ -115,7 +115,7 @@ static json_t *rr_cq_groups(const json_t *groups)
     return out;
 }
 
-json_t *tg_reconcile_render_cluster_queue(const json_t *row)
+json_t *tg_render_kueue_cluster_queue(const json_t *row)
 {
     const char *name = rr_str(row, "name");
     if (!name)
@@ -140,7 +140,7 @@ json_t *tg_reconcile_render_cluster_queue(const json_t *row)
     return rr_stamp(TG_RK_CLUSTER_QUEUE, obj);
 }
 
-json_t *tg_reconcile_render_local_queue(const json_t *row)
+json_t *tg_render_kueue_local_queue(const json_t *row)
 {
     const char *name = rr_str(row, "name"), *ns = rr_str(row, "namespace");
     const char *cq = rr_str(row, "cluster_queue");
@@ -151,7 +151,7 @@ json_t *tg_reconcile_render_local_queue(const json_t *row)
     return rr_stamp(TG_RK_LOCAL_QUEUE, obj);
 }
 
-json_t *tg_reconcile_render_priority_class(const json_t *row)
+json_t *tg_render_kueue_priority_class(const json_t *row)
 {
     const char *name = rr_str(row, "name");
     if (!name)
@@ -165,7 +165,7 @@ json_t *tg_reconcile_render_priority_class(const json_t *row)
     return rr_stamp(TG_RK_PRIORITY_CLASS, obj);
 }
 
-json_t *tg_reconcile_render_namespace(const char *ns, const char *workspace)
+json_t *tg_render_kueue_namespace(const char *ns, const char *workspace)
 {
     if (!ns)
         return NULL;

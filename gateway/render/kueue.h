@@ -54,11 +54,11 @@ const char *tg_reconcile_kind_name(tg_reconcile_kind_e k);
  * row also needs "namespace", a Namespace needs the workspace name and its
  * namespace). NULL when a row lacks its name. Labels, annotations (the spec
  * hash) included. */
-json_t *tg_reconcile_render_flavor(const json_t *row);
-json_t *tg_reconcile_render_cluster_queue(const json_t *row);
-json_t *tg_reconcile_render_local_queue(const json_t *row);
-json_t *tg_reconcile_render_priority_class(const json_t *row);
-json_t *tg_reconcile_render_namespace(const char *ns, const char *workspace);
+json_t *tg_render_kueue_flavor(const json_t *row);
+json_t *tg_render_kueue_cluster_queue(const json_t *row);
+json_t *tg_render_kueue_local_queue(const json_t *row);
+json_t *tg_render_kueue_priority_class(const json_t *row);
+json_t *tg_render_kueue_namespace(const char *ns, const char *workspace);
 
 /* The managed part of an object (desired or live), normalised as described
  * above. Never NULL (an object without a spec gives {}). */

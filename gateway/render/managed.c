@@ -414,7 +414,7 @@ static int mr_payloads(mr_t *r)
     tg_render_ctx_t *c = r->c;
     char hex[65];
     const char *trainer = json_string_value(json_object_get(r->m, "main_script"));
-    const tg_spec_file_t *f = tg_spec_files_find(c->files, trainer);
+    const tg_tauyaml_file_t *f = tg_tauyaml_files_find(c->files, trainer);
     if (!f) {
         tg_render_fail(c, "the trainer \"%s\" is not among the files", trainer ? trainer : "");
         return -1;
@@ -425,7 +425,7 @@ static int mr_payloads(mr_t *r)
     const json_t *x;
     json_array_foreach(json_object_get(r->m, "extra_scripts"), i, x) {
         const char *file = json_string_value(json_object_get(x, "file"));
-        const tg_spec_file_t *xf = tg_spec_files_find(c->files, file);
+        const tg_tauyaml_file_t *xf = tg_tauyaml_files_find(c->files, file);
         if (!xf) {
             tg_render_fail(c, "extra script \"%s\" is not among the files", file ? file : "");
             return -1;

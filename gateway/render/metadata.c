@@ -46,7 +46,7 @@ static void md_add(md_pairs_t *p, const char *key, const char *value)
 /* `value` when it is a valid label value, else NULL (the label is left out). */
 static const char *md_label_value(const char *value)
 {
-    return value && tg_spec_label_value(value) ? value : NULL;
+    return value && tg_tauyaml_label_value(value) ? value : NULL;
 }
 
 /* Sort the pairs by key and write them as object `name`. The callers add
@@ -158,13 +158,13 @@ void tg_render_k_pod_labels(const tg_render_ctx_t *c, json_int_t gpus)
 static void md_provenance_pair(const void *arg, size_t i, const char **k, size_t *kn,
                                const char **v, size_t *vn)
 {
-    *k = tg_spec_prov_path(arg, i, kn);
-    *v = tg_spec_prov_source(arg, i, vn);
+    *k = tg_tauyaml_prov_path(arg, i, kn);
+    *v = tg_tauyaml_prov_source(arg, i, vn);
 }
 
 tg_rc_e tg_render_provenance_text(const void *arg, tg_buf_t *b)
 {
-    const tg_spec_prov_t *p = arg;
+    const tg_tauyaml_prov_t *p = arg;
     /* the table's text holds every path and source (and any replaced) */
     return tg_json_canon_quoted_pairs(p->n, md_provenance_pair, p, p->tlen, b);
 }

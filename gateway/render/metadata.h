@@ -63,7 +63,7 @@ void tg_render_config_hash(const json_t *resolved, char out[72]);
 void tg_render_config_hash_text(const json_t *resolved, char out[72], tg_buf_t *text);
 
 /* The provenance annotation's value: the canonical JSON of a provenance
- * table (`arg`, a tg_spec_prov_t: {"field":"source",...}, fields in byte
+ * table (`arg`, a tg_tauyaml_prov_t: {"field":"source",...}, fields in byte
  * order, the table's own), escaped as a JSON string's contents, appended to
  * `b`. A tg_jw_fill_fn. */
 tg_rc_e tg_render_provenance_text(const void *arg, tg_buf_t *b) TG_MUSTCHECK;

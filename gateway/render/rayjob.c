@@ -156,7 +156,7 @@ static tg_rc_e rj_runtime_env(const json_t *rc, const char *wd, tg_buf_t *b)
         }
     }
     if (r == TG_OK && wd)
-        r = tg_buf_puts(b, "working_dir: \"file:///script/" TG_SPEC_PROJECT_ARCHIVE "\"\n");
+        r = tg_buf_puts(b, "working_dir: \"file:///script/" TG_TAUYAML_PROJECT_ARCHIVE "\"\n");
     return r;
 }
 
@@ -338,18 +338,18 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
         tg_render_fail(c, "a RayJob needs an entrypoint");
         goto out;
     }
-    const tg_spec_file_t *req = tg_spec_files_find(c->files, TG_SPEC_REQUIREMENTS);
+    const tg_tauyaml_file_t *req = tg_tauyaml_files_find(c->files, TG_TAUYAML_REQUIREMENTS);
     char fhex[65];
     if (wd) {
-        const tg_spec_file_t *zip = tg_spec_files_find(c->files, TG_SPEC_PROJECT_ARCHIVE);
+        const tg_tauyaml_file_t *zip = tg_tauyaml_files_find(c->files, TG_TAUYAML_PROJECT_ARCHIVE);
         if (!zip) {
             tg_render_fail(c, "run.working_dir needs the project archive");
             goto out;
         }
         tg_render_file_sha256(c, zip, fhex);
-        tg_render_payload_add(&pl, TG_SPEC_PROJECT_ARCHIVE, zip->data, zip->len, fhex);
+        tg_render_payload_add(&pl, TG_TAUYAML_PROJECT_ARCHIVE, zip->data, zip->len, fhex);
     } else {
-        const tg_spec_file_t *script = tg_spec_files_find(c->files, c->entrypoint);
+        const tg_tauyaml_file_t *script = tg_tauyaml_files_find(c->files, c->entrypoint);
         if (!script) {
             tg_render_fail(c, "entrypoint \"%s\" is not among the files", c->entrypoint);
             goto out;
@@ -359,7 +359,7 @@ tg_rc_e tg_render_rayjob(tg_render_ctx_t *c)
     }
     if (req) {
         tg_render_file_sha256(c, req, fhex);
-        tg_render_payload_add(&pl, TG_SPEC_REQUIREMENTS, req->data, req->len, fhex);
+        tg_render_payload_add(&pl, TG_TAUYAML_REQUIREMENTS, req->data, req->len, fhex);
     }
     if (tune) {
         tg_sha256_hex(rj_tune_py, strlen(rj_tune_py), fhex);

@@ -21,7 +21,7 @@ static int render_files_match(tg_render_ctx_t *c)
     json_object_foreach((json_t *)files, k, v) {
         const char *name = json_string_value(json_object_get(v, "name"));
         const char *sha = json_string_value(json_object_get(v, "sha256"));
-        const tg_spec_file_t *f = tg_spec_files_find(c->files, name);
+        const tg_tauyaml_file_t *f = tg_tauyaml_files_find(c->files, name);
         if (!name || !sha || !f) {
             tg_render_fail(c, "file \"%s\" named by the resolved config was not supplied",
                            name ? name : k);
@@ -81,8 +81,8 @@ tg_rc_e tg_render_workload_ref(const json_t *resolved, const char *run_id, unsig
     return e && *ns && tg_render_object_name(run_id, attempt, name, 64) == 0 ? TG_OK : TG_EINVAL;
 }
 
-tg_rc_e tg_render_manifests_text(const json_t *resolved, const tg_spec_prov_t *provenance,
-                                 const tg_spec_files_t *files, const tg_render_opts_t *opts,
+tg_rc_e tg_render_manifests_text(const json_t *resolved, const tg_tauyaml_prov_t *provenance,
+                                 const tg_tauyaml_files_t *files, const tg_render_opts_t *opts,
                                  tg_buf_t *out, char *err, size_t errlen)
 {
     tg_rc_e rc = TG_EINVAL;
@@ -109,7 +109,7 @@ tg_rc_e tg_render_manifests_text(const json_t *resolved, const tg_spec_prov_t *p
         err[0] = '\0';
 
     if (!opts || !opts->run_id || !*opts->run_id || strlen(opts->run_id) > 63 ||
-        !tg_spec_label_value(opts->run_id) || opts->attempt < 1) {
+        !tg_tauyaml_label_value(opts->run_id) || opts->attempt < 1) {
         tg_render_fail(&c, "run id must be a label value of at most 63 characters and attempt "
                            ">= 1");
         goto out;
@@ -159,8 +159,8 @@ out:
     return rc;
 }
 
-tg_rc_e tg_render_manifests(const json_t *resolved, const tg_spec_prov_t *provenance,
-                            const tg_spec_files_t *files, const tg_render_opts_t *opts,
+tg_rc_e tg_render_manifests(const json_t *resolved, const tg_tauyaml_prov_t *provenance,
+                            const tg_tauyaml_files_t *files, const tg_render_opts_t *opts,
                             json_t **manifests, char *err, size_t errlen)
 {
     tg_buf_t b;

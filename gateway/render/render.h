@@ -23,13 +23,13 @@
 /* Render as JSON text: the manifests array is appended to `out` (compact,
  * fixed key order; the text the submitter stores and sends to Kubernetes).
  * `resolved` and `provenance` (may be NULL: no provenance annotation) are
- * borrowed, as produced by tg_spec_resolve (`resolved` possibly after a
+ * borrowed, as produced by tg_tauyaml_resolve (`resolved` possibly after a
  * database round trip); `files` must hold
  * the files the resolved config names (the same bytes: their digests are
  * checked). On TG_EINVAL (bad run id, malformed resolved config, missing or
  * changed files) err[errlen] says why and `out` is left as it was. */
-tg_rc_e tg_render_manifests_text(const json_t *resolved, const tg_spec_prov_t *provenance,
-                                 const tg_spec_files_t *files, const tg_render_opts_t *opts,
+tg_rc_e tg_render_manifests_text(const json_t *resolved, const tg_tauyaml_prov_t *provenance,
+                                 const tg_tauyaml_files_t *files, const tg_render_opts_t *opts,
                                  tg_buf_t *out, char *err, size_t errlen) TG_MUSTCHECK;
 
 /* The identity of the workload object (the Job or RayJob) that rendering
@@ -42,8 +42,8 @@ tg_rc_e tg_render_workload_ref(const json_t *resolved, const char *run_id, unsig
                                const char **ns, char name[64], const char **kind) TG_MUSTCHECK;
 
 /* The same as a jansson array: on TG_OK *manifests is a new reference. */
-tg_rc_e tg_render_manifests(const json_t *resolved, const tg_spec_prov_t *provenance,
-                            const tg_spec_files_t *files, const tg_render_opts_t *opts,
+tg_rc_e tg_render_manifests(const json_t *resolved, const tg_tauyaml_prov_t *provenance,
+                            const tg_tauyaml_files_t *files, const tg_render_opts_t *opts,
                             json_t **manifests, char *err, size_t errlen) TG_MUSTCHECK;
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "core/buf.h"
 
-void tg_spec_diag_init(tg_spec_diag_t *d, const tg_spec_pos_t *pos, size_t max_errors)
+void tg_tauyaml_diag_init(tg_tauyaml_diag_t *d, const tg_tauyaml_pos_t *pos, size_t max_errors)
 {
     d->errors = json_array();
     d->warnings = json_array();
@@ -16,7 +16,7 @@ void tg_spec_diag_init(tg_spec_diag_t *d, const tg_spec_pos_t *pos, size_t max_e
     d->truncated = 0;
 }
 
-void tg_spec_diag_clean(tg_spec_diag_t *d)
+void tg_tauyaml_diag_clean(tg_tauyaml_diag_t *d)
 {
     json_decref(d->errors);
     json_decref(d->warnings);
@@ -44,7 +44,7 @@ static json_t *diag_entry(const char *path, unsigned line, unsigned col, const c
     return e;
 }
 
-static int diag_room(tg_spec_diag_t *d)
+static int diag_room(tg_tauyaml_diag_t *d)
 {
     if (json_array_size(d->errors) < d->max_errors)
         return 1;
@@ -60,53 +60,55 @@ static int diag_room(tg_spec_diag_t *d)
     return 0;
 }
 
-void tg_spec_diag_error(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt, ...)
-{
-    if (!diag_room(d))
-        return;
-    unsigned line, col;
-    tg_spec_pos_locate(d->pos, path ? path : "", at == TG_AT_VALUE, &line, &col);
-    va_list ap;
-    va_start(ap, fmt);
-    json_array_append_new(d->errors, diag_entry(path, line, col, fmt, ap));
-    va_end(ap);
-}
-
-void tg_spec_diag_error_at(tg_spec_diag_t *d, const char *path, unsigned line, unsigned col,
+void tg_tauyaml_diag_error(tg_tauyaml_diag_t *d, const char *path, tg_tauyaml_at_e at,
                            const char *fmt, ...)
 {
     if (!diag_room(d))
         return;
+    unsigned line, col;
+    tg_tauyaml_pos_locate(d->pos, path ? path : "", at == TG_AT_VALUE, &line, &col);
     va_list ap;
     va_start(ap, fmt);
     json_array_append_new(d->errors, diag_entry(path, line, col, fmt, ap));
     va_end(ap);
 }
 
-void tg_spec_diag_warn(tg_spec_diag_t *d, const char *path, tg_spec_at_e at, const char *fmt, ...)
+void tg_tauyaml_diag_error_at(tg_tauyaml_diag_t *d, const char *path, unsigned line, unsigned col,
+                              const char *fmt, ...)
 {
-    if (json_array_size(d->warnings) >= d->max_errors)
+    if (!diag_room(d))
         return;
-    unsigned line, col;
-    tg_spec_pos_locate(d->pos, path ? path : "", at == TG_AT_VALUE, &line, &col);
     va_list ap;
     va_start(ap, fmt);
-    json_array_append_new(d->warnings, diag_entry(path, line, col, fmt, ap));
+    json_array_append_new(d->errors, diag_entry(path, line, col, fmt, ap));
     va_end(ap);
 }
 
-void tg_spec_diag_warn_at(tg_spec_diag_t *d, const char *path, unsigned line, unsigned col,
+void tg_tauyaml_diag_warn(tg_tauyaml_diag_t *d, const char *path, tg_tauyaml_at_e at,
                           const char *fmt, ...)
 {
     if (json_array_size(d->warnings) >= d->max_errors)
         return;
+    unsigned line, col;
+    tg_tauyaml_pos_locate(d->pos, path ? path : "", at == TG_AT_VALUE, &line, &col);
     va_list ap;
     va_start(ap, fmt);
     json_array_append_new(d->warnings, diag_entry(path, line, col, fmt, ap));
     va_end(ap);
 }
 
-size_t tg_spec_diag_nerrors(const tg_spec_diag_t *d)
+void tg_tauyaml_diag_warn_at(tg_tauyaml_diag_t *d, const char *path, unsigned line, unsigned col,
+                             const char *fmt, ...)
+{
+    if (json_array_size(d->warnings) >= d->max_errors)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    json_array_append_new(d->warnings, diag_entry(path, line, col, fmt, ap));
+    va_end(ap);
+}
+
+size_t tg_tauyaml_diag_nerrors(const tg_tauyaml_diag_t *d)
 {
     return json_array_size(d->errors);
 }
@@ -147,13 +149,13 @@ static void diag_sort_array(json_t *arr)
     free(v);
 }
 
-void tg_spec_diag_sort(tg_spec_diag_t *d)
+void tg_tauyaml_diag_sort(tg_tauyaml_diag_t *d)
 {
     diag_sort_array(d->errors);
     diag_sort_array(d->warnings);
 }
 
-const char *tg_spec_qv(tg_spec_qv_t *q, const char *value)
+const char *tg_tauyaml_qv(tg_tauyaml_qv_t *q, const char *value)
 {
     size_t n = value ? strlen(value) : 0;
     if (n <= 64) {

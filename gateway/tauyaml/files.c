@@ -11,7 +11,7 @@
 #include "tauyaml/path.h"
 #include "tauyaml/units.h"
 
-const tg_spec_file_t *tg_spec_files_find(const tg_spec_files_t *files, const char *name)
+const tg_tauyaml_file_t *tg_tauyaml_files_find(const tg_tauyaml_files_t *files, const char *name)
 {
     if (!files || !name)
         return NULL;
@@ -21,7 +21,7 @@ const tg_spec_file_t *tg_spec_files_find(const tg_spec_files_t *files, const cha
     return NULL;
 }
 
-void tg_spec_files_clean(tg_spec_files_t *files)
+void tg_tauyaml_files_clean(tg_tauyaml_files_t *files)
 {
     if (!files)
         return;
@@ -36,7 +36,8 @@ void tg_spec_files_clean(tg_spec_files_t *files)
     files->n = 0;
 }
 
-tg_rc_e tg_spec_files_from_json(const json_t *obj, tg_spec_files_t *out, tg_spec_diag_t *diag)
+tg_rc_e tg_tauyaml_files_from_json(const json_t *obj, tg_tauyaml_files_t *out,
+                                   tg_tauyaml_diag_t *diag)
 {
     tg_rc_e rc = TG_OK;
     out->v = NULL;
@@ -45,21 +46,21 @@ tg_rc_e tg_spec_files_from_json(const json_t *obj, tg_spec_files_t *out, tg_spec
     if (!obj)
         return TG_OK;
     if (!json_is_object(obj)) {
-        tg_spec_diag_error_at(diag, "files", 1, 1,
-                              "files must be an object of file name -> base64 content");
+        tg_tauyaml_diag_error_at(diag, "files", 1, 1,
+                                 "files must be an object of file name -> base64 content");
         return TG_EUNPROCESSABLE;
     }
     out->v = tg_xcalloc(json_object_size(obj) + 1, sizeof(*out->v));
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)obj, k, v) {
-        char *path = tg_spec_path_join("files", k);
+        char *path = tg_tauyaml_path_join("files", k);
         unsigned char *data = NULL;
         size_t len = 0;
         if (!json_is_string(v) || tg_base64_decode(json_string_value(v), json_string_length(v),
                                                    TG_B64_STD, &data, &len) != 0) {
-            tg_spec_diag_error_at(diag, path, 1, 1, "%s must be the file's content in base64",
-                                  path);
+            tg_tauyaml_diag_error_at(diag, path, 1, 1, "%s must be the file's content in base64",
+                                     path);
             rc = TG_EUNPROCESSABLE;
         } else {
             out->v[out->n].name = tg_xstrdup(k);
@@ -82,7 +83,7 @@ static uint32_t zip_u32(const unsigned char *p)
     return zip_u16(p) | (zip_u16(p + 2) << 16);
 }
 
-int tg_spec_zip_names(const unsigned char *d, size_t len, json_t *names)
+int tg_tauyaml_zip_names(const unsigned char *d, size_t len, json_t *names)
 {
     if (len < 22)
         return -1;
@@ -120,7 +121,7 @@ int tg_spec_zip_names(const unsigned char *d, size_t len, json_t *names)
 
 static int files_name_ok(const char *n)
 {
-    if (strlen(n) > 255 || !tg_spec_path_clean_rel(n) || strcmp(n, ".") == 0)
+    if (strlen(n) > 255 || !tg_tauyaml_path_clean_rel(n) || strcmp(n, ".") == 0)
         return 0;
     for (const char *p = n; *p; p++) {
         char c = *p;
@@ -152,7 +153,7 @@ static int files_zip_has(const json_t *names, const char *want, const char **uns
         memcpy(tmp, n, len + 1);
         if (tmp[len - 1] == '/')
             tmp[len - 1] = '\0';
-        if (tmp[0] == '\0' || !tg_spec_path_clean_rel(tmp)) {
+        if (tmp[0] == '\0' || !tg_tauyaml_path_clean_rel(tmp)) {
             *unsafe = n;
             return 0;
         }
@@ -181,30 +182,32 @@ static int files_zip_has(const json_t *names, const char *want, const char **uns
     return 0;
 }
 
-static void files_project(const tg_spec_facts_t *f, const tg_spec_files_t *files,
-                          const tg_spec_limits_t *lim, tg_spec_diag_t *d)
+static void files_project(const tg_tauyaml_facts_t *f, const tg_tauyaml_files_t *files,
+                          const tg_tauyaml_limits_t *lim, tg_tauyaml_diag_t *d)
 {
-    const tg_spec_file_t *zip = tg_spec_files_find(files, TG_SPEC_PROJECT_ARCHIVE);
+    const tg_tauyaml_file_t *zip = tg_tauyaml_files_find(files, TG_TAUYAML_PROJECT_ARCHIVE);
     if (!zip) {
-        tg_spec_diag_error(d, "run.working_dir", TG_AT_VALUE,
-                           "run.working_dir needs the project files: send the project directory "
-                           "as a zip archive named " TG_SPEC_PROJECT_ARCHIVE
-                           " (at most %zu bytes) with the spec, as `tau run` does",
-                           lim->max_project_bytes);
+        tg_tauyaml_diag_error(d, "run.working_dir", TG_AT_VALUE,
+                              "run.working_dir needs the project files: send the project directory "
+                              "as a zip archive named " TG_TAUYAML_PROJECT_ARCHIVE
+                              " (at most %zu bytes) with the spec, as `tau run` does",
+                              lim->max_project_bytes);
         return;
     }
     if (zip->len > lim->max_project_bytes) {
-        tg_spec_diag_error(d, "run.working_dir", TG_AT_VALUE,
-                           "the project archive is %zu bytes; the limit is %zu bytes: leave large "
-                           "files out with run.working_dir_excludes and keep data on a PVC",
-                           zip->len, lim->max_project_bytes);
+        tg_tauyaml_diag_error(
+            d, "run.working_dir", TG_AT_VALUE,
+            "the project archive is %zu bytes; the limit is %zu bytes: leave large "
+            "files out with run.working_dir_excludes and keep data on a PVC",
+            zip->len, lim->max_project_bytes);
         return;
     }
     json_t *names = json_array();
-    if (tg_spec_zip_names(zip->data, zip->len, names) != 0) {
-        tg_spec_diag_error(d, "run.working_dir", TG_AT_VALUE,
-                           "the project archive " TG_SPEC_PROJECT_ARCHIVE " is not a valid zip "
-                           "file");
+    if (tg_tauyaml_zip_names(zip->data, zip->len, names) != 0) {
+        tg_tauyaml_diag_error(d, "run.working_dir", TG_AT_VALUE,
+                              "the project archive " TG_TAUYAML_PROJECT_ARCHIVE
+                              " is not a valid zip "
+                              "file");
         goto out;
     }
     if (!f->entrypoint || !f->working_dir)
@@ -216,89 +219,92 @@ static void files_project(const tg_spec_facts_t *f, const tg_spec_files_t *files
         snprintf(want, sizeof(want), "%s/%s", f->working_dir, f->entrypoint);
     const char *unsafe = NULL;
     int has = files_zip_has(names, want, &unsafe);
-    tg_spec_qv_t q;
+    tg_tauyaml_qv_t q;
     if (unsafe)
-        tg_spec_diag_error(d, "run.working_dir", TG_AT_VALUE,
-                           "the project archive has an unsafe entry \"%s\" (absolute or with "
-                           "\"..\")",
-                           tg_spec_qv(&q, unsafe));
+        tg_tauyaml_diag_error(d, "run.working_dir", TG_AT_VALUE,
+                              "the project archive has an unsafe entry \"%s\" (absolute or with "
+                              "\"..\")",
+                              tg_tauyaml_qv(&q, unsafe));
     else if (!has)
-        tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                           "entrypoint \"%s\" is not in the project archive (looked for \"%s\")",
-                           tg_spec_qv(&q, f->entrypoint), want);
+        tg_tauyaml_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
+                              "entrypoint \"%s\" is not in the project archive (looked for \"%s\")",
+                              tg_tauyaml_qv(&q, f->entrypoint), want);
 out:
     json_decref(names);
 }
 
-void tg_spec_files_check(const json_t *root, const tg_spec_facts_t *f, const tg_spec_files_t *files,
-                         const tg_spec_limits_t *lim, tg_spec_diag_t *d)
+void tg_tauyaml_files_check(const json_t *root, const tg_tauyaml_facts_t *f,
+                            const tg_tauyaml_files_t *files, const tg_tauyaml_limits_t *lim,
+                            tg_tauyaml_diag_t *d)
 {
-    tg_spec_qv_t q;
+    tg_tauyaml_qv_t q;
     size_t n = files ? files->n : 0;
     if (n > lim->max_files)
-        tg_spec_diag_error_at(d, "files", 1, 1,
-                              "the submission carries %zu files; at most %zu are accepted", n,
-                              lim->max_files);
+        tg_tauyaml_diag_error_at(d, "files", 1, 1,
+                                 "the submission carries %zu files; at most %zu are accepted", n,
+                                 lim->max_files);
     for (size_t i = 0; i < n; i++) {
-        const tg_spec_file_t *fl = &files->v[i];
+        const tg_tauyaml_file_t *fl = &files->v[i];
         if (!fl->name || !files_name_ok(fl->name)) {
-            char *path = tg_spec_path_join("files", fl->name ? fl->name : "");
-            tg_spec_diag_error_at(d, path, 1, 1,
-                                  "submitted file name \"%s\" must be a clean relative path of "
-                                  "letters, digits and ._-+@/",
-                                  tg_spec_qv(&q, fl->name ? fl->name : ""));
+            char *path = tg_tauyaml_path_join("files", fl->name ? fl->name : "");
+            tg_tauyaml_diag_error_at(d, path, 1, 1,
+                                     "submitted file name \"%s\" must be a clean relative path of "
+                                     "letters, digits and ._-+@/",
+                                     tg_tauyaml_qv(&q, fl->name ? fl->name : ""));
             free(path);
         }
     }
     if (f->is_ray && f->working_dir) {
         files_project(f, files, lim, d);
-    } else if (tg_spec_get(root, "run", "source")) {
+    } else if (tg_tauyaml_get(root, "run", "source")) {
         /* the entrypoint is a path inside the run.source image */
     } else if (f->entrypoint) {
-        const tg_spec_file_t *ep = tg_spec_files_find(files, f->entrypoint);
+        const tg_tauyaml_file_t *ep = tg_tauyaml_files_find(files, f->entrypoint);
         if (!ep) {
-            tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                               "entrypoint \"%s\" was not among the submitted files; send the "
-                               "script with the spec (`tau run` does this)",
-                               tg_spec_qv(&q, f->entrypoint));
+            tg_tauyaml_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
+                                  "entrypoint \"%s\" was not among the submitted files; send the "
+                                  "script with the spec (`tau run` does this)",
+                                  tg_tauyaml_qv(&q, f->entrypoint));
         } else if (ep->len > lim->max_script_bytes) {
-            tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                               "entrypoint \"%s\" is %zu bytes; a script may be at most %zu bytes "
-                               "(it travels inside the pod spec); ship larger code with "
-                               "run.working_dir or a data PVC",
-                               tg_spec_qv(&q, f->entrypoint), ep->len, lim->max_script_bytes);
+            tg_tauyaml_diag_error(
+                d, f->entrypoint_path, TG_AT_VALUE,
+                "entrypoint \"%s\" is %zu bytes; a script may be at most %zu bytes "
+                "(it travels inside the pod spec); ship larger code with "
+                "run.working_dir or a data PVC",
+                tg_tauyaml_qv(&q, f->entrypoint), ep->len, lim->max_script_bytes);
         } else if (f->is_job && !f->launcher_explicit &&
-                   strcmp(tg_spec_ext(f->entrypoint), ".py") != 0 &&
+                   strcmp(tg_tauyaml_ext(f->entrypoint), ".py") != 0 &&
                    !(ep->len >= 2 && ep->data[0] == '#' && ep->data[1] == '!')) {
-            tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                               "script \"%s\" has no shebang and is not a .py file; add a shebang "
-                               "or set execution.launcher: python",
-                               tg_spec_qv(&q, f->entrypoint));
+            tg_tauyaml_diag_error(
+                d, f->entrypoint_path, TG_AT_VALUE,
+                "script \"%s\" has no shebang and is not a .py file; add a shebang "
+                "or set execution.launcher: python",
+                tg_tauyaml_qv(&q, f->entrypoint));
         }
     }
-    const tg_spec_file_t *req = tg_spec_files_find(files, TG_SPEC_REQUIREMENTS);
+    const tg_tauyaml_file_t *req = tg_tauyaml_files_find(files, TG_TAUYAML_REQUIREMENTS);
     if (req && req->len > lim->max_requirements_bytes)
-        tg_spec_diag_error_at(d, "files[\"" TG_SPEC_REQUIREMENTS "\"]", 1, 1,
-                              TG_SPEC_REQUIREMENTS " is %zu bytes; at most %zu are accepted",
-                              req->len, lim->max_requirements_bytes);
+        tg_tauyaml_diag_error_at(d, "files[\"" TG_TAUYAML_REQUIREMENTS "\"]", 1, 1,
+                                 TG_TAUYAML_REQUIREMENTS " is %zu bytes; at most %zu are accepted",
+                                 req->len, lim->max_requirements_bytes);
     for (size_t i = 0; i < n; i++) {
         const char *nm = files->v[i].name;
         if (!nm)
             continue;
-        int used = strcmp(nm, TG_SPEC_REQUIREMENTS) == 0 ||
+        int used = strcmp(nm, TG_TAUYAML_REQUIREMENTS) == 0 ||
                    (f->entrypoint && strcmp(nm, f->entrypoint) == 0) ||
-                   (f->working_dir && strcmp(nm, TG_SPEC_PROJECT_ARCHIVE) == 0);
+                   (f->working_dir && strcmp(nm, TG_TAUYAML_PROJECT_ARCHIVE) == 0);
         if (!used) {
-            char *path = tg_spec_path_join("files", nm);
-            tg_spec_diag_warn_at(d, path, 1, 1,
-                                 "submitted file \"%s\" is not used by this spec and is ignored",
-                                 tg_spec_qv(&q, nm));
+            char *path = tg_tauyaml_path_join("files", nm);
+            tg_tauyaml_diag_warn_at(d, path, 1, 1,
+                                    "submitted file \"%s\" is not used by this spec and is ignored",
+                                    tg_tauyaml_qv(&q, nm));
             free(path);
         }
     }
 }
 
-static void files_describe_one(json_t *out, const char *key, const tg_spec_file_t *fl)
+static void files_describe_one(json_t *out, const char *key, const tg_tauyaml_file_t *fl)
 {
     if (!fl)
         return;
@@ -311,13 +317,14 @@ static void files_describe_one(json_t *out, const char *key, const tg_spec_file_
     json_object_set_new(out, key, o);
 }
 
-json_t *tg_spec_files_describe(const tg_spec_facts_t *f, const tg_spec_files_t *files)
+json_t *tg_tauyaml_files_describe(const tg_tauyaml_facts_t *f, const tg_tauyaml_files_t *files)
 {
     json_t *out = json_object();
     if (f->is_ray && f->working_dir)
-        files_describe_one(out, "project", tg_spec_files_find(files, TG_SPEC_PROJECT_ARCHIVE));
+        files_describe_one(out, "project",
+                           tg_tauyaml_files_find(files, TG_TAUYAML_PROJECT_ARCHIVE));
     else if (f->entrypoint)
-        files_describe_one(out, "entrypoint", tg_spec_files_find(files, f->entrypoint));
-    files_describe_one(out, "requirements", tg_spec_files_find(files, TG_SPEC_REQUIREMENTS));
+        files_describe_one(out, "entrypoint", tg_tauyaml_files_find(files, f->entrypoint));
+    files_describe_one(out, "requirements", tg_tauyaml_files_find(files, TG_TAUYAML_REQUIREMENTS));
     return out;
 }

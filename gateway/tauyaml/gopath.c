@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-size_t tg_spec_gopath_clean(const char *in, char *out, size_t n)
+size_t tg_tauyaml_gopath_clean(const char *in, char *out, size_t n)
 {
     size_t len = strlen(in);
     if (n == 0)
@@ -59,17 +59,17 @@ overflow:
     return (size_t)-1;
 }
 
-int tg_spec_gopath_clean_below_root(const char *p)
+int tg_tauyaml_gopath_clean_below_root(const char *p)
 {
     char buf[4200];
     if (p[0] != '/' || strcmp(p, "/") == 0)
         return 0;
-    if (tg_spec_gopath_clean(p, buf, sizeof(buf)) == (size_t)-1)
+    if (tg_tauyaml_gopath_clean(p, buf, sizeof(buf)) == (size_t)-1)
         return 0;
     return strcmp(buf, p) == 0;
 }
 
-int tg_spec_gopath_overlap(const char *a, const char *b)
+int tg_tauyaml_gopath_overlap(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (strcmp(a, b) == 0)

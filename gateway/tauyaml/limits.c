@@ -1,7 +1,7 @@
 /* Default limits for tau.yaml submissions (see limits.h for the reasons). */
 #include "tauyaml/limits.h"
 
-void tg_spec_limits_default(tg_spec_limits_t *l)
+void tg_tauyaml_limits_default(tg_tauyaml_limits_t *l)
 {
     l->max_doc_bytes = 1024 * 1024;
     l->max_depth = 64;

@@ -29,8 +29,8 @@
  * (storage.publish, run.source, storage.image_assets, ...); what needs
  * something the gateway cannot have is refused with the reason (workflow.file,
  * runtime.env_kv, profiler, rayjob-eval). */
-#ifndef TG_SPEC_MANAGED_H
-#define TG_SPEC_MANAGED_H
+#ifndef TG_TAUYAML_MANAGED_H
+#define TG_TAUYAML_MANAGED_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -41,15 +41,15 @@
 #include "tauyaml/semantic.h"
 
 /* Is `root` a managed workflow manifest? */
-int tg_spec_managed_detect(const json_t *root);
+int tg_tauyaml_managed_detect(const json_t *root);
 
 /* Check a managed manifest (root borrowed; the shared sections are
  * normalised in place as the direct schema normalises them) and fill
  * `facts` (f->managed set, engine from the workload kind, entrypoint the
  * trainer). Errors and warnings go to `diag`. */
-void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
-                           const tg_spec_files_t *files, tg_spec_facts_t *facts,
-                           tg_spec_diag_t *diag);
+void tg_tauyaml_managed_check(const tg_tauyaml_schema_t *schema, json_t *root,
+                              const tg_tauyaml_files_t *files, tg_tauyaml_facts_t *facts,
+                              tg_tauyaml_diag_t *diag);
 
 /* The "managed" section of the resolved config (a new object): what the
  * templates need beyond the shared sections: template, resource_name,
@@ -57,12 +57,13 @@ void tg_spec_managed_check(const tg_spec_schema_t *schema, json_t *root,
  * workers, sizing {control, head, worker} {cpu, cpu_limit, memory,
  * memory_limit}, pip, env, mounts, rdma, checkpoint_artifact, experiment.
  * `yaml` is the manifest text, embedded for the trainer (secret references
- * redacted). Call only after tg_spec_managed_check found no error. */
-json_t *tg_spec_managed_section(const json_t *root, const tg_spec_facts_t *facts,
-                                const tg_spec_files_t *files, const char *yaml, size_t yaml_len);
+ * redacted). Call only after tg_tauyaml_managed_check found no error. */
+json_t *tg_tauyaml_managed_section(const json_t *root, const tg_tauyaml_facts_t *facts,
+                                   const tg_tauyaml_files_t *files, const char *yaml,
+                                   size_t yaml_len);
 
 /* The submitted file a managed manifest names (`path` as written: its
  * exact name, else its base name), or NULL. */
-const tg_spec_file_t *tg_spec_managed_file(const tg_spec_files_t *files, const char *path);
+const tg_tauyaml_file_t *tg_tauyaml_managed_file(const tg_tauyaml_files_t *files, const char *path);
 
 #endif

@@ -11,42 +11,42 @@
  *     inheriting the head's override;
  *   eval (rayjob-eval): the GPU actor worker ("head") 4/8 CPUs 32Gi/64Gi,
  *     the CPU fan-out workers 1/2 CPUs 4Gi/8Gi, each unless given. */
-#ifndef TG_SPEC_MANAGED_SIZING_H
-#define TG_SPEC_MANAGED_SIZING_H
+#ifndef TG_TAUYAML_MANAGED_SIZING_H
+#define TG_TAUYAML_MANAGED_SIZING_H
 
 #include <jansson.h>
 
 #include "tauyaml/diag.h"
 
-typedef struct tg_spec_msizing_s {
+typedef struct tg_tauyaml_msizing_s {
     json_int_t cpu, cpu_limit;
     const char *memory, *memory_limit; /* borrowed from the document, or literals */
-} tg_spec_msizing_t;
+} tg_tauyaml_msizing_t;
 
 /* The manifest's compute fields, and the pod sizes they give. */
-typedef struct tg_spec_mcompute_s {
+typedef struct tg_tauyaml_mcompute_s {
     json_int_t gpus, workers, cpus, cpu_limit, worker_cpus, worker_cpu_limit;
     const char *memory, *memory_limit, *worker_memory, *worker_memory_limit;
-    tg_spec_msizing_t control, head, worker;
-} tg_spec_mcompute_t;
+    tg_tauyaml_msizing_t control, head, worker;
+} tg_tauyaml_mcompute_t;
 
 /* 1 when s is text that is not blank (NULL is blank). */
-int tg_spec_nonblank(const char *s);
+int tg_tauyaml_nonblank(const char *s);
 
 /* The integer sect.key of `root` (borrowed) in *out: 0 when absent or null,
  * a whole-number float as its integer; otherwise an error and -1 (yaml.v3
  * decodes no other scalar into an int). */
-int tg_spec_managed_int(const json_t *root, const char *sect, const char *key, json_int_t *out,
-                        tg_spec_diag_t *d);
+int tg_tauyaml_managed_int(const json_t *root, const char *sect, const char *key, json_int_t *out,
+                           tg_tauyaml_diag_t *d);
 
 /* Read, check and default the compute section of `root` (borrowed) into
  * `c`; `eval` when the manifest has an eval shape (CPU-only is refused
  * then, and the eval sizes apply). Strings in `c` point into `root`. */
-void tg_spec_managed_compute(const json_t *root, int eval, tg_spec_mcompute_t *c,
-                             tg_spec_diag_t *d);
+void tg_tauyaml_managed_compute(const json_t *root, int eval, tg_tauyaml_mcompute_t *c,
+                                tg_tauyaml_diag_t *d);
 
 /* {cpu, cpu_limit, memory, memory_limit} as Kubernetes quantity texts (a
  * new object). */
-json_t *tg_spec_managed_sizing_json(const tg_spec_msizing_t *z);
+json_t *tg_tauyaml_managed_sizing_json(const tg_tauyaml_msizing_t *z);
 
 #endif

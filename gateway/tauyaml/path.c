@@ -7,7 +7,7 @@
 
 #include "core/mem.h"
 
-void tg_spec_path_init(tg_spec_path_t *p)
+void tg_tauyaml_path_init(tg_tauyaml_path_t *p)
 {
     p->cap = 128;
     p->s = tg_xmalloc(p->cap);
@@ -15,13 +15,13 @@ void tg_spec_path_init(tg_spec_path_t *p)
     p->len = 0;
 }
 
-void tg_spec_path_clean(tg_spec_path_t *p)
+void tg_tauyaml_path_clean(tg_tauyaml_path_t *p)
 {
     TG_FREE_NULL(p->s);
     p->len = p->cap = 0;
 }
 
-static void path_reserve(tg_spec_path_t *p, size_t extra)
+static void path_reserve(tg_tauyaml_path_t *p, size_t extra)
 {
     size_t need = p->len + extra + 1;
     if (need <= p->cap)
@@ -46,7 +46,7 @@ static int path_key_is_plain(const char *key, size_t n)
     return 1;
 }
 
-size_t tg_spec_path_push_key(tg_spec_path_t *p, const char *key, size_t keylen)
+size_t tg_tauyaml_path_push_key(tg_tauyaml_path_t *p, const char *key, size_t keylen)
 {
     size_t old = p->len;
     if (path_key_is_plain(key, keylen)) {
@@ -79,7 +79,7 @@ size_t tg_spec_path_push_key(tg_spec_path_t *p, const char *key, size_t keylen)
     return old;
 }
 
-size_t tg_spec_path_push_index(tg_spec_path_t *p, size_t i)
+size_t tg_tauyaml_path_push_index(tg_tauyaml_path_t *p, size_t i)
 {
     size_t old = p->len;
     path_reserve(p, 24);
@@ -88,7 +88,7 @@ size_t tg_spec_path_push_index(tg_spec_path_t *p, size_t i)
     return old;
 }
 
-void tg_spec_path_pop(tg_spec_path_t *p, size_t oldlen)
+void tg_tauyaml_path_pop(tg_tauyaml_path_t *p, size_t oldlen)
 {
     if (oldlen <= p->len) {
         p->len = oldlen;
@@ -96,12 +96,12 @@ void tg_spec_path_pop(tg_spec_path_t *p, size_t oldlen)
     }
 }
 
-const char *tg_spec_path_str(const tg_spec_path_t *p)
+const char *tg_tauyaml_path_str(const tg_tauyaml_path_t *p)
 {
     return p->s ? p->s : "";
 }
 
-size_t tg_spec_path_parent(const char *path, size_t len)
+size_t tg_tauyaml_path_parent(const char *path, size_t len)
 {
     /* Walk forward so quoted segments (which may contain '.' or '[') are
      * skipped as a whole; remember where the last segment started. */
@@ -132,7 +132,7 @@ size_t tg_spec_path_parent(const char *path, size_t len)
     return last;
 }
 
-const char *tg_spec_path_cat(char *buf, size_t n, const char *a, const char *b, const char *c)
+const char *tg_tauyaml_path_cat(char *buf, size_t n, const char *a, const char *b, const char *c)
 {
     const char *parts[3] = {a, b, c};
     size_t len = 0;
@@ -143,19 +143,19 @@ const char *tg_spec_path_cat(char *buf, size_t n, const char *a, const char *b, 
     return buf;
 }
 
-char *tg_spec_path_join(const char *parent, const char *key)
+char *tg_tauyaml_path_join(const char *parent, const char *key)
 {
-    tg_spec_path_t p;
-    tg_spec_path_init(&p);
+    tg_tauyaml_path_t p;
+    tg_tauyaml_path_init(&p);
     size_t n = strlen(parent);
     path_reserve(&p, n);
     memcpy(p.s, parent, n + 1);
     p.len = n;
-    tg_spec_path_push_key(&p, key, strlen(key));
+    tg_tauyaml_path_push_key(&p, key, strlen(key));
     return p.s;
 }
 
-size_t tg_spec_path_field(char *buf, size_t n, const char *sect, const char *key)
+size_t tg_tauyaml_path_field(char *buf, size_t n, const char *sect, const char *key)
 {
     size_t sl = sect ? strlen(sect) : 0, kl = strlen(key);
     if (sl + kl + 2 > n) {

@@ -320,7 +320,7 @@ static void pt_closure(const pt_prog_t *pg, int pc, pt_set_t *s)
     }
 }
 
-struct tg_spec_pattern_s {
+struct tg_tauyaml_pattern_s {
     int start, dead; /* dead: the state no input leaves (-1 when there is none) */
     unsigned char *accept;
     unsigned char *table; /* nstates x 256 */
@@ -334,7 +334,7 @@ static int pt_find(const pt_set_t *sets, int n, const pt_set_t *s)
     return -1;
 }
 
-static tg_spec_pattern_t *pt_dfa(const pt_parse_t *ps, const pt_prog_t *pg)
+static tg_tauyaml_pattern_t *pt_dfa(const pt_parse_t *ps, const pt_prog_t *pg)
 {
     pt_set_t *sets = tg_xcalloc(PT_MAX_STATES, sizeof(*sets));
     unsigned char *table = tg_xcalloc(PT_MAX_STATES, 256);
@@ -372,7 +372,7 @@ static tg_spec_pattern_t *pt_dfa(const pt_parse_t *ps, const pt_prog_t *pg)
         free(accept);
         return NULL;
     }
-    tg_spec_pattern_t *p = tg_xcalloc(1, sizeof(*p));
+    tg_tauyaml_pattern_t *p = tg_xcalloc(1, sizeof(*p));
     p->start = 0;
     p->dead = dead;
     p->accept = accept;
@@ -380,7 +380,7 @@ static tg_spec_pattern_t *pt_dfa(const pt_parse_t *ps, const pt_prog_t *pg)
     return p;
 }
 
-tg_spec_pattern_t *tg_spec_pattern_compile(const char *re)
+tg_tauyaml_pattern_t *tg_tauyaml_pattern_compile(const char *re)
 {
     size_t len = strlen(re);
     /* ^...$ with an unescaped final '$'. */
@@ -393,7 +393,7 @@ tg_spec_pattern_t *tg_spec_pattern_compile(const char *re)
         return NULL;
     pt_parse_t *ps = tg_xcalloc(1, sizeof(*ps));
     pt_prog_t *pg = tg_xcalloc(1, sizeof(*pg));
-    tg_spec_pattern_t *p = NULL;
+    tg_tauyaml_pattern_t *p = NULL;
     ps->p = (const unsigned char *)re + 1;
     ps->end = (const unsigned char *)re + len - 1;
     int root = ps->p < ps->end ? pt_alt(ps) : -1;
@@ -411,7 +411,7 @@ tg_spec_pattern_t *tg_spec_pattern_compile(const char *re)
     return p;
 }
 
-void tg_spec_pattern_free(tg_spec_pattern_t *p)
+void tg_tauyaml_pattern_free(tg_tauyaml_pattern_t *p)
 {
     if (!p)
         return;
@@ -420,7 +420,7 @@ void tg_spec_pattern_free(tg_spec_pattern_t *p)
     free(p);
 }
 
-int tg_spec_pattern_match(const tg_spec_pattern_t *p, const char *s)
+int tg_tauyaml_pattern_match(const tg_tauyaml_pattern_t *p, const char *s)
 {
     int st = p->start;
     for (const unsigned char *q = (const unsigned char *)s; *q; q++) {

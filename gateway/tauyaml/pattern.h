@@ -16,16 +16,16 @@
  * ASCII ranges and negation (no [:class:], [=x=], [.x.]); groups; '|' inside
  * groups; the quantifiers * + ?. No intervals ({n,m}), no back references,
  * no GNU escapes (\w, \b...). */
-#ifndef TG_SPEC_PATTERN_H
-#define TG_SPEC_PATTERN_H
+#ifndef TG_TAUYAML_PATTERN_H
+#define TG_TAUYAML_PATTERN_H
 
-typedef struct tg_spec_pattern_s tg_spec_pattern_t;
+typedef struct tg_tauyaml_pattern_s tg_tauyaml_pattern_t;
 
 /* Compile `re`; NULL when it is outside the subset or too large. */
-tg_spec_pattern_t *tg_spec_pattern_compile(const char *re);
-void tg_spec_pattern_free(tg_spec_pattern_t *p);
+tg_tauyaml_pattern_t *tg_tauyaml_pattern_compile(const char *re);
+void tg_tauyaml_pattern_free(tg_tauyaml_pattern_t *p);
 
 /* 1 when the whole of the C string `s` matches, else 0. */
-int tg_spec_pattern_match(const tg_spec_pattern_t *p, const char *s);
+int tg_tauyaml_pattern_match(const tg_tauyaml_pattern_t *p, const char *s);
 
 #endif

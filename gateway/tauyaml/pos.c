@@ -12,10 +12,10 @@ typedef struct pos_entry_s {
     size_t path_off, path_len;
     size_t raw_off; /* SIZE_MAX when none */
     uint32_t hash;
-    tg_spec_mark_t mark;
+    tg_tauyaml_mark_t mark;
 } pos_entry_t;
 
-struct tg_spec_pos_s {
+struct tg_tauyaml_pos_s {
     pos_entry_t *ents;
     size_t n, cap;
     uint32_t *slots; /* entry index + 1; 0 = empty */
@@ -34,9 +34,9 @@ static uint32_t pos_hash(const char *s, size_t n)
     return h;
 }
 
-tg_spec_pos_t *tg_spec_pos_new(size_t max_bytes)
+tg_tauyaml_pos_t *tg_tauyaml_pos_new(size_t max_bytes)
 {
-    tg_spec_pos_t *pos = tg_xcalloc(1, sizeof(*pos));
+    tg_tauyaml_pos_t *pos = tg_xcalloc(1, sizeof(*pos));
     pos->amax = max_bytes ? max_bytes : (size_t)8 << 20;
     /* Sized for a tau.yaml of a few dozen fields at once: growing the slots
      * and the entries by doubling from small cost a rehash and several
@@ -50,7 +50,7 @@ tg_spec_pos_t *tg_spec_pos_new(size_t max_bytes)
     return pos;
 }
 
-void tg_spec_pos_free(tg_spec_pos_t *pos)
+void tg_tauyaml_pos_free(tg_tauyaml_pos_t *pos)
 {
     if (!pos)
         return;
@@ -60,7 +60,7 @@ void tg_spec_pos_free(tg_spec_pos_t *pos)
     free(pos);
 }
 
-static int pos_arena_put(tg_spec_pos_t *pos, const char *s, size_t n, size_t *off)
+static int pos_arena_put(tg_tauyaml_pos_t *pos, const char *s, size_t n, size_t *off)
 {
     if (n + 1 > pos->amax - pos->alen)
         return -1;
@@ -78,7 +78,7 @@ static int pos_arena_put(tg_spec_pos_t *pos, const char *s, size_t n, size_t *of
     return 0;
 }
 
-static pos_entry_t *pos_find(const tg_spec_pos_t *pos, const char *path, size_t len, uint32_t h)
+static pos_entry_t *pos_find(const tg_tauyaml_pos_t *pos, const char *path, size_t len, uint32_t h)
 {
     size_t mask = pos->nslots - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
@@ -91,7 +91,7 @@ static pos_entry_t *pos_find(const tg_spec_pos_t *pos, const char *path, size_t 
     }
 }
 
-static void pos_rehash(tg_spec_pos_t *pos)
+static void pos_rehash(tg_tauyaml_pos_t *pos)
 {
     size_t ns = pos->nslots * 2;
     uint32_t *slots = tg_xcalloc(ns, sizeof(uint32_t));
@@ -106,8 +106,8 @@ static void pos_rehash(tg_spec_pos_t *pos)
     pos->nslots = ns;
 }
 
-tg_rc_e tg_spec_pos_add(tg_spec_pos_t *pos, const char *path, size_t pathlen,
-                        const tg_spec_mark_t *mark, const char *raw, size_t rawlen)
+tg_rc_e tg_tauyaml_pos_add(tg_tauyaml_pos_t *pos, const char *path, size_t pathlen,
+                           const tg_tauyaml_mark_t *mark, const char *raw, size_t rawlen)
 {
     uint32_t h = pos_hash(path, pathlen);
     if (pos_find(pos, path, pathlen, h))
@@ -138,7 +138,7 @@ tg_rc_e tg_spec_pos_add(tg_spec_pos_t *pos, const char *path, size_t pathlen,
     return TG_OK;
 }
 
-const tg_spec_mark_t *tg_spec_pos_get(const tg_spec_pos_t *pos, const char *path)
+const tg_tauyaml_mark_t *tg_tauyaml_pos_get(const tg_tauyaml_pos_t *pos, const char *path)
 {
     if (!pos)
         return NULL;
@@ -151,8 +151,8 @@ const tg_spec_mark_t *tg_spec_pos_get(const tg_spec_pos_t *pos, const char *path
     return &e->mark;
 }
 
-void tg_spec_pos_locate(const tg_spec_pos_t *pos, const char *path, int want_value, unsigned *line,
-                        unsigned *col)
+void tg_tauyaml_pos_locate(const tg_tauyaml_pos_t *pos, const char *path, int want_value,
+                           unsigned *line, unsigned *col)
 {
     *line = 1;
     *col = 1;
@@ -174,7 +174,7 @@ void tg_spec_pos_locate(const tg_spec_pos_t *pos, const char *path, int want_val
         }
         if (len == 0)
             return;
-        len = tg_spec_path_parent(path, len);
+        len = tg_tauyaml_path_parent(path, len);
         self = 0;
     }
 }

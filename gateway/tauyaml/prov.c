@@ -12,26 +12,27 @@
 #define PROV_FIRST_ENTRIES 64
 #define PROV_FIRST_TEXT    2048
 
-void tg_spec_prov_init(tg_spec_prov_t *p)
+void tg_tauyaml_prov_init(tg_tauyaml_prov_t *p)
 {
     memset(p, 0, sizeof(*p));
 }
 
-void tg_spec_prov_clean(tg_spec_prov_t *p)
+void tg_tauyaml_prov_clean(tg_tauyaml_prov_t *p)
 {
     free(p->v);
     free(p->text);
-    tg_spec_prov_init(p);
+    tg_tauyaml_prov_init(p);
 }
 
-static int prov_cmp(const tg_spec_prov_t *p, const tg_spec_prov_entry_t *e, uint64_t pre,
+static int prov_cmp(const tg_tauyaml_prov_t *p, const tg_tauyaml_prov_entry_t *e, uint64_t pre,
                     const char *s, size_t n)
 {
     return tg_key_cmp(e->pre, p->text + e->path, e->len, pre, s, n);
 }
 
 /* The index of the path, or where it would go (*found 0). */
-static size_t prov_find(const tg_spec_prov_t *p, uint64_t pre, const char *s, size_t n, int *found)
+static size_t prov_find(const tg_tauyaml_prov_t *p, uint64_t pre, const char *s, size_t n,
+                        int *found)
 {
     size_t lo = 0, hi = p->n;
     *found = 0;
@@ -51,7 +52,7 @@ static size_t prov_find(const tg_spec_prov_t *p, uint64_t pre, const char *s, si
 }
 
 /* Room for `extra` more text bytes; the offset where they go. */
-static uint32_t prov_text_room(tg_spec_prov_t *p, size_t extra)
+static uint32_t prov_text_room(tg_tauyaml_prov_t *p, size_t extra)
 {
     if (p->tlen + extra > p->tcap) {
         size_t cap = p->tcap ? p->tcap : PROV_FIRST_TEXT;
@@ -66,7 +67,7 @@ static uint32_t prov_text_room(tg_spec_prov_t *p, size_t extra)
     return (uint32_t)p->tlen;
 }
 
-static uint32_t prov_text_put(tg_spec_prov_t *p, const char *s, size_t n)
+static uint32_t prov_text_put(tg_tauyaml_prov_t *p, const char *s, size_t n)
 {
     uint32_t at = prov_text_room(p, n + 1);
     memcpy(p->text + at, s, n);
@@ -75,7 +76,7 @@ static uint32_t prov_text_put(tg_spec_prov_t *p, const char *s, size_t n)
     return at;
 }
 
-void tg_spec_prov_set_path(tg_spec_prov_t *p, const char *path, size_t len, const char *src)
+void tg_tauyaml_prov_set_path(tg_tauyaml_prov_t *p, const char *path, size_t len, const char *src)
 {
     uint64_t pre = tg_key_prefix(path, len);
     int found;
@@ -93,22 +94,22 @@ void tg_spec_prov_set_path(tg_spec_prov_t *p, const char *path, size_t len, cons
     }
     memmove(&p->v[i + 1], &p->v[i], (p->n - i) * sizeof(*p->v));
     p->n++;
-    p->v[i] = (tg_spec_prov_entry_t){.pre = pre,
-                                     .path = prov_text_put(p, path, len),
-                                     .len = (uint32_t)len,
-                                     .src = s,
-                                     .src_len = (uint32_t)sl};
+    p->v[i] = (tg_tauyaml_prov_entry_t){.pre = pre,
+                                        .path = prov_text_put(p, path, len),
+                                        .len = (uint32_t)len,
+                                        .src = s,
+                                        .src_len = (uint32_t)sl};
 }
 
-void tg_spec_prov_set(tg_spec_prov_t *p, const char *sect, const char *key, const char *src)
+void tg_tauyaml_prov_set(tg_tauyaml_prov_t *p, const char *sect, const char *key, const char *src)
 {
     char buf[256];
-    size_t n = tg_spec_path_field(buf, sizeof(buf), sect, key);
+    size_t n = tg_tauyaml_path_field(buf, sizeof(buf), sect, key);
     if (n) /* no field of the schema is near 256 bytes */
-        tg_spec_prov_set_path(p, buf, n, src);
+        tg_tauyaml_prov_set_path(p, buf, n, src);
 }
 
-const char *tg_spec_prov_get(const tg_spec_prov_t *p, const char *path)
+const char *tg_tauyaml_prov_get(const tg_tauyaml_prov_t *p, const char *path)
 {
     size_t n = strlen(path);
     int found;
@@ -116,7 +117,7 @@ const char *tg_spec_prov_get(const tg_spec_prov_t *p, const char *path)
     return found ? p->text + p->v[i].src : NULL;
 }
 
-void tg_spec_prov_copy(tg_spec_prov_t *dst, const tg_spec_prov_t *src)
+void tg_tauyaml_prov_copy(tg_tauyaml_prov_t *dst, const tg_tauyaml_prov_t *src)
 {
     if (dst->cap < src->n) {
         dst->cap = src->cap;
@@ -134,7 +135,7 @@ void tg_spec_prov_copy(tg_spec_prov_t *dst, const tg_spec_prov_t *src)
     dst->tlen = src->tlen;
 }
 
-json_t *tg_spec_prov_json(const tg_spec_prov_t *p)
+json_t *tg_tauyaml_prov_json(const tg_tauyaml_prov_t *p)
 {
     json_t *o = json_object();
     for (size_t i = 0; i < p->n; i++)
@@ -143,12 +144,12 @@ json_t *tg_spec_prov_json(const tg_spec_prov_t *p)
     return o;
 }
 
-void tg_spec_prov_add_json(tg_spec_prov_t *p, const json_t *obj)
+void tg_tauyaml_prov_add_json(tg_tauyaml_prov_t *p, const json_t *obj)
 {
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)obj, k, v) {
         if (json_is_string(v))
-            tg_spec_prov_set_path(p, k, strlen(k), json_string_value(v));
+            tg_tauyaml_prov_set_path(p, k, strlen(k), json_string_value(v));
     }
 }

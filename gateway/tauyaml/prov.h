@@ -10,62 +10,62 @@
  * tau.yaml pipeline. Here a field is a binary search and a copy of its path
  * into one text block. Paths compare bytewise, so the table's order is the
  * canonical JSON order of the same keys. */
-#ifndef TG_SPEC_PROV_H
-#define TG_SPEC_PROV_H
+#ifndef TG_TAUYAML_PROV_H
+#define TG_TAUYAML_PROV_H
 
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct tg_spec_prov_entry_s {
+typedef struct tg_tauyaml_prov_entry_s {
     uint64_t pre;  /* tg_key_prefix of the path: orders most pairs */
     uint32_t path; /* offset of the path (NUL-terminated) in text */
     uint32_t len;  /* the path's length */
     uint32_t src;  /* offset of the source (NUL-terminated) in text */
     uint32_t src_len;
-} tg_spec_prov_entry_t;
+} tg_tauyaml_prov_entry_t;
 
-typedef struct tg_spec_prov_s {
-    tg_spec_prov_entry_t *v; /* n entries in path order, no path twice */
+typedef struct tg_tauyaml_prov_s {
+    tg_tauyaml_prov_entry_t *v; /* n entries in path order, no path twice */
     size_t n, cap;
     char *text; /* paths and sources; an overwritten entry's old text stays */
     size_t tlen, tcap;
-} tg_spec_prov_t;
+} tg_tauyaml_prov_t;
 
-void tg_spec_prov_init(tg_spec_prov_t *p);
-void tg_spec_prov_clean(tg_spec_prov_t *p);
+void tg_tauyaml_prov_init(tg_tauyaml_prov_t *p);
+void tg_tauyaml_prov_clean(tg_tauyaml_prov_t *p);
 
 /* Record that field sect.key (key alone when sect is NULL) came from `src`,
  * replacing what an earlier call said of the same field. */
-void tg_spec_prov_set(tg_spec_prov_t *p, const char *sect, const char *key, const char *src);
+void tg_tauyaml_prov_set(tg_tauyaml_prov_t *p, const char *sect, const char *key, const char *src);
 /* The same for a dotted path of `len` bytes (tauyaml/path.h spelling). */
-void tg_spec_prov_set_path(tg_spec_prov_t *p, const char *path, size_t len, const char *src);
+void tg_tauyaml_prov_set_path(tg_tauyaml_prov_t *p, const char *path, size_t len, const char *src);
 
 /* The source recorded for a dotted path, or NULL. Valid until the next set. */
-const char *tg_spec_prov_get(const tg_spec_prov_t *p, const char *path);
+const char *tg_tauyaml_prov_get(const tg_tauyaml_prov_t *p, const char *path);
 
 /* Entry i (0 <= i < p->n, in path order). */
-static inline const char *tg_spec_prov_path(const tg_spec_prov_t *p, size_t i, size_t *len)
+static inline const char *tg_tauyaml_prov_path(const tg_tauyaml_prov_t *p, size_t i, size_t *len)
 {
     *len = p->v[i].len;
     return p->text + p->v[i].path;
 }
 
-static inline const char *tg_spec_prov_source(const tg_spec_prov_t *p, size_t i, size_t *len)
+static inline const char *tg_tauyaml_prov_source(const tg_tauyaml_prov_t *p, size_t i, size_t *len)
 {
     *len = p->v[i].src_len;
     return p->text + p->v[i].src;
 }
 
 /* dst (initialised, its entries dropped) becomes a copy of src. */
-void tg_spec_prov_copy(tg_spec_prov_t *dst, const tg_spec_prov_t *src);
+void tg_tauyaml_prov_copy(tg_tauyaml_prov_t *dst, const tg_tauyaml_prov_t *src);
 
 /* As a JSON object {"dotted.field": "source", ...} in path order: what a
  * dry run answers. A new reference. */
-json_t *tg_spec_prov_json(const tg_spec_prov_t *p);
+json_t *tg_tauyaml_prov_json(const tg_tauyaml_prov_t *p);
 
-/* Add the string members of a JSON object (what tg_spec_prov_json gave,
+/* Add the string members of a JSON object (what tg_tauyaml_prov_json gave,
  * or a stored copy); other members are skipped. */
-void tg_spec_prov_add_json(tg_spec_prov_t *p, const json_t *obj);
+void tg_tauyaml_prov_add_json(tg_tauyaml_prov_t *p, const json_t *obj);
 
 #endif

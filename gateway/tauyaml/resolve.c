@@ -32,40 +32,40 @@ static void rs_list(const json_t *arr, tg_buf_t *b)
 
 /* --- workspace, namespace, profile ---------------------------------------------------------- */
 
-static void rs_identity(tg_spec_rs_t *r)
+static void rs_identity(tg_tauyaml_rs_t *r)
 {
-    const tg_spec_facts_t *f = r->f;
-    tg_spec_qv_t q, q2;
+    const tg_tauyaml_facts_t *f = r->f;
+    tg_tauyaml_qv_t q, q2;
     rs_put(r, NULL, "version", json_integer(1), NULL);
     rs_put(r, NULL, "name", rs_spec_text(r, f->name_path, f->name), "spec");
     rs_put(r, NULL, "engine", f->engine ? json_string(f->engine) : NULL, "spec");
     rs_put(r, NULL, "entrypoint", rs_spec_text(r, f->entrypoint_path, f->entrypoint), "spec");
 
-    const char *sws = tg_spec_get_str(r->root, "policy", "workspace");
+    const char *sws = tg_tauyaml_get_str(r->root, "policy", "workspace");
     if (sws && strcmp(sws, r->ws_name) != 0)
-        tg_spec_diag_error(r->d, "policy.workspace", TG_AT_VALUE,
-                           "policy.workspace \"%s\" does not match the workspace this run is "
-                           "submitted to (\"%s\"); submit it to workspace \"%s\" or remove "
-                           "policy.workspace",
-                           tg_spec_qv(&q, sws), tg_spec_qv(&q2, r->ws_name), q.s);
+        tg_tauyaml_diag_error(r->d, "policy.workspace", TG_AT_VALUE,
+                              "policy.workspace \"%s\" does not match the workspace this run is "
+                              "submitted to (\"%s\"); submit it to workspace \"%s\" or remove "
+                              "policy.workspace",
+                              tg_tauyaml_qv(&q, sws), tg_tauyaml_qv(&q2, r->ws_name), q.s);
     rs_put(r, "policy", "workspace", rs_text(json_object_get(r->ws, "name"), r->ws_name),
            sws ? "spec" : "workspace");
     const char *wns = rs_str(r->ws, "namespace");
-    const char *sns = tg_spec_get_str(r->root, "policy", "namespace");
+    const char *sns = tg_tauyaml_get_str(r->root, "policy", "namespace");
     if (sns && strcmp(sns, wns) != 0)
-        tg_spec_diag_error(r->d, "policy.namespace", TG_AT_VALUE,
-                           "policy.namespace \"%s\" is not the namespace of workspace \"%s\" "
-                           "(\"%s\"); remove policy.namespace or submit to the workspace that "
-                           "owns it",
-                           tg_spec_qv(&q, sns), tg_spec_qv(&q2, r->ws_name), wns);
+        tg_tauyaml_diag_error(r->d, "policy.namespace", TG_AT_VALUE,
+                              "policy.namespace \"%s\" is not the namespace of workspace \"%s\" "
+                              "(\"%s\"); remove policy.namespace or submit to the workspace that "
+                              "owns it",
+                              tg_tauyaml_qv(&q, sns), tg_tauyaml_qv(&q2, r->ws_name), wns);
     rs_put(r, "policy", "namespace", rs_text(json_object_get(r->ws, "namespace"), wns),
            sns ? "spec" : "workspace");
 }
 
-static void rs_profile(tg_spec_rs_t *r)
+static void rs_profile(tg_tauyaml_rs_t *r)
 {
-    tg_spec_qv_t q, q2;
-    const json_t *pnode = tg_spec_get(r->root, "policy", "profile");
+    tg_tauyaml_qv_t q, q2;
+    const json_t *pnode = tg_tauyaml_get(r->root, "policy", "profile");
     const char *pname = json_string_value(pnode);
     const char *src = "spec";
     const char *where = "policy.profile";
@@ -83,10 +83,10 @@ static void rs_profile(tg_spec_rs_t *r)
         tg_buf_t b;
         tg_buf_init(&b, 2048);
         rs_list(allowed, &b);
-        tg_spec_diag_error(r->d, where, TG_AT_VALUE,
-                           "compute profile \"%s\" is not allowed in workspace \"%s\" (allowed: "
-                           "%s); choose one of those in policy.profile",
-                           tg_spec_qv(&q, pname), tg_spec_qv(&q2, r->ws_name), b.data);
+        tg_tauyaml_diag_error(r->d, where, TG_AT_VALUE,
+                              "compute profile \"%s\" is not allowed in workspace \"%s\" (allowed: "
+                              "%s); choose one of those in policy.profile",
+                              tg_tauyaml_qv(&q, pname), tg_tauyaml_qv(&q2, r->ws_name), b.data);
         tg_buf_clean(&b);
         return;
     }
@@ -97,40 +97,40 @@ static void rs_profile(tg_spec_rs_t *r)
         if (json_is_object(p) && rs_str(p, "name") && strcmp(rs_str(p, "name"), pname) == 0)
             r->prof = p;
     if (!r->prof) {
-        tg_spec_diag_error(r->d, where, TG_AT_VALUE,
-                           "compute profile \"%s\" does not exist; ask a platform admin which "
-                           "profiles workspace \"%s\" offers",
-                           tg_spec_qv(&q, pname), tg_spec_qv(&q2, r->ws_name));
+        tg_tauyaml_diag_error(r->d, where, TG_AT_VALUE,
+                              "compute profile \"%s\" does not exist; ask a platform admin which "
+                              "profiles workspace \"%s\" offers",
+                              tg_tauyaml_qv(&q, pname), tg_tauyaml_qv(&q2, r->ws_name));
         return;
     }
     r->prof_name = pname;
     const json_t *aw = json_object_get(r->prof, "allowed_workspaces");
     if (json_is_array(aw) && !rs_in(aw, r->ws_name))
-        tg_spec_diag_error(r->d, where, TG_AT_VALUE,
-                           "compute profile \"%s\" is not available to workspace \"%s\"",
-                           tg_spec_qv(&q, pname), tg_spec_qv(&q2, r->ws_name));
+        tg_tauyaml_diag_error(r->d, where, TG_AT_VALUE,
+                              "compute profile \"%s\" is not available to workspace \"%s\"",
+                              tg_tauyaml_qv(&q, pname), tg_tauyaml_qv(&q2, r->ws_name));
     const char *pe = rs_str(r->prof, "engine");
     if (pe && r->f->engine) {
         const char *canon = strcmp(pe, "ray") == 0 ? "rayjob" : pe;
         if (strcmp(canon, r->f->engine) != 0)
-            tg_spec_diag_error(r->d, where, TG_AT_VALUE,
-                               "compute profile \"%s\" is for engine: %s, but this spec has "
-                               "engine: %s; pick a %s profile",
-                               tg_spec_qv(&q, pname), canon, r->f->engine, r->f->engine);
+            tg_tauyaml_diag_error(r->d, where, TG_AT_VALUE,
+                                  "compute profile \"%s\" is for engine: %s, but this spec has "
+                                  "engine: %s; pick a %s profile",
+                                  tg_tauyaml_qv(&q, pname), canon, r->f->engine, r->f->engine);
     }
     static const char *const applic[][2] = {{"teams", "team"}, {"lanes", "lane"}};
     for (size_t k = 0; k < 2; k++) {
         const json_t *list = json_object_get(r->prof, applic[k][0]);
-        const char *val = tg_spec_get_str(r->root, "policy", applic[k][1]);
+        const char *val = tg_tauyaml_get_str(r->root, "policy", applic[k][1]);
         if (json_is_array(list) && json_array_size(list) && val && !rs_in(list, val)) {
             tg_buf_t b;
             tg_buf_init(&b, 2048);
             rs_list(list, &b);
             char path[32];
             snprintf(path, sizeof(path), "policy.%s", applic[k][1]);
-            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
-                               "compute profile \"%s\" applies to %s %s, not \"%s\"",
-                               tg_spec_qv(&q, pname), applic[k][0], b.data, tg_spec_qv(&q2, val));
+            tg_tauyaml_diag_error(
+                r->d, path, TG_AT_VALUE, "compute profile \"%s\" applies to %s %s, not \"%s\"",
+                tg_tauyaml_qv(&q, pname), applic[k][0], b.data, tg_tauyaml_qv(&q2, val));
             tg_buf_clean(&b);
         }
     }
@@ -138,10 +138,10 @@ static void rs_profile(tg_spec_rs_t *r)
 
 /* --- policy: queue, priority, placement ----------------------------------------------------- */
 
-static void rs_queue(tg_spec_rs_t *r)
+static void rs_queue(tg_tauyaml_rs_t *r)
 {
-    tg_spec_qv_t q, q2;
-    const json_t *qnode = tg_spec_get(r->root, "policy", "queue");
+    tg_tauyaml_qv_t q, q2;
+    const json_t *qnode = tg_tauyaml_get(r->root, "policy", "queue");
     const char *qn = json_string_value(qnode);
     const char *src = "spec";
     if (qn && strcmp(qn, "auto") == 0)
@@ -152,7 +152,7 @@ static void rs_queue(tg_spec_rs_t *r)
     if (!qn && (qn = json_string_value(qnode = json_object_get(r->ws, "default_queue"))))
         src = "workspace";
     if (!qn) {
-        qn = TG_SPEC_DEFAULT_QUEUE;
+        qn = TG_TAUYAML_DEFAULT_QUEUE;
         src = "default";
     }
     rs_put(r, "policy", "queue", rs_text(qnode, qn), src);
@@ -162,15 +162,16 @@ static void rs_queue(tg_spec_rs_t *r)
         tg_buf_init(&b, 2048);
         rs_list(queues, &b);
         if (strcmp(src, "spec") == 0)
-            tg_spec_diag_error(r->d, "policy.queue", TG_AT_VALUE,
-                               "policy.queue \"%s\" is not a LocalQueue of workspace \"%s\" "
-                               "(queues: %s)",
-                               tg_spec_qv(&q, qn), tg_spec_qv(&q2, r->ws_name), b.data);
+            tg_tauyaml_diag_error(r->d, "policy.queue", TG_AT_VALUE,
+                                  "policy.queue \"%s\" is not a LocalQueue of workspace \"%s\" "
+                                  "(queues: %s)",
+                                  tg_tauyaml_qv(&q, qn), tg_tauyaml_qv(&q2, r->ws_name), b.data);
         else
-            tg_spec_diag_error(r->d, "policy", TG_AT_KEY,
-                               "workspace LocalQueue \"%s\" (the %s default) not found in "
-                               "workspace \"%s\" (queues: %s); set policy.queue",
-                               tg_spec_qv(&q, qn), src, tg_spec_qv(&q2, r->ws_name), b.data);
+            tg_tauyaml_diag_error(r->d, "policy", TG_AT_KEY,
+                                  "workspace LocalQueue \"%s\" (the %s default) not found in "
+                                  "workspace \"%s\" (queues: %s); set policy.queue",
+                                  tg_tauyaml_qv(&q, qn), src, tg_tauyaml_qv(&q2, r->ws_name),
+                                  b.data);
         tg_buf_clean(&b);
     }
 }
@@ -185,28 +186,29 @@ static const json_t *rs_find_class(const json_t *list, const char *name)
     return NULL;
 }
 
-static void rs_priority(tg_spec_rs_t *r)
+static void rs_priority(tg_tauyaml_rs_t *r)
 {
-    tg_spec_qv_t q;
+    tg_tauyaml_qv_t q;
     int dis = 0;
-    tg_spec_get_bool(r->root, "policy", "disable_default_priorities", &dis);
-    const char *tier = tg_spec_get_str(r->root, "policy", "priority_tier");
+    tg_tauyaml_get_bool(r->root, "policy", "disable_default_priorities", &dis);
+    const char *tier = tg_tauyaml_get_str(r->root, "policy", "priority_tier");
     if (!tier)
-        tier = tg_spec_get_str(r->root, "policy", "priority");
+        tier = tg_tauyaml_get_str(r->root, "policy", "priority");
     rs_put(r, "policy", "priority_tier", tier ? json_string(tier) : NULL, "spec");
     rs_put(r, "policy", "disable_default_priorities", json_boolean(dis),
            rs_spec(r, "policy", "disable_default_priorities") ? "spec" : "default");
 
-    const char *w = tg_spec_get_str(r->root, "policy", "workload_priority_class");
+    const char *w = tg_tauyaml_get_str(r->root, "policy", "workload_priority_class");
     const char *src = "spec";
     if (!w && tier)
-        w = strcmp(tier, "priority") == 0 ? TG_SPEC_PRIORITY_TIER_CLASS : TG_SPEC_DEFAULT_PRIORITY;
+        w = strcmp(tier, "priority") == 0 ? TG_TAUYAML_PRIORITY_TIER_CLASS
+                                          : TG_TAUYAML_DEFAULT_PRIORITY;
     if (!w && !dis && r->prof && (w = rs_str(r->prof, "workload_priority_class")))
         src = "profile";
     if (!w && !dis && (w = rs_str(r->ws, "default_priority")))
         src = "workspace";
     if (!w && !dis) {
-        w = TG_SPEC_DEFAULT_PRIORITY;
+        w = TG_TAUYAML_DEFAULT_PRIORITY;
         src = "default";
     }
     const json_t *classes = json_object_get(r->ctx, "priority_classes");
@@ -224,37 +226,38 @@ static void rs_priority(tg_spec_rs_t *r)
                 if (rs_str(x, "name") && (tg_buf_puts(&b, b.len ? ", " : "") != TG_OK ||
                                           tg_buf_puts(&b, rs_str(x, "name")) != TG_OK))
                     break;
-            tg_spec_diag_error(r->d,
-                               rs_spec(r, "policy", "workload_priority_class")
-                                   ? "policy.workload_priority_class"
-                                   : (rs_spec(r, "policy", "priority_tier") ? "policy.priority_tier"
-                                                                            : "policy.priority"),
-                               TG_AT_VALUE,
-                               "WorkloadPriorityClass \"%s\" does not exist in this cluster "
-                               "(known: %s)",
-                               tg_spec_qv(&q, w), b.len ? b.data : "none");
+            tg_tauyaml_diag_error(r->d,
+                                  rs_spec(r, "policy", "workload_priority_class")
+                                      ? "policy.workload_priority_class"
+                                      : (rs_spec(r, "policy", "priority_tier")
+                                             ? "policy.priority_tier"
+                                             : "policy.priority"),
+                                  TG_AT_VALUE,
+                                  "WorkloadPriorityClass \"%s\" does not exist in this cluster "
+                                  "(known: %s)",
+                                  tg_tauyaml_qv(&q, w), b.len ? b.data : "none");
             tg_buf_clean(&b);
         } else if (!c) {
-            tg_spec_diag_warn(r->d, "policy", TG_AT_KEY,
-                              "the %s WorkloadPriorityClass \"%s\" does not exist in this "
-                              "cluster; the run is queued without a priority class",
-                              src, tg_spec_qv(&q, w));
+            tg_tauyaml_diag_warn(r->d, "policy", TG_AT_KEY,
+                                 "the %s WorkloadPriorityClass \"%s\" does not exist in this "
+                                 "cluster; the run is queued without a priority class",
+                                 src, tg_tauyaml_qv(&q, w));
             w = NULL;
         }
     }
     rs_put(r, "policy", "workload_priority_class", w ? json_string(w) : NULL, src);
     rs_put(r, "policy", "workload_priority_value", value, src);
 
-    const char *pod = tg_spec_get_str(r->root, "policy", "pod_priority_class");
+    const char *pod = tg_tauyaml_get_str(r->root, "policy", "pod_priority_class");
     const char *psrc = "spec";
     if (!pod && !dis && r->prof && (pod = rs_str(r->prof, "pod_priority_class")))
         psrc = "profile";
     const json_t *pclasses = json_object_get(r->ctx, "pod_priority_classes");
     if (pod && json_is_array(pclasses) && !rs_find_class(pclasses, pod)) {
         if (strcmp(psrc, "spec") == 0)
-            tg_spec_diag_error(r->d, "policy.pod_priority_class", TG_AT_VALUE,
-                               "PriorityClass \"%s\" does not exist in this cluster",
-                               tg_spec_qv(&q, pod));
+            tg_tauyaml_diag_error(r->d, "policy.pod_priority_class", TG_AT_VALUE,
+                                  "PriorityClass \"%s\" does not exist in this cluster",
+                                  tg_tauyaml_qv(&q, pod));
         pod = NULL;
     }
     rs_put(r, "policy", "pod_priority_class", pod ? json_string(pod) : NULL, psrc);
@@ -263,7 +266,7 @@ static void rs_priority(tg_spec_rs_t *r)
 /* What a compute profile sets on every pod of its runs: pull secrets, the
  * service account (and Azure workload identity), a DRA claim template for
  * GPUs, GPU packing, the KubeRay version. */
-static void rs_pod_settings(tg_spec_rs_t *r)
+static void rs_pod_settings(tg_tauyaml_rs_t *r)
 {
     static const char *const strs[] = {"service_account", "dra_claim_template", "gpu_placement",
                                        "ray_version"};
@@ -279,9 +282,9 @@ static void rs_pod_settings(tg_spec_rs_t *r)
            json_array_size(ps) ? "profile" : NULL);
 }
 
-static void rs_placement(tg_spec_rs_t *r)
+static void rs_placement(tg_tauyaml_rs_t *r)
 {
-    tg_spec_qv_t q;
+    tg_tauyaml_qv_t q;
     rs_pick(r, "policy", "team", NULL, NULL);
     rs_pick(r, "policy", "lane", NULL, NULL);
     rs_pick(r, "policy", "topology", "topology", NULL);
@@ -297,23 +300,23 @@ static void rs_placement(tg_spec_rs_t *r)
     const char *gc = rs_str(json_object_get(r->out, "policy"), "gpu_class");
     for (size_t i = 0; gc && i < TG_ARRAY_LEN(alias); i++) {
         if (strcmp(gc, alias[i][0]) == 0) {
-            tg_spec_diag_warn(r->d, "policy.gpu_class", TG_AT_VALUE,
-                              "policy.gpu_class \"%s\" is a deprecated alias; use \"%s\"",
-                              tg_spec_qv(&q, gc), alias[i][1]);
+            tg_tauyaml_diag_warn(r->d, "policy.gpu_class", TG_AT_VALUE,
+                                 "policy.gpu_class \"%s\" is a deprecated alias; use \"%s\"",
+                                 tg_tauyaml_qv(&q, gc), alias[i][1]);
             json_object_set_new(json_object_get(r->out, "policy"), "gpu_class",
                                 json_string(alias[i][1]));
             break;
         }
     }
     int clear = 0;
-    tg_spec_get_bool(r->root, "policy", "clear_node_selector", &clear);
+    tg_tauyaml_get_bool(r->root, "policy", "clear_node_selector", &clear);
     rs_put(r, "policy", "clear_node_selector", json_boolean(clear),
            rs_spec(r, "policy", "clear_node_selector") ? "spec" : "default");
     json_t *sel = json_object();
-    tg_spec_path_t p;
-    tg_spec_path_init(&p);
-    tg_spec_path_push_key(&p, "policy", 6);
-    tg_spec_path_push_key(&p, "node_selector", 13);
+    tg_tauyaml_path_t p;
+    tg_tauyaml_path_init(&p);
+    tg_tauyaml_path_push_key(&p, "policy", 6);
+    tg_tauyaml_path_push_key(&p, "node_selector", 13);
     size_t base = p.len;
     const json_t *ps = r->prof ? json_object_get(r->prof, "node_selector") : NULL;
     const char *k;
@@ -326,13 +329,13 @@ static void rs_placement(tg_spec_rs_t *r)
             if (!json_is_string(v))
                 continue;
             json_object_set_new(sel, k, json_string(json_string_value(v)));
-            tg_spec_path_push_key(&p, k, strlen(k));
-            tg_spec_prov_set_path(r->prov, tg_spec_path_str(&p), p.len,
-                                  pass == 0 ? "profile" : "spec");
-            tg_spec_path_pop(&p, base);
+            tg_tauyaml_path_push_key(&p, k, strlen(k));
+            tg_tauyaml_prov_set_path(r->prov, tg_tauyaml_path_str(&p), p.len,
+                                     pass == 0 ? "profile" : "spec");
+            tg_tauyaml_path_pop(&p, base);
         }
     }
-    tg_spec_path_clean(&p);
+    tg_tauyaml_path_clean(&p);
     rs_put(r, "policy", "node_selector", sel, NULL);
     json_t *tol = json_array();
     const json_t *pt = r->prof ? json_object_get(r->prof, "tolerations") : NULL;
@@ -359,11 +362,11 @@ static rs_q_t rs_q_found(const json_t *n, const char *src, const char *from)
 }
 
 /* First set of: spec keys (in order), then profile keys. */
-static rs_q_t rs_quantity(tg_spec_rs_t *r, const char *const *keys, size_t nkeys)
+static rs_q_t rs_quantity(tg_tauyaml_rs_t *r, const char *const *keys, size_t nkeys)
 {
-    const json_t *compute = tg_spec_get(r->root, NULL, "compute");
+    const json_t *compute = tg_tauyaml_get(r->root, NULL, "compute");
     for (size_t i = 0; i < nkeys; i++) {
-        const json_t *n = tg_spec_get(compute, NULL, keys[i]);
+        const json_t *n = tg_tauyaml_get(compute, NULL, keys[i]);
         if (json_is_string(n))
             return rs_q_found(n, "spec", keys[i]);
     }
@@ -390,15 +393,15 @@ static int rs_qcmp_gt(const char *a, const char *b)
 /* Decide request and limit of one resource of one role; `prefix` is "" (Job
  * container / Ray default), "head_" or "worker_". Ray roles use TauGrid's
  * rule that a request set without its limit also sets the limit. */
-static void rs_role_resource(tg_spec_rs_t *r, const char *prefix, const char *res,
+static void rs_role_resource(tg_tauyaml_rs_t *r, const char *prefix, const char *res,
                              const char *def_req, const char *def_lim, int ray,
                              const char *out_prefix)
 {
     char rk[48], lk[48], grk[48], glk[48];
-    tg_spec_path_cat(rk, sizeof(rk), prefix, res, "_request");
-    tg_spec_path_cat(lk, sizeof(lk), prefix, res, "_limit");
-    tg_spec_path_cat(grk, sizeof(grk), "", res, "_request");
-    tg_spec_path_cat(glk, sizeof(glk), "", res, "_limit");
+    tg_tauyaml_path_cat(rk, sizeof(rk), prefix, res, "_request");
+    tg_tauyaml_path_cat(lk, sizeof(lk), prefix, res, "_limit");
+    tg_tauyaml_path_cat(grk, sizeof(grk), "", res, "_request");
+    tg_tauyaml_path_cat(glk, sizeof(glk), "", res, "_limit");
     const char *rkeys[2] = {rk, grk}, *lkeys[2] = {lk, glk};
     size_t nk = *prefix ? 2 : 1;
     rs_q_t req = rs_quantity(r, rkeys, nk);
@@ -425,19 +428,20 @@ static void rs_role_resource(tg_spec_rs_t *r, const char *prefix, const char *re
             char path[64];
             snprintf(path, sizeof(path), "compute.%s",
                      strcmp(req.src, "spec") == 0 ? req.from : lim.from);
-            tg_spec_qv_t q1, q2;
-            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
-                               "the %s%s request %s (from %s compute.%s) is larger than its limit "
-                               "%s (from %s compute.%s); a request may not exceed its limit",
-                               prefix, res, tg_spec_qv(&q1, req.val), req.src, req.from,
-                               tg_spec_qv(&q2, lim.val), lim.src, lim.from);
+            tg_tauyaml_qv_t q1, q2;
+            tg_tauyaml_diag_error(
+                r->d, path, TG_AT_VALUE,
+                "the %s%s request %s (from %s compute.%s) is larger than its limit "
+                "%s (from %s compute.%s); a request may not exceed its limit",
+                prefix, res, tg_tauyaml_qv(&q1, req.val), req.src, req.from,
+                tg_tauyaml_qv(&q2, lim.val), lim.src, lim.from);
         } else {
             req = lim;
         }
     }
     char ok_r[64], ok_l[64];
-    tg_spec_path_cat(ok_r, sizeof(ok_r), out_prefix, res, "_request");
-    tg_spec_path_cat(ok_l, sizeof(ok_l), out_prefix, res, "_limit");
+    tg_tauyaml_path_cat(ok_r, sizeof(ok_r), out_prefix, res, "_request");
+    tg_tauyaml_path_cat(ok_l, sizeof(ok_l), out_prefix, res, "_limit");
     rs_put(r, "compute", ok_r, rs_text(req.node, req.val), req.src);
     rs_put(r, "compute", ok_l, rs_text(lim.node, lim.val), lim.src);
 }
@@ -445,7 +449,7 @@ static void rs_role_resource(tg_spec_rs_t *r, const char *prefix, const char *re
 /* A managed manifest's sizing, in the direct config's compute fields (the
  * policy engine and the renderers read those). rayjob-eval's GPU actor
  * worker is the "worker" and its CPU fan-out the "cpu_worker". */
-static void rs_managed_compute(tg_spec_rs_t *r)
+static void rs_managed_compute(tg_tauyaml_rs_t *r)
 {
     const json_t *z = json_object_get(r->managed, "sizing");
     json_int_t cpu_workers = json_integer_value(json_object_get(r->managed, "cpu_workers"));
@@ -463,13 +467,13 @@ static void rs_managed_compute(tg_spec_rs_t *r)
     for (size_t k = 0; k < TG_ARRAY_LEN(keys); k++) {
         char key[48];
         if (r->f->is_job) {
-            tg_spec_path_cat(key, sizeof(key), "", keys[k][1], "");
+            tg_tauyaml_path_cat(key, sizeof(key), "", keys[k][1], "");
             rs_put(r, "compute", key,
                    rs_ref(json_object_get(json_object_get(z, "head"), keys[k][0])), "spec");
             continue;
         }
         for (size_t i = 0; i < nroles; i++) {
-            tg_spec_path_cat(key, sizeof(key), roles[i][0], "_", keys[k][1]);
+            tg_tauyaml_path_cat(key, sizeof(key), roles[i][0], "_", keys[k][1]);
             rs_put(r, "compute", key,
                    rs_ref(json_object_get(json_object_get(z, roles[i][1]), keys[k][0])), "spec");
         }
@@ -487,9 +491,9 @@ static void rs_managed_compute(tg_spec_rs_t *r)
     rs_put(r, "compute", "gpu_count", json_integer(gpus), NULL);
 }
 
-static void rs_compute(tg_spec_rs_t *r)
+static void rs_compute(tg_tauyaml_rs_t *r)
 {
-    const tg_spec_facts_t *f = r->f;
+    const tg_tauyaml_facts_t *f = r->f;
     if (r->managed) {
         rs_managed_compute(r);
         return;
@@ -533,8 +537,8 @@ static void rs_compute(tg_spec_rs_t *r)
     }
 }
 
-tg_rc_e tg_spec_resolve(const tg_spec_resolve_in_t *in, tg_spec_diag_t *diag, json_t **resolved,
-                        tg_spec_prov_t *provenance)
+tg_rc_e tg_tauyaml_resolve(const tg_tauyaml_resolve_in_t *in, tg_tauyaml_diag_t *diag,
+                           json_t **resolved, tg_tauyaml_prov_t *provenance)
 {
     const json_t *context = in->context, *managed = in->managed;
     *resolved = NULL;
@@ -543,33 +547,34 @@ tg_rc_e tg_spec_resolve(const tg_spec_resolve_in_t *in, tg_spec_diag_t *diag, js
         tg_log_error("spec", "resolve: context.workspace needs string name and namespace");
         return TG_EINVAL;
     }
-    tg_spec_rs_t r = {.schema = in->schema,
-                      .root = in->root,
-                      .f = in->facts,
-                      .ctx = context,
-                      .ws = ws,
-                      .ws_name = rs_str(ws, "name"),
-                      .d = diag,
-                      .out = json_object(),
-                      .prov = provenance,
-                      .managed = managed};
+    tg_tauyaml_rs_t r = {.schema = in->schema,
+                         .root = in->root,
+                         .f = in->facts,
+                         .ctx = context,
+                         .ws = ws,
+                         .ws_name = rs_str(ws, "name"),
+                         .d = diag,
+                         .out = json_object(),
+                         .prov = provenance,
+                         .managed = managed};
     rs_identity(&r);
     rs_profile(&r);
     rs_queue(&r);
     rs_priority(&r);
     rs_placement(&r);
-    tg_spec_resolve_runtime(&r);
-    tg_spec_resolve_run(&r);
+    tg_tauyaml_resolve_runtime(&r);
+    tg_tauyaml_resolve_run(&r);
     rs_compute(&r);
-    tg_spec_resolve_storage(&r);
-    tg_spec_resolve_execution(&r);
-    tg_spec_resolve_resilience(&r);
-    tg_spec_resolve_metrics(&r);
+    tg_tauyaml_resolve_storage(&r);
+    tg_tauyaml_resolve_execution(&r);
+    tg_tauyaml_resolve_resilience(&r);
+    tg_tauyaml_resolve_metrics(&r);
     if (managed) {
-        tg_spec_resolve_managed_pvcs(&r);
+        tg_tauyaml_resolve_managed_pvcs(&r);
         rs_put(&r, NULL, "managed", rs_ref(managed), "spec");
         json_t *fl = json_object();
-        const tg_spec_file_t *t = tg_spec_files_find(in->files, rs_str(managed, "main_script"));
+        const tg_tauyaml_file_t *t =
+            tg_tauyaml_files_find(in->files, rs_str(managed, "main_script"));
         if (t) {
             char hex[65];
             tg_sha256_hex(t->data, t->len, hex);
@@ -579,7 +584,7 @@ tg_rc_e tg_spec_resolve(const tg_spec_resolve_in_t *in, tg_spec_diag_t *diag, js
         }
         rs_put(&r, NULL, "files", fl, NULL);
     } else {
-        rs_put(&r, NULL, "files", tg_spec_files_describe(in->facts, in->files), NULL);
+        rs_put(&r, NULL, "files", tg_tauyaml_files_describe(in->facts, in->files), NULL);
     }
     *resolved = r.out;
     return TG_OK;

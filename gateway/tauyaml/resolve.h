@@ -54,8 +54,8 @@
  * Absent optional values are JSON null. PROVENANCE (tauyaml/prov.h): each
  * decided field's "dotted.field" -> "spec" | "profile" | "workspace" |
  * "default". */
-#ifndef TG_SPEC_RESOLVE_H
-#define TG_SPEC_RESOLVE_H
+#ifndef TG_TAUYAML_RESOLVE_H
+#define TG_TAUYAML_RESOLVE_H
 
 #include <jansson.h>
 
@@ -67,17 +67,17 @@
 #include "tauyaml/semantic.h"
 
 /* What a run config is resolved from; all borrowed. */
-typedef struct tg_spec_resolve_in_s {
-    const tg_spec_schema_t *schema;
-    const json_t *root;           /* the validated tau.yaml */
-    const tg_spec_facts_t *facts; /* collected from root */
+typedef struct tg_tauyaml_resolve_in_s {
+    const tg_tauyaml_schema_t *schema;
+    const json_t *root;              /* the validated tau.yaml */
+    const tg_tauyaml_facts_t *facts; /* collected from root */
     /* A managed workflow manifest's section (tauyaml/managed.h), which then
      * supplies the compute sizing and is kept as the resolved config's
      * "managed"; NULL for a direct run config. */
     const json_t *managed;
-    const json_t *context;        /* CONTEXT above */
-    const tg_spec_files_t *files; /* the submitted files */
-} tg_spec_resolve_in_t;
+    const json_t *context;           /* CONTEXT above */
+    const tg_tauyaml_files_t *files; /* the submitted files */
+} tg_tauyaml_resolve_in_t;
 
 /* Resolve in->root in in->context. User-facing problems (wrong workspace,
  * unknown queue, profile not allowed...) are added to `diag` and the
@@ -86,14 +86,14 @@ typedef struct tg_spec_resolve_in_s {
  * a new reference, which shares immutable nodes with in->root (treat it as
  * read-only), and `provenance` (initialised by the caller) has a source for
  * each field it decided. */
-tg_rc_e tg_spec_resolve(const tg_spec_resolve_in_t *in, tg_spec_diag_t *diag, json_t **resolved,
-                        tg_spec_prov_t *provenance) TG_MUSTCHECK;
+tg_rc_e tg_tauyaml_resolve(const tg_tauyaml_resolve_in_t *in, tg_tauyaml_diag_t *diag,
+                           json_t **resolved, tg_tauyaml_prov_t *provenance) TG_MUSTCHECK;
 
 /* Built-in images for a RayJob without one (TauGrid's defaults). */
-#define TG_SPEC_RAY_IMAGE_GPU       "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.56.0-cuda13.0"
-#define TG_SPEC_RAY_IMAGE_CPU       "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.54.0"
-#define TG_SPEC_DEFAULT_QUEUE       "jobqueue"
-#define TG_SPEC_DEFAULT_PRIORITY    "taugrid-default"
-#define TG_SPEC_PRIORITY_TIER_CLASS "taugrid-priority"
+#define TG_TAUYAML_RAY_IMAGE_GPU       "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.56.0-cuda13.0"
+#define TG_TAUYAML_RAY_IMAGE_CPU       "mcr.microsoft.com/aks/ai-runtime/ray:py3.12-ray2.54.0"
+#define TG_TAUYAML_DEFAULT_QUEUE       "jobqueue"
+#define TG_TAUYAML_DEFAULT_PRIORITY    "taugrid-default"
+#define TG_TAUYAML_PRIORITY_TIER_CLASS "taugrid-priority"
 
 #endif

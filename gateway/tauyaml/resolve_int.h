@@ -1,8 +1,8 @@
 /* The resolver's state and small helpers; private to resolve.c (identity,
  * profile, policy, compute) and resolve_run.c (runtime, run, storage,
  * execution, resilience, metrics). */
-#ifndef TG_SPEC_RESOLVE_INT_H
-#define TG_SPEC_RESOLVE_INT_H
+#ifndef TG_TAUYAML_RESOLVE_INT_H
+#define TG_TAUYAML_RESOLVE_INT_H
 
 #include <jansson.h>
 #include <string.h>
@@ -10,22 +10,22 @@
 #include "tauyaml/path.h"
 #include "tauyaml/resolve.h"
 
-typedef struct tg_spec_rs_s {
-    const tg_spec_schema_t *schema;
+typedef struct tg_tauyaml_rs_s {
+    const tg_tauyaml_schema_t *schema;
     const json_t *root;
-    const tg_spec_facts_t *f;
+    const tg_tauyaml_facts_t *f;
     const json_t *ctx;
     const json_t *ws;
     const json_t *prof; /* selected profile or NULL */
     const char *prof_name;
     const char *ws_name;
-    tg_spec_diag_t *d;
+    tg_tauyaml_diag_t *d;
     json_t *out;
-    tg_spec_prov_t *prov;
+    tg_tauyaml_prov_t *prov;
     const json_t *managed; /* the managed manifest's section (tauyaml/managed.h), or NULL */
     const char *last_name; /* the section rs_sect returned last, and its object */
     json_t *last_sect;
-} tg_spec_rs_t;
+} tg_tauyaml_rs_t;
 
 /* --- small helpers -------------------------------------------------------------------------- */
 
@@ -47,7 +47,7 @@ static inline int rs_in(const json_t *arr, const char *s)
 
 /* Values are put a section at a time: remember the last one instead of
  * looking it up for every field. */
-static inline json_t *rs_sect(tg_spec_rs_t *r, const char *name)
+static inline json_t *rs_sect(tg_tauyaml_rs_t *r, const char *name)
 {
     /* Callers pass literals: the same address is the common hit. */
     if (r->last_name && (r->last_name == name || strcmp(r->last_name, name) == 0))
@@ -63,25 +63,25 @@ static inline json_t *rs_sect(tg_spec_rs_t *r, const char *name)
 }
 
 /* Set out[sect][key] = val (stolen; NULL -> null) and record where it came from. */
-static inline void rs_put(tg_spec_rs_t *r, const char *sect, const char *key, json_t *val,
+static inline void rs_put(tg_tauyaml_rs_t *r, const char *sect, const char *key, json_t *val,
                           const char *src)
 {
     json_t *dst = sect ? rs_sect(r, sect) : r->out;
     json_object_set_new_nocheck(dst, key, val ? val : json_null());
     if (val && src && !json_is_null(val))
-        tg_spec_prov_set(r->prov, sect, key, src);
+        tg_tauyaml_prov_set(r->prov, sect, key, src);
 }
 
-static inline const json_t *rs_spec(tg_spec_rs_t *r, const char *sect, const char *key)
+static inline const json_t *rs_spec(tg_tauyaml_rs_t *r, const char *sect, const char *key)
 {
-    return tg_spec_get(r->root, sect, key);
+    return tg_tauyaml_get(r->root, sect, key);
 }
 
-static inline const json_t *rs_default(tg_spec_rs_t *r, const char *sect, const char *key)
+static inline const json_t *rs_default(tg_tauyaml_rs_t *r, const char *sect, const char *key)
 {
     char path[160];
-    tg_spec_path_field(path, sizeof(path), sect, key);
-    return tg_spec_schema_default(r->schema, path);
+    tg_tauyaml_path_field(path, sizeof(path), sect, key);
+    return tg_tauyaml_schema_default(r->schema, path);
 }
 
 /* Resolved values share the nodes of the spec, the context and the schema,
@@ -110,19 +110,19 @@ static inline json_t *rs_text(const json_t *holder, const char *s)
 }
 
 /* rs_text for a fact read from the spec at `path` ("key" or "sect.key"). */
-static inline json_t *rs_spec_text(tg_spec_rs_t *r, const char *path, const char *s)
+static inline json_t *rs_spec_text(tg_tauyaml_rs_t *r, const char *path, const char *s)
 {
     const char *dot = path ? strchr(path, '.') : NULL;
     char sect[32];
     if (!dot || (size_t)(dot - path) >= sizeof(sect))
-        return rs_text(path ? tg_spec_get(r->root, NULL, path) : NULL, s);
+        return rs_text(path ? tg_tauyaml_get(r->root, NULL, path) : NULL, s);
     memcpy(sect, path, (size_t)(dot - path));
     sect[dot - path] = '\0';
-    return rs_text(tg_spec_get(r->root, sect, dot + 1), s);
+    return rs_text(tg_tauyaml_get(r->root, sect, dot + 1), s);
 }
 
 /* spec -> profile[pkey] -> workspace[wkey] -> schema default. */
-static inline void rs_pick(tg_spec_rs_t *r, const char *sect, const char *key, const char *pkey,
+static inline void rs_pick(tg_tauyaml_rs_t *r, const char *sect, const char *key, const char *pkey,
                            const char *wkey)
 {
     const json_t *v;
@@ -140,13 +140,13 @@ static inline void rs_pick(tg_spec_rs_t *r, const char *sect, const char *key, c
 
 /* The sections resolve_run.c resolves, in this order after compute (storage
  * after compute). */
-void tg_spec_resolve_runtime(tg_spec_rs_t *r);
-void tg_spec_resolve_run(tg_spec_rs_t *r);
-void tg_spec_resolve_storage(tg_spec_rs_t *r);
-void tg_spec_resolve_execution(tg_spec_rs_t *r);
-void tg_spec_resolve_resilience(tg_spec_rs_t *r);
-void tg_spec_resolve_metrics(tg_spec_rs_t *r);
+void tg_tauyaml_resolve_runtime(tg_tauyaml_rs_t *r);
+void tg_tauyaml_resolve_run(tg_tauyaml_rs_t *r);
+void tg_tauyaml_resolve_storage(tg_tauyaml_rs_t *r);
+void tg_tauyaml_resolve_execution(tg_tauyaml_rs_t *r);
+void tg_tauyaml_resolve_resilience(tg_tauyaml_rs_t *r);
+void tg_tauyaml_resolve_metrics(tg_tauyaml_rs_t *r);
 /* The PVCs a managed manifest mounts must be the workspace's. */
-void tg_spec_resolve_managed_pvcs(tg_spec_rs_t *r);
+void tg_tauyaml_resolve_managed_pvcs(tg_tauyaml_rs_t *r);
 
 #endif

@@ -8,13 +8,13 @@
 
 #include "tauyaml/semantic_env.h"
 
-void tg_spec_resolve_runtime(tg_spec_rs_t *r)
+void tg_tauyaml_resolve_runtime(tg_tauyaml_rs_t *r)
 {
-    const tg_spec_facts_t *f = r->f;
-    tg_spec_qv_t q;
+    const tg_tauyaml_facts_t *f = r->f;
+    tg_tauyaml_qv_t q;
     if (r->managed && f->is_job) {
         /* TauGrid's managed Job template always runs its GPU Ray image. */
-        rs_put(r, "runtime", "image", json_string(TG_SPEC_RAY_IMAGE_GPU), "default");
+        rs_put(r, "runtime", "image", json_string(TG_TAUYAML_RAY_IMAGE_GPU), "default");
     } else if (f->image) {
         rs_put(r, "runtime", "image", rs_spec_text(r, f->image_path, f->image), "spec");
     } else if (r->prof && rs_str(r->prof, "default_image")) {
@@ -22,14 +22,15 @@ void tg_spec_resolve_runtime(tg_spec_rs_t *r)
         rs_put(r, "runtime", "image", rs_text(di, json_string_value(di)), "profile");
     } else if (f->is_ray) {
         rs_put(r, "runtime", "image",
-               json_string(f->gpus_per_worker > 0 ? TG_SPEC_RAY_IMAGE_GPU : TG_SPEC_RAY_IMAGE_CPU),
+               json_string(f->gpus_per_worker > 0 ? TG_TAUYAML_RAY_IMAGE_GPU
+                                                  : TG_TAUYAML_RAY_IMAGE_CPU),
                "default");
     } else {
         if (f->is_job)
-            tg_spec_diag_error(r->d, "", TG_AT_KEY,
-                               "no image: profile \"%s\" declares no runtime image and the spec "
-                               "sets none; set runtime.image",
-                               tg_spec_qv(&q, r->prof_name ? r->prof_name : "(none)"));
+            tg_tauyaml_diag_error(r->d, "", TG_AT_KEY,
+                                  "no image: profile \"%s\" declares no runtime image and the spec "
+                                  "sets none; set runtime.image",
+                                  tg_tauyaml_qv(&q, r->prof_name ? r->prof_name : "(none)"));
         rs_put(r, "runtime", "image", NULL, NULL);
     }
     const json_t *env = rs_spec(r, "runtime", "env");
@@ -42,7 +43,7 @@ void tg_spec_resolve_runtime(tg_spec_rs_t *r)
     rs_put(r, "runtime", "pip", json_is_array(pip) ? rs_ref(pip) : json_array(),
            pip ? "spec" : NULL);
     rs_pick(r, "runtime", "working_dir", NULL, NULL);
-    const char *mode = tg_spec_get_str(rs_spec(r, "runtime", "security"), NULL, "mode");
+    const char *mode = tg_tauyaml_get_str(rs_spec(r, "runtime", "security"), NULL, "mode");
     const json_t *pmode = r->prof ? json_object_get(r->prof, "security_mode") : NULL;
     if (mode && *mode)
         rs_put(r, "runtime", "security_mode", json_string(mode), "spec");
@@ -52,7 +53,7 @@ void tg_spec_resolve_runtime(tg_spec_rs_t *r)
         rs_put(r, "runtime", "security_mode", NULL, NULL);
 }
 
-void tg_spec_resolve_run(tg_spec_rs_t *r)
+void tg_tauyaml_resolve_run(tg_tauyaml_rs_t *r)
 {
     rs_pick(r, "run", "working_dir", NULL, NULL);
     const json_t *src = rs_spec(r, "run", "source");
@@ -74,18 +75,18 @@ void tg_spec_resolve_run(tg_spec_rs_t *r)
            json_is_integer(ad) && json_integer_value(ad) > 0 ? rs_ref(ad) : NULL, "profile");
 }
 
-void tg_spec_resolve_storage(tg_spec_rs_t *r)
+void tg_tauyaml_resolve_storage(tg_tauyaml_rs_t *r)
 {
-    tg_spec_qv_t q, q2;
+    tg_tauyaml_qv_t q, q2;
     const json_t *pvcs = json_object_get(r->ws, "pvcs");
-    const char *data = tg_spec_get_str(r->root, "storage", "data_pvc");
+    const char *data = tg_tauyaml_get_str(r->root, "storage", "data_pvc");
     if (data && json_is_array(pvcs) && !rs_in(pvcs, data))
-        tg_spec_diag_error(r->d, "storage.data_pvc", TG_AT_VALUE,
-                           "storage.data_pvc \"%s\" is not a PVC of workspace \"%s\"; ask a "
-                           "platform admin to register it",
-                           tg_spec_qv(&q, data), tg_spec_qv(&q2, r->ws_name));
+        tg_tauyaml_diag_error(r->d, "storage.data_pvc", TG_AT_VALUE,
+                              "storage.data_pvc \"%s\" is not a PVC of workspace \"%s\"; ask a "
+                              "platform admin to register it",
+                              tg_tauyaml_qv(&q, data), tg_tauyaml_qv(&q2, r->ws_name));
     rs_put(r, "storage", "data_pvc", data ? json_string(data) : NULL, "spec");
-    const char *out = tg_spec_get_str(r->root, "storage", "output");
+    const char *out = tg_tauyaml_get_str(r->root, "storage", "output");
     const char *root = rs_str(r->ws, "output_root");
     if (out) {
         rs_put(r, "storage", "output", json_string(out), "spec");
@@ -97,13 +98,13 @@ void tg_spec_resolve_storage(tg_spec_rs_t *r)
     } else {
         rs_put(r, "storage", "output", NULL, NULL);
     }
-    const char *ck = tg_spec_get_str(r->root, "storage", "checkpoint");
+    const char *ck = tg_tauyaml_get_str(r->root, "storage", "checkpoint");
     int ck_set = 0;
     for (const char *c = ck; c && *c && !ck_set; c++)
         ck_set = *c != ' ' && *c != '\t' && *c != '\n' && *c != '\r';
     rs_put(r, "storage", "checkpoint",
-           ck_set ? rs_ref(tg_spec_get(r->root, "storage", "checkpoint")) : NULL, "spec");
-    const char *pub = tg_spec_get_str(r->root, "storage", "publish");
+           ck_set ? rs_ref(tg_tauyaml_get(r->root, "storage", "checkpoint")) : NULL, "spec");
+    const char *pub = tg_tauyaml_get_str(r->root, "storage", "publish");
     rs_put(r, "storage", "publish", pub && *pub ? json_string(pub) : NULL, "spec");
     const json_t *assets = rs_spec(r, "storage", "image_assets");
     rs_put(r, "storage", "image_assets", json_is_array(assets) ? rs_ref(assets) : json_array(),
@@ -121,9 +122,9 @@ void tg_spec_resolve_storage(tg_spec_rs_t *r)
         char path[48];
         snprintf(path, sizeof(path), "storage.volumes[%zu]", i);
         if (json_is_array(pvcs) && !rs_in(pvcs, pvc))
-            tg_spec_diag_error(r->d, path, TG_AT_VALUE,
-                               "storage.volumes PVC \"%s\" is not a PVC of workspace \"%s\"",
-                               tg_spec_qv(&q, pvc), tg_spec_qv(&q2, r->ws_name));
+            tg_tauyaml_diag_error(r->d, path, TG_AT_VALUE,
+                                  "storage.volumes PVC \"%s\" is not a PVC of workspace \"%s\"",
+                                  tg_tauyaml_qv(&q, pvc), tg_tauyaml_qv(&q2, r->ws_name));
         int mounted = 0;
         json_array_foreach(sm, j, m) {
             const char *s = json_string_value(m);
@@ -150,11 +151,11 @@ void tg_spec_resolve_storage(tg_spec_rs_t *r)
     rs_put(r, "storage", "volumes", vols, json_array_size(vols) ? "spec" : NULL);
 }
 
-void tg_spec_resolve_execution(tg_spec_rs_t *r)
+void tg_tauyaml_resolve_execution(tg_tauyaml_rs_t *r)
 {
-    const tg_spec_facts_t *f = r->f;
+    const tg_tauyaml_facts_t *f = r->f;
     rs_put(r, "execution", "launcher",
-           rs_text(tg_spec_get(r->root, "execution", "launcher"), f->launcher),
+           rs_text(tg_tauyaml_get(r->root, "execution", "launcher"), f->launcher),
            f->launcher_explicit ? "spec" : "default");
     if (f->is_job) {
         rs_pick(r, "execution", "nodes", NULL, NULL);
@@ -165,7 +166,7 @@ void tg_spec_resolve_execution(tg_spec_rs_t *r)
            cfg ? "spec" : NULL);
     if (strcmp(f->launcher, "ray-tune") == 0) {
         rs_pick(r, "execution", "metric", NULL, NULL);
-        const char *mode = tg_spec_get_str(r->root, "execution", "mode");
+        const char *mode = tg_tauyaml_get_str(r->root, "execution", "mode");
         if (mode && *mode)
             rs_put(r, "execution", "mode",
                    json_string(strcasecmp(mode, "max") == 0 ? "max" : "min"), "spec");
@@ -180,39 +181,39 @@ void tg_spec_resolve_execution(tg_spec_rs_t *r)
            json_array_size(bf) ? "spec" : NULL);
 }
 
-void tg_spec_resolve_resilience(tg_spec_rs_t *r)
+void tg_tauyaml_resolve_resilience(tg_tauyaml_rs_t *r)
 {
     rs_pick(r, "resilience", "max_retries", NULL, NULL);
     rs_pick(r, "resilience", "retry_on", NULL, NULL);
     rs_pick(r, "resilience", "backoff_initial", NULL, NULL);
     rs_pick(r, "resilience", "backoff_max", NULL, NULL);
-    const char *cp = tg_spec_get_str(r->root, "resilience", "checkpoint_path");
+    const char *cp = tg_tauyaml_get_str(r->root, "resilience", "checkpoint_path");
     if (cp) {
         rs_put(r, "resilience", "checkpoint_path", json_string(cp), "spec");
     } else if (r->f->name) {
         char buf[128];
-        tg_spec_path_cat(buf, sizeof(buf), "/data/checkpoints/finetunes/", r->f->name, "");
+        tg_tauyaml_path_cat(buf, sizeof(buf), "/data/checkpoints/finetunes/", r->f->name, "");
         rs_put(r, "resilience", "checkpoint_path", json_string(buf), "default");
     } else {
         rs_put(r, "resilience", "checkpoint_path", NULL, NULL);
     }
 }
 
-void tg_spec_resolve_metrics(tg_spec_rs_t *r)
+void tg_tauyaml_resolve_metrics(tg_tauyaml_rs_t *r)
 {
     const json_t *h = rs_spec(r, "metrics", "history");
     rs_put(r, "metrics", "history", json_is_array(h) ? rs_ref(h) : json_array(), h ? "spec" : NULL);
     int off = 0;
     const json_t *offload = rs_spec(r, "metrics", "offload");
-    tg_spec_get_bool(offload, NULL, "enabled", &off);
+    tg_tauyaml_get_bool(offload, NULL, "enabled", &off);
     rs_put(r, "metrics", "offload_enabled", json_boolean(off), offload ? "spec" : "default");
     rs_pick(r, "experiment", "project", NULL, NULL);
     rs_pick(r, "experiment", "name", NULL, NULL);
     /* A legacy title names the experiment when experiment.name does not. */
-    const char *title = tg_spec_get_str(r->root, "experiment", "title");
-    if (!tg_spec_get_str(r->root, "experiment", "name") && title && *title) {
+    const char *title = tg_tauyaml_get_str(r->root, "experiment", "title");
+    if (!tg_tauyaml_get_str(r->root, "experiment", "name") && title && *title) {
         char id[64];
-        tg_spec_experiment_id_from_title(title, id, sizeof(id));
+        tg_tauyaml_experiment_id_from_title(title, id, sizeof(id));
         if (*id)
             rs_put(r, "experiment", "name", json_string(id), "spec");
     }
@@ -220,7 +221,7 @@ void tg_spec_resolve_metrics(tg_spec_rs_t *r)
 }
 
 /* The PVCs a managed manifest mounts must be the workspace's. */
-void tg_spec_resolve_managed_pvcs(tg_spec_rs_t *r)
+void tg_tauyaml_resolve_managed_pvcs(tg_tauyaml_rs_t *r)
 {
     const json_t *pvcs = json_object_get(r->ws, "pvcs");
     size_t i;
@@ -231,9 +232,9 @@ void tg_spec_resolve_managed_pvcs(tg_spec_rs_t *r)
             continue;
         char path[48];
         snprintf(path, sizeof(path), "storage.mounts[%zu]", i);
-        tg_spec_qv_t q, q2;
-        tg_spec_diag_error(r->d, path, TG_AT_VALUE,
-                           "storage.mounts PVC \"%s\" is not a PVC of workspace \"%s\"",
-                           tg_spec_qv(&q, pvc), tg_spec_qv(&q2, r->ws_name));
+        tg_tauyaml_qv_t q, q2;
+        tg_tauyaml_diag_error(r->d, path, TG_AT_VALUE,
+                              "storage.mounts PVC \"%s\" is not a PVC of workspace \"%s\"",
+                              tg_tauyaml_qv(&q, pvc), tg_tauyaml_qv(&q2, r->ws_name));
     }
 }

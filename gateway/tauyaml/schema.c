@@ -9,7 +9,7 @@
 #include "core/mem.h"
 
 typedef struct sc_ctx_s {
-    tg_spec_schema_t *s;
+    tg_tauyaml_schema_t *s;
     char *err;
     size_t errlen;
     int failed;
@@ -33,7 +33,7 @@ static void sc_fail(sc_ctx_t *c, const char *fmt, ...)
 
 static tg_snode_t *sc_new(sc_ctx_t *c, const json_t *src)
 {
-    tg_spec_schema_t *s = c->s;
+    tg_tauyaml_schema_t *s = c->s;
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 64;
         s->all = tg_xrealloc(s->all, s->cap * sizeof(*s->all));
@@ -188,7 +188,7 @@ static void sc_keyword(sc_ctx_t *c, tg_snode_t *n, const char *k, const json_t *
             return;
         }
         n->has_re = 1;
-        n->pat = tg_spec_pattern_compile(n->pattern);
+        n->pat = tg_tauyaml_pattern_compile(n->pattern);
     } else if (strcmp(k, "minLength") == 0) {
         n->min_len = sc_uint(c, v, k);
     } else if (strcmp(k, "maxLength") == 0) {
@@ -304,7 +304,7 @@ static tg_snode_t *sc_compile(sc_ctx_t *c, const json_t *js)
     return n;
 }
 
-void tg_spec_schema_free(tg_spec_schema_t *s)
+void tg_tauyaml_schema_free(tg_tauyaml_schema_t *s)
 {
     if (!s)
         return;
@@ -312,7 +312,7 @@ void tg_spec_schema_free(tg_spec_schema_t *s)
         tg_snode_t *n = s->all[i];
         if (n->has_re)
             regfree(&n->re);
-        tg_spec_pattern_free(n->pat);
+        tg_tauyaml_pattern_free(n->pat);
         free(n->props);
         free(n->required);
         free(n);
@@ -323,9 +323,9 @@ void tg_spec_schema_free(tg_spec_schema_t *s)
     free(s);
 }
 
-tg_spec_schema_t *tg_spec_schema_load_json(json_t *doc, char *err, size_t errlen)
+tg_tauyaml_schema_t *tg_tauyaml_schema_load_json(json_t *doc, char *err, size_t errlen)
 {
-    tg_spec_schema_t *s = tg_xcalloc(1, sizeof(*s));
+    tg_tauyaml_schema_t *s = tg_xcalloc(1, sizeof(*s));
     s->doc = json_incref(doc);
     sc_ctx_t c = {.s = s, .err = err, .errlen = errlen};
     if (!json_is_object(doc))
@@ -333,13 +333,14 @@ tg_spec_schema_t *tg_spec_schema_load_json(json_t *doc, char *err, size_t errlen
     else
         s->root = sc_compile(&c, doc);
     if (c.failed) {
-        tg_spec_schema_free(s);
+        tg_tauyaml_schema_free(s);
         return NULL;
     }
     return s;
 }
 
-tg_spec_schema_t *tg_spec_schema_load_text(const char *text, size_t len, char *err, size_t errlen)
+tg_tauyaml_schema_t *tg_tauyaml_schema_load_text(const char *text, size_t len, char *err,
+                                                 size_t errlen)
 {
     json_error_t je;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
@@ -348,12 +349,12 @@ tg_spec_schema_t *tg_spec_schema_load_text(const char *text, size_t len, char *e
             snprintf(err, errlen, "schema: line %d: %s", je.line, je.text);
         return NULL;
     }
-    tg_spec_schema_t *s = tg_spec_schema_load_json(doc, err, errlen);
+    tg_tauyaml_schema_t *s = tg_tauyaml_schema_load_json(doc, err, errlen);
     json_decref(doc);
     return s;
 }
 
-tg_spec_schema_t *tg_spec_schema_load_file(const char *path, char *err, size_t errlen)
+tg_tauyaml_schema_t *tg_tauyaml_schema_load_file(const char *path, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
@@ -362,7 +363,7 @@ tg_spec_schema_t *tg_spec_schema_load_file(const char *path, char *err, size_t e
             snprintf(err, errlen, "schema %s: line %d: %s", path, je.line, je.text);
         return NULL;
     }
-    tg_spec_schema_t *s = tg_spec_schema_load_json(doc, err, errlen);
+    tg_tauyaml_schema_t *s = tg_tauyaml_schema_load_json(doc, err, errlen);
     json_decref(doc);
     return s;
 }
@@ -405,7 +406,7 @@ const char *tg_snode_message(const tg_snode_t *n, const char *keyword)
     return NULL;
 }
 
-const json_t *tg_spec_schema_default(const tg_spec_schema_t *s, const char *dotted)
+const json_t *tg_tauyaml_schema_default(const tg_tauyaml_schema_t *s, const char *dotted)
 {
     const tg_snode_t *n = s->root;
     const char *p = dotted;
@@ -450,7 +451,7 @@ static const tg_snode_t *sc_items_of(const tg_snode_t *n)
 }
 
 static void sc_paths(const tg_snode_t *n, char *buf, size_t len, size_t cap,
-                     tg_spec_schema_path_fn fn, void *arg)
+                     tg_tauyaml_schema_path_fn fn, void *arg)
 {
     const tg_snode_t *o = sc_props_of(n);
     for (size_t i = 0; o && i < o->nprops; i++) {
@@ -477,7 +478,7 @@ static void sc_paths(const tg_snode_t *n, char *buf, size_t len, size_t cap,
     }
 }
 
-void tg_spec_schema_paths(const tg_spec_schema_t *s, tg_spec_schema_path_fn fn, void *arg)
+void tg_tauyaml_schema_paths(const tg_tauyaml_schema_t *s, tg_tauyaml_schema_path_fn fn, void *arg)
 {
     char buf[512];
     buf[0] = '\0';

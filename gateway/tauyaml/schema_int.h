@@ -1,6 +1,6 @@
 /* Compiled schema nodes; private to schema.c and validate.c. */
-#ifndef TG_SPEC_SCHEMA_INT_H
-#define TG_SPEC_SCHEMA_INT_H
+#ifndef TG_TAUYAML_SCHEMA_INT_H
+#define TG_TAUYAML_SCHEMA_INT_H
 
 #include <jansson.h>
 #include <regex.h>
@@ -55,7 +55,7 @@ struct tg_snode_s {
     long min_len, max_len;
     int has_re;
     regex_t re;
-    tg_spec_pattern_t *pat; /* the same pattern as an automaton; NULL: use re */
+    tg_tauyaml_pattern_t *pat; /* the same pattern as an automaton; NULL: use re */
     const char *pattern;
     /* number */
     int has_min, has_max, has_xmin, has_xmax;
@@ -71,7 +71,7 @@ struct tg_snode_s {
     const json_t *defaultv;
 };
 
-struct tg_spec_schema_s {
+struct tg_tauyaml_schema_s {
     json_t *doc; /* owned; nodes borrow strings from it */
     tg_snode_t *root;
     tg_snode_t **all; /* every node, for freeing */

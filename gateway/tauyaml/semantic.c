@@ -29,19 +29,19 @@ typedef struct spec_sect_slot_s {
 /* Per thread, and only a cache: a look-up for any other tree (or none
  * bound) goes to the tree itself, so a stale or missing binding costs time,
  * never a wrong answer. Passing it explicitly would thread a context
- * through the 137 tg_spec_get* calls of the rules. */
+ * through the 137 tg_tauyaml_get* calls of the rules. */
 static __thread struct {
     const json_t *root; /* the bound tree, or NULL */
     spec_sect_slot_t slot[SPEC_SECT_SLOTS];
 } spec_sects;
 
-void tg_spec_sections_bind(const json_t *root)
+void tg_tauyaml_sections_bind(const json_t *root)
 {
     memset(&spec_sects, 0, sizeof(spec_sects));
     spec_sects.root = root;
 }
 
-void tg_spec_sections_unbind(void)
+void tg_tauyaml_sections_unbind(void)
 {
     spec_sects.root = NULL;
 }
@@ -62,7 +62,7 @@ static const json_t *spec_section(const json_t *root, const char *sect)
     return obj;
 }
 
-const json_t *tg_spec_get(const json_t *root, const char *sect, const char *key)
+const json_t *tg_tauyaml_get(const json_t *root, const char *sect, const char *key)
 {
     if (!json_is_object(root))
         return NULL;
@@ -74,24 +74,24 @@ const json_t *tg_spec_get(const json_t *root, const char *sect, const char *key)
     return json_object_get(root, key);
 }
 
-const char *tg_spec_get_str(const json_t *root, const char *sect, const char *key)
+const char *tg_tauyaml_get_str(const json_t *root, const char *sect, const char *key)
 {
-    const json_t *v = tg_spec_get(root, sect, key);
+    const json_t *v = tg_tauyaml_get(root, sect, key);
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-int tg_spec_get_int(const json_t *root, const char *sect, const char *key, json_int_t *out)
+int tg_tauyaml_get_int(const json_t *root, const char *sect, const char *key, json_int_t *out)
 {
-    const json_t *v = tg_spec_get(root, sect, key);
+    const json_t *v = tg_tauyaml_get(root, sect, key);
     if (!json_is_integer(v))
         return 0;
     *out = json_integer_value(v);
     return 1;
 }
 
-int tg_spec_get_bool(const json_t *root, const char *sect, const char *key, int *out)
+int tg_tauyaml_get_bool(const json_t *root, const char *sect, const char *key, int *out)
 {
-    const json_t *v = tg_spec_get(root, sect, key);
+    const json_t *v = tg_tauyaml_get(root, sect, key);
     if (!json_is_boolean(v))
         return 0;
     *out = json_is_true(v);
@@ -145,7 +145,7 @@ static const char *sm_kind_engine(const char *k, int *valid)
     return NULL;
 }
 
-const char *tg_spec_launcher_canon(const char *s)
+const char *tg_tauyaml_launcher_canon(const char *s)
 {
     static const char *const known[] = {"python", "torchrun", "ray-train", "ray-tune"};
     char b[16];
@@ -157,26 +157,26 @@ const char *tg_spec_launcher_canon(const char *s)
     return NULL;
 }
 
-void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
+void tg_tauyaml_facts_collect(const json_t *root, tg_tauyaml_facts_t *f)
 {
     memset(f, 0, sizeof(*f));
     /* Precedence as TauGrid: run.* aliases first for engine and entrypoint. */
-    if ((f->name = tg_spec_get_str(root, NULL, "name")))
+    if ((f->name = tg_tauyaml_get_str(root, NULL, "name")))
         f->name_path = "name";
-    else if ((f->name = tg_spec_get_str(root, "run", "name")))
+    else if ((f->name = tg_tauyaml_get_str(root, "run", "name")))
         f->name_path = "run.name";
     const char *e = NULL;
-    if ((e = tg_spec_get_str(root, "run", "engine")) && *e)
+    if ((e = tg_tauyaml_get_str(root, "run", "engine")) && *e)
         f->engine_path = "run.engine";
-    else if ((e = tg_spec_get_str(root, NULL, "engine")) && *e)
+    else if ((e = tg_tauyaml_get_str(root, NULL, "engine")) && *e)
         f->engine_path = "engine";
     else
         e = NULL;
     f->engine_raw = e;
     f->engine = sm_canon_engine(e);
-    if ((f->workload_kind = tg_spec_get_str(root, "run", "workload_kind")) && *f->workload_kind)
+    if ((f->workload_kind = tg_tauyaml_get_str(root, "run", "workload_kind")) && *f->workload_kind)
         f->workload_kind_path = "run.workload_kind";
-    else if ((f->workload_kind = tg_spec_get_str(root, "compute", "workload_kind")) &&
+    else if ((f->workload_kind = tg_tauyaml_get_str(root, "compute", "workload_kind")) &&
              *f->workload_kind)
         f->workload_kind_path = "compute.workload_kind";
     else
@@ -188,7 +188,7 @@ void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
               {NULL, "entrypoint", "entrypoint"},
               {NULL, "script", "script"}};
     for (size_t i = 0; i < TG_ARRAY_LEN(ep); i++) {
-        const char *v = tg_spec_get_str(root, ep[i].sect, ep[i].key);
+        const char *v = tg_tauyaml_get_str(root, ep[i].sect, ep[i].key);
         if (v && *v) {
             f->entrypoint = v;
             f->entrypoint_path = ep[i].path;
@@ -201,7 +201,7 @@ void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
               {"run", "image", "run.image"},
               {NULL, "image", "image"}};
     for (size_t i = 0; i < TG_ARRAY_LEN(im); i++) {
-        const char *v = tg_spec_get_str(root, im[i].sect, im[i].key);
+        const char *v = tg_tauyaml_get_str(root, im[i].sect, im[i].key);
         if (v && *v) {
             f->image = v;
             f->image_path = im[i].path;
@@ -209,31 +209,31 @@ void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
         }
     }
     f->gpus = 0;
-    tg_spec_get_int(root, "compute", "gpus", &f->gpus);
+    tg_tauyaml_get_int(root, "compute", "gpus", &f->gpus);
     f->gpus_per_worker = 1;
-    int gpw_set = tg_spec_get_int(root, "compute", "gpus_per_worker", &f->gpus_per_worker);
+    int gpw_set = tg_tauyaml_get_int(root, "compute", "gpus_per_worker", &f->gpus_per_worker);
     f->workers = 1;
-    tg_spec_get_int(root, "compute", "workers", &f->workers);
-    tg_spec_get_int(root, "compute", "cpu_workers", &f->cpu_workers);
+    tg_tauyaml_get_int(root, "compute", "workers", &f->workers);
+    tg_tauyaml_get_int(root, "compute", "cpu_workers", &f->cpu_workers);
     f->nodes = 1;
-    tg_spec_get_int(root, "execution", "nodes", &f->nodes);
+    tg_tauyaml_get_int(root, "execution", "nodes", &f->nodes);
     f->ppn = 1;
-    tg_spec_get_int(root, "execution", "processes_per_node", &f->ppn);
+    tg_tauyaml_get_int(root, "execution", "processes_per_node", &f->ppn);
     /* No engine written: TauGrid's dispatch takes it from workload_kind,
      * else a RayJob when Ray-only fields are set, else a Job. */
     if (!e) {
         int valid;
         f->engine = sm_kind_engine(f->workload_kind, &valid);
         if (!f->engine && valid) {
-            const json_t *pip = tg_spec_get(root, "runtime", "pip");
+            const json_t *pip = tg_tauyaml_get(root, "runtime", "pip");
             f->engine = (f->workers > 1 || gpw_set || json_array_size(pip) > 0) ? "rayjob" : "job";
         }
         f->engine_inferred = f->engine != NULL;
     }
     f->is_job = f->engine && strcmp(f->engine, "job") == 0;
     f->is_ray = f->engine && strcmp(f->engine, "rayjob") == 0;
-    f->launcher_raw = tg_spec_get_str(root, "execution", "launcher");
-    const char *l = tg_spec_launcher_canon(f->launcher_raw);
+    f->launcher_raw = tg_tauyaml_get_str(root, "execution", "launcher");
+    const char *l = tg_tauyaml_launcher_canon(f->launcher_raw);
     f->launcher_explicit = l != NULL;
     if (l) {
         memcpy(f->launcher_buf, l, strlen(l) + 1);
@@ -241,12 +241,12 @@ void tg_spec_facts_collect(const json_t *root, tg_spec_facts_t *f)
     } else {
         f->launcher = f->is_ray ? "ray-train" : "python";
     }
-    f->working_dir = tg_spec_get_str(root, "run", "working_dir");
+    f->working_dir = tg_tauyaml_get_str(root, "run", "working_dir");
 }
 
 /* --- identity ------------------------------------------------------------------------------- */
 
-static void sm_alias_conflicts(const json_t *root, tg_spec_diag_t *d)
+static void sm_alias_conflicts(const json_t *root, tg_tauyaml_diag_t *d)
 {
     static const struct {
         const char *sect, *key, *path;
@@ -266,7 +266,7 @@ static void sm_alias_conflicts(const json_t *root, tg_spec_diag_t *d)
     };
     const char *val[TG_ARRAY_LEN(al)]; /* each looked up once, not once per pair */
     for (size_t i = 0; i < TG_ARRAY_LEN(al); i++)
-        val[i] = tg_spec_get_str(root, al[i].sect, al[i].key);
+        val[i] = tg_tauyaml_get_str(root, al[i].sect, al[i].key);
     for (size_t i = 0; i < TG_ARRAY_LEN(al); i++) {
         const char *vi = val[i];
         if (!vi)
@@ -281,11 +281,11 @@ static void sm_alias_conflicts(const json_t *root, tg_spec_diag_t *d)
             if (al[i].group == 1)
                 same = sm_canon_engine(vi) == sm_canon_engine(vj);
             if (!same) {
-                tg_spec_qv_t q1, q2;
-                tg_spec_diag_error(d, al[i].path, TG_AT_VALUE,
-                                   "%s \"%s\" conflicts with %s \"%s\"; set it in one place",
-                                   al[i].path, tg_spec_qv(&q1, vi), al[j].path,
-                                   tg_spec_qv(&q2, vj));
+                tg_tauyaml_qv_t q1, q2;
+                tg_tauyaml_diag_error(d, al[i].path, TG_AT_VALUE,
+                                      "%s \"%s\" conflicts with %s \"%s\"; set it in one place",
+                                      al[i].path, tg_tauyaml_qv(&q1, vi), al[j].path,
+                                      tg_tauyaml_qv(&q2, vj));
             }
             break;
         }
@@ -293,7 +293,7 @@ static void sm_alias_conflicts(const json_t *root, tg_spec_diag_t *d)
 }
 
 /* How TauGrid's dispatch names the engine choice in its messages. */
-static const char *sm_intent(const tg_spec_facts_t *f, char *buf, size_t n)
+static const char *sm_intent(const tg_tauyaml_facts_t *f, char *buf, size_t n)
 {
     char b[40];
     if (f->engine_raw && sm_fold(f->engine_raw, b, sizeof(b)))
@@ -305,71 +305,71 @@ static const char *sm_intent(const tg_spec_facts_t *f, char *buf, size_t n)
     return buf;
 }
 
-static void sm_identity(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
+static void sm_identity(const json_t *root, const tg_tauyaml_facts_t *f, tg_tauyaml_diag_t *d)
 {
     sm_alias_conflicts(root, d);
-    tg_spec_qv_t q, q2;
+    tg_tauyaml_qv_t q, q2;
     char fold[64];
-    if (!f->name && !tg_spec_get(root, NULL, "name") && !tg_spec_get(root, "run", "name"))
-        tg_spec_diag_error(d, "", TG_AT_KEY,
-                           "name is required: set name to a DNS-1123 label (lowercase letters, "
-                           "digits and '-')");
+    if (!f->name && !tg_tauyaml_get(root, NULL, "name") && !tg_tauyaml_get(root, "run", "name"))
+        tg_tauyaml_diag_error(d, "", TG_AT_KEY,
+                              "name is required: set name to a DNS-1123 label (lowercase letters, "
+                              "digits and '-')");
     if (f->engine_raw && !f->engine) {
         const char *shown = sm_fold(f->engine_raw, fold, sizeof(fold));
-        tg_spec_diag_error(d, f->engine_path, TG_AT_VALUE,
-                           "engine \"%s\" is not valid; use job or rayjob",
-                           tg_spec_qv(&q, shown ? shown : f->engine_raw));
+        tg_tauyaml_diag_error(d, f->engine_path, TG_AT_VALUE,
+                              "engine \"%s\" is not valid; use job or rayjob",
+                              tg_tauyaml_qv(&q, shown ? shown : f->engine_raw));
     }
     if (f->workload_kind) {
         int valid;
         const char *ke = sm_kind_engine(f->workload_kind, &valid);
         if (!valid)
-            tg_spec_diag_error(d, f->workload_kind_path, TG_AT_VALUE,
-                               "%s \"%s\": workload_kind must be one of: job, rayjob for "
-                               "non-managed run configs",
-                               f->workload_kind_path, tg_spec_qv(&q, f->workload_kind));
+            tg_tauyaml_diag_error(d, f->workload_kind_path, TG_AT_VALUE,
+                                  "%s \"%s\": workload_kind must be one of: job, rayjob for "
+                                  "non-managed run configs",
+                                  f->workload_kind_path, tg_tauyaml_qv(&q, f->workload_kind));
         else if (ke && f->engine && !f->engine_inferred && strcmp(ke, f->engine) != 0)
-            tg_spec_diag_error(d, f->workload_kind_path, TG_AT_VALUE,
-                               "engine=%s conflicts with workload_kind=%s",
-                               tg_spec_qv(&q, sm_fold(f->engine_raw, fold, sizeof(fold))),
-                               tg_spec_qv(&q2, f->workload_kind));
+            tg_tauyaml_diag_error(d, f->workload_kind_path, TG_AT_VALUE,
+                                  "engine=%s conflicts with workload_kind=%s",
+                                  tg_tauyaml_qv(&q, sm_fold(f->engine_raw, fold, sizeof(fold))),
+                                  tg_tauyaml_qv(&q2, f->workload_kind));
     }
     if (f->is_ray && f->name && strlen(f->name) > 47)
-        tg_spec_diag_error(d, f->name_path, TG_AT_VALUE,
-                           "%s \"%s\" is %zu characters; a RayJob name may be at most 47 "
-                           "characters (KubeRay limit)",
-                           f->name_path, tg_spec_qv(&q, f->name), strlen(f->name));
+        tg_tauyaml_diag_error(d, f->name_path, TG_AT_VALUE,
+                              "%s \"%s\" is %zu characters; a RayJob name may be at most 47 "
+                              "characters (KubeRay limit)",
+                              f->name_path, tg_tauyaml_qv(&q, f->name), strlen(f->name));
     if (f->is_job && !f->entrypoint) {
         static const char *const needs[][2] = {{"runtime", "pip"}, {"execution", "configs"}};
         for (size_t i = 0; i < TG_ARRAY_LEN(needs); i++) {
-            if (!tg_spec_get(root, needs[i][0], needs[i][1]))
+            if (!tg_tauyaml_get(root, needs[i][0], needs[i][1]))
                 continue;
             char path[48];
             snprintf(path, sizeof(path), "%s.%s", needs[i][0], needs[i][1]);
-            tg_spec_diag_error(d, path, TG_AT_KEY,
-                               "%s needs an entrypoint: without one the image's own command "
-                               "runs unchanged",
-                               path);
+            tg_tauyaml_diag_error(d, path, TG_AT_KEY,
+                                  "%s needs an entrypoint: without one the image's own command "
+                                  "runs unchanged",
+                                  path);
         }
     }
     if (f->is_ray && !f->entrypoint)
-        tg_spec_diag_error(d, f->engine_path ? f->engine_path : "", TG_AT_VALUE,
-                           "engine: rayjob requires entrypoint (the driver script)");
+        tg_tauyaml_diag_error(d, f->engine_path ? f->engine_path : "", TG_AT_VALUE,
+                              "engine: rayjob requires entrypoint (the driver script)");
 }
 
 /* --- engine scope and launcher -------------------------------------------------------------- */
 
-static void sm_only(const json_t *root, tg_spec_diag_t *d, const char *sect, const char *key,
+static void sm_only(const json_t *root, tg_tauyaml_diag_t *d, const char *sect, const char *key,
                     const char *msg)
 {
-    if (!tg_spec_get(root, sect, key))
+    if (!tg_tauyaml_get(root, sect, key))
         return;
     char path[96];
     snprintf(path, sizeof(path), "%s.%s", sect, key);
-    tg_spec_diag_error(d, path, TG_AT_KEY, "%s", msg);
+    tg_tauyaml_diag_error(d, path, TG_AT_KEY, "%s", msg);
 }
 
-static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
+static void sm_engine_scope(const json_t *root, const tg_tauyaml_facts_t *f, tg_tauyaml_diag_t *d)
 {
     static const char *const ray_quantities[] = {
         "head_cpu_request",   "head_memory_request",   "head_cpu_limit",   "head_memory_limit",
@@ -390,9 +390,9 @@ static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spe
                 "compute.gpus is only supported for engine: job; use compute.gpus_per_worker for "
                 "RayJob");
         if (f->nodes > 1)
-            tg_spec_diag_error(d, "execution.nodes", TG_AT_VALUE,
-                               "execution.nodes is for engine: job; use compute.workers for "
-                               "RayJob pod count");
+            tg_tauyaml_diag_error(d, "execution.nodes", TG_AT_VALUE,
+                                  "execution.nodes is for engine: job; use compute.workers for "
+                                  "RayJob pod count");
     }
     if (f->is_job) {
         sm_only(root, d, "run", "working_dir",
@@ -401,170 +401,171 @@ static void sm_engine_scope(const json_t *root, const tg_spec_facts_t *f, tg_spe
         sm_only(root, d, "run", "working_dir_excludes",
                 "run.working_dir_excludes requires engine: rayjob and run.working_dir");
         if (f->workers > 1)
-            tg_spec_diag_error(d, "compute.workers", TG_AT_VALUE,
-                               "%s cannot set compute.workers=%" JSON_INTEGER_FORMAT
-                               "; use engine: rayjob or remove compute.workers",
-                               intent, f->workers);
-        if (tg_spec_get(root, "compute", "gpus_per_worker"))
-            tg_spec_diag_error(d, "compute.gpus_per_worker", TG_AT_KEY,
-                               "%s cannot set compute.gpus_per_worker; use compute.gpus for a "
-                               "direct Job or switch to engine: rayjob",
-                               intent);
+            tg_tauyaml_diag_error(d, "compute.workers", TG_AT_VALUE,
+                                  "%s cannot set compute.workers=%" JSON_INTEGER_FORMAT
+                                  "; use engine: rayjob or remove compute.workers",
+                                  intent, f->workers);
+        if (tg_tauyaml_get(root, "compute", "gpus_per_worker"))
+            tg_tauyaml_diag_error(d, "compute.gpus_per_worker", TG_AT_KEY,
+                                  "%s cannot set compute.gpus_per_worker; use compute.gpus for a "
+                                  "direct Job or switch to engine: rayjob",
+                                  intent);
         sm_only(root, d, "compute", "cpu_workers", "compute.cpu_workers is for engine: rayjob");
         for (size_t i = 0; i < TG_ARRAY_LEN(ray_quantities); i++) {
-            if (!tg_spec_get(root, "compute", ray_quantities[i]))
+            if (!tg_tauyaml_get(root, "compute", ray_quantities[i]))
                 continue;
             char path[64];
             snprintf(path, sizeof(path), "compute.%s", ray_quantities[i]);
-            tg_spec_diag_error(d, path, TG_AT_KEY,
-                               "%s cannot set %s; jobs are single-pod, so use "
-                               "compute.cpu_request, compute.memory_request, compute.cpu_limit, "
-                               "and compute.memory_limit or switch to engine: rayjob",
-                               intent, path);
+            tg_tauyaml_diag_error(d, path, TG_AT_KEY,
+                                  "%s cannot set %s; jobs are single-pod, so use "
+                                  "compute.cpu_request, compute.memory_request, compute.cpu_limit, "
+                                  "and compute.memory_limit or switch to engine: rayjob",
+                                  intent, path);
         }
     }
-    if (tg_spec_get(root, "run", "working_dir_excludes") && !f->working_dir && f->is_ray)
-        tg_spec_diag_error(d, "run.working_dir_excludes", TG_AT_KEY,
-                           "run.working_dir_excludes needs run.working_dir");
+    if (tg_tauyaml_get(root, "run", "working_dir_excludes") && !f->working_dir && f->is_ray)
+        tg_tauyaml_diag_error(d, "run.working_dir_excludes", TG_AT_KEY,
+                              "run.working_dir_excludes needs run.working_dir");
 }
 
 /* execution.* against the engine, in the order and words of TauGrid's
  * ValidateExecution (core/runconfig) and its Job dispatch (cli run.go). */
-static void sm_launcher(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
+static void sm_launcher(const json_t *root, const tg_tauyaml_facts_t *f, tg_tauyaml_diag_t *d)
 {
     const char *l = f->launcher;
-    tg_spec_qv_t q;
+    tg_tauyaml_qv_t q;
     char fold[64], intent[64];
     if (f->launcher_raw && !f->launcher_explicit) {
         const char *shown = sm_fold(f->launcher_raw, fold, sizeof(fold));
-        shown = tg_spec_qv(&q, shown ? shown : f->launcher_raw);
+        shown = tg_tauyaml_qv(&q, shown ? shown : f->launcher_raw);
         if (!f->engine_raw)
-            tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                               "execution.launcher \"%s\" is not valid; use python, torchrun "
-                               "(engine: job) or ray-train, ray-tune (engine: rayjob)",
-                               shown);
+            tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                                  "execution.launcher \"%s\" is not valid; use python, torchrun "
+                                  "(engine: job) or ray-train, ray-tune (engine: rayjob)",
+                                  shown);
         else if (f->is_ray)
-            tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                               "execution.launcher \"%s\" is not valid for engine: rayjob; use "
-                               "ray-train or ray-tune",
-                               shown);
+            tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                                  "execution.launcher \"%s\" is not valid for engine: rayjob; use "
+                                  "ray-train or ray-tune",
+                                  shown);
         else if (f->is_job)
-            tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                               "execution.launcher \"%s\" is not valid for engine: job; use "
-                               "python or torchrun",
-                               shown);
+            tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                                  "execution.launcher \"%s\" is not valid for engine: job; use "
+                                  "python or torchrun",
+                                  shown);
     }
     int ray_launcher = f->launcher_explicit && strncmp(l, "ray-", 4) == 0;
     if (ray_launcher && !f->engine_raw)
-        tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                           "execution.launcher \"%s\" requires engine: rayjob; set engine: rayjob "
-                           "explicitly",
-                           l);
+        tg_tauyaml_diag_error(
+            d, "execution.launcher", TG_AT_VALUE,
+            "execution.launcher \"%s\" requires engine: rayjob; set engine: rayjob "
+            "explicitly",
+            l);
     else if (ray_launcher && f->is_job)
-        tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                           "execution.launcher \"%s\" requires engine: rayjob (needs a Ray "
-                           "cluster); got engine: job",
-                           l);
+        tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                              "execution.launcher \"%s\" requires engine: rayjob (needs a Ray "
+                              "cluster); got engine: job",
+                              l);
     if (f->launcher_explicit && f->is_ray && strcmp(l, "torchrun") == 0)
-        tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                           "execution.launcher torchrun is for engine: job; Ray Train manages "
-                           "distributed init via TorchConfig");
+        tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                              "execution.launcher torchrun is for engine: job; Ray Train manages "
+                              "distributed init via TorchConfig");
     if (f->launcher_explicit && f->is_ray && strcmp(l, "python") == 0)
-        tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                           "execution.launcher python is for engine: job; use ray-train for "
-                           "engine: rayjob");
+        tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                              "execution.launcher python is for engine: job; use ray-train for "
+                              "engine: rayjob");
     int torchrun = strcmp(l, "torchrun") == 0;
     if (f->is_job && f->nodes > 1 && !torchrun)
-        tg_spec_diag_error(d, "execution.nodes", TG_AT_VALUE,
-                           "%s with execution.nodes=%" JSON_INTEGER_FORMAT
-                           " requires execution.launcher=torchrun",
-                           sm_intent(f, intent, sizeof(intent)), f->nodes);
+        tg_tauyaml_diag_error(d, "execution.nodes", TG_AT_VALUE,
+                              "%s with execution.nodes=%" JSON_INTEGER_FORMAT
+                              " requires execution.launcher=torchrun",
+                              sm_intent(f, intent, sizeof(intent)), f->nodes);
     if (f->ppn > 1 && !torchrun)
-        tg_spec_diag_error(d, "execution.processes_per_node", TG_AT_VALUE,
-                           "execution.processes_per_node > 1 requires execution.launcher: "
-                           "torchrun");
+        tg_tauyaml_diag_error(d, "execution.processes_per_node", TG_AT_VALUE,
+                              "execution.processes_per_node > 1 requires execution.launcher: "
+                              "torchrun");
     else if (f->ppn > 1 && f->gpus > 0 && f->ppn > f->gpus)
-        tg_spec_diag_error(d, "execution.processes_per_node", TG_AT_VALUE,
-                           "execution.processes_per_node (%" JSON_INTEGER_FORMAT
-                           ") may not exceed the GPU count (compute.gpus: %" JSON_INTEGER_FORMAT
-                           "); lower processes_per_node or request more GPUs",
-                           f->ppn, f->gpus);
-    if (torchrun && f->entrypoint && strcmp(tg_spec_ext(f->entrypoint), ".py") != 0)
-        tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                           "execution.launcher torchrun needs a .py entrypoint; got \"%s\"",
-                           tg_spec_qv(&q, f->entrypoint));
+        tg_tauyaml_diag_error(d, "execution.processes_per_node", TG_AT_VALUE,
+                              "execution.processes_per_node (%" JSON_INTEGER_FORMAT
+                              ") may not exceed the GPU count (compute.gpus: %" JSON_INTEGER_FORMAT
+                              "); lower processes_per_node or request more GPUs",
+                              f->ppn, f->gpus);
+    if (torchrun && f->entrypoint && strcmp(tg_tauyaml_ext(f->entrypoint), ".py") != 0)
+        tg_tauyaml_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
+                              "execution.launcher torchrun needs a .py entrypoint; got \"%s\"",
+                              tg_tauyaml_qv(&q, f->entrypoint));
     if (torchrun && !f->entrypoint && f->is_job)
-        tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                           "execution.launcher torchrun needs an entrypoint (.py)");
+        tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                              "execution.launcher torchrun needs an entrypoint (.py)");
     int tune = f->launcher_explicit && strcmp(l, "ray-tune") == 0;
     static const char *const tune_keys[] = {"metric", "mode", "num_samples",
                                             "max_concurrent_trials"};
     for (size_t i = 0; i < TG_ARRAY_LEN(tune_keys); i++) {
-        if (!tune && tg_spec_get(root, "execution", tune_keys[i])) {
+        if (!tune && tg_tauyaml_get(root, "execution", tune_keys[i])) {
             char path[64];
             snprintf(path, sizeof(path), "execution.%s", tune_keys[i]);
-            tg_spec_diag_error(d, path, TG_AT_KEY,
-                               "execution.metric/mode/num_samples/max_concurrent_trials require "
-                               "execution.launcher: ray-tune");
+            tg_tauyaml_diag_error(d, path, TG_AT_KEY,
+                                  "execution.metric/mode/num_samples/max_concurrent_trials require "
+                                  "execution.launcher: ray-tune");
         }
     }
     if (tune) {
-        const char *metric = tg_spec_get_str(root, "execution", "metric");
+        const char *metric = tg_tauyaml_get_str(root, "execution", "metric");
         if (!metric || !*metric)
-            tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                               "execution.metric is required for launcher: ray-tune");
-        if (json_object_size(tg_spec_get(root, "execution", "configs")) == 0)
-            tg_spec_diag_error(d, "execution.launcher", TG_AT_VALUE,
-                               "execution.configs is required for launcher: ray-tune (defines "
-                               "the search space)");
-        const char *mode = tg_spec_get_str(root, "execution", "mode");
+            tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                                  "execution.metric is required for launcher: ray-tune");
+        if (json_object_size(tg_tauyaml_get(root, "execution", "configs")) == 0)
+            tg_tauyaml_diag_error(d, "execution.launcher", TG_AT_VALUE,
+                                  "execution.configs is required for launcher: ray-tune (defines "
+                                  "the search space)");
+        const char *mode = tg_tauyaml_get_str(root, "execution", "mode");
         if (mode && strcasecmp(mode, "min") != 0 && strcasecmp(mode, "max") != 0 && *mode)
-            tg_spec_diag_error(d, "execution.mode", TG_AT_VALUE,
-                               "execution.mode must be min or max, got \"%s\"",
-                               tg_spec_qv(&q, mode));
+            tg_tauyaml_diag_error(d, "execution.mode", TG_AT_VALUE,
+                                  "execution.mode must be min or max, got \"%s\"",
+                                  tg_tauyaml_qv(&q, mode));
     }
 }
 
 /* --- compute -------------------------------------------------------------------------------- */
 
 /* `compute` is the spec's compute section (or NULL). */
-static void sm_request_limit(const json_t *compute, tg_spec_diag_t *d, const char *prefix,
+static void sm_request_limit(const json_t *compute, tg_tauyaml_diag_t *d, const char *prefix,
                              const char *res)
 {
     char rk[64], lk[64];
-    tg_spec_path_cat(rk, sizeof(rk), prefix, res, "_request");
-    tg_spec_path_cat(lk, sizeof(lk), prefix, res, "_limit");
-    const char *r = tg_spec_get_str(compute, NULL, rk);
-    const char *l = tg_spec_get_str(compute, NULL, lk);
+    tg_tauyaml_path_cat(rk, sizeof(rk), prefix, res, "_request");
+    tg_tauyaml_path_cat(lk, sizeof(lk), prefix, res, "_limit");
+    const char *r = tg_tauyaml_get_str(compute, NULL, rk);
+    const char *l = tg_tauyaml_get_str(compute, NULL, lk);
     int cmp;
     if (!r || !l || tg_qty_cmp_text(r, l, &cmp) != TG_QTY_OK)
         return; /* the syntax check reports a bad quantity */
     if (cmp > 0) {
         char path[80];
         snprintf(path, sizeof(path), "compute.%s", rk);
-        tg_spec_qv_t q1, q2;
-        tg_spec_diag_error(d, path, TG_AT_VALUE,
-                           "compute.%s (%s) is larger than compute.%s (%s); a request may not "
-                           "exceed its limit",
-                           rk, tg_spec_qv(&q1, r), lk, tg_spec_qv(&q2, l));
+        tg_tauyaml_qv_t q1, q2;
+        tg_tauyaml_diag_error(d, path, TG_AT_VALUE,
+                              "compute.%s (%s) is larger than compute.%s (%s); a request may not "
+                              "exceed its limit",
+                              rk, tg_tauyaml_qv(&q1, r), lk, tg_tauyaml_qv(&q2, l));
     }
 }
 
-static void sm_compute(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
+static void sm_compute(const json_t *root, const tg_tauyaml_facts_t *f, tg_tauyaml_diag_t *d)
 {
     (void)f;
-    const char *mode = tg_spec_get_str(root, "compute", "gpu_resource_mode");
-    const char *mig = tg_spec_get_str(root, "compute", "mig_profile");
+    const char *mode = tg_tauyaml_get_str(root, "compute", "gpu_resource_mode");
+    const char *mig = tg_tauyaml_get_str(root, "compute", "mig_profile");
     int is_mig = mode && strcmp(mode, "mig") == 0;
     if (is_mig && !mig)
-        tg_spec_diag_error(d, "compute.gpu_resource_mode", TG_AT_VALUE,
-                           "compute.mig_profile is required when compute.gpu_resource_mode is "
-                           "mig (for example 1g.18gb)");
+        tg_tauyaml_diag_error(d, "compute.gpu_resource_mode", TG_AT_VALUE,
+                              "compute.mig_profile is required when compute.gpu_resource_mode is "
+                              "mig (for example 1g.18gb)");
     if (mig && !is_mig)
-        tg_spec_diag_error(d, "compute.mig_profile", TG_AT_KEY,
-                           "compute.mig_profile needs compute.gpu_resource_mode: mig");
+        tg_tauyaml_diag_error(d, "compute.mig_profile", TG_AT_KEY,
+                              "compute.mig_profile needs compute.gpu_resource_mode: mig");
     static const char *const prefixes[] = {"", "head_", "worker_"};
-    const json_t *compute = tg_spec_get(root, NULL, "compute");
+    const json_t *compute = tg_tauyaml_get(root, NULL, "compute");
     for (size_t i = 0; i < TG_ARRAY_LEN(prefixes); i++) {
         sm_request_limit(compute, d, prefixes[i], "cpu");
         sm_request_limit(compute, d, prefixes[i], "memory");
@@ -578,27 +579,27 @@ static int sm_scalar(const json_t *v)
     return json_is_string(v) || json_is_number(v) || json_is_boolean(v);
 }
 
-static void sm_no_nulls(const json_t *v, tg_spec_path_t *p, tg_spec_diag_t *d)
+static void sm_no_nulls(const json_t *v, tg_tauyaml_path_t *p, tg_tauyaml_diag_t *d)
 {
     if (json_is_null(v)) {
-        tg_spec_diag_error(d, tg_spec_path_str(p), TG_AT_VALUE,
-                           "%s is null; give it a value (use empty string for a bare flag)",
-                           tg_spec_path_str(p));
+        tg_tauyaml_diag_error(d, tg_tauyaml_path_str(p), TG_AT_VALUE,
+                              "%s is null; give it a value (use empty string for a bare flag)",
+                              tg_tauyaml_path_str(p));
     } else if (json_is_object(v)) {
         const char *k;
         const json_t *x;
         json_object_foreach((json_t *)v, k, x) {
-            size_t old = tg_spec_path_push_key(p, k, strlen(k));
+            size_t old = tg_tauyaml_path_push_key(p, k, strlen(k));
             sm_no_nulls(x, p, d);
-            tg_spec_path_pop(p, old);
+            tg_tauyaml_path_pop(p, old);
         }
     } else if (json_is_array(v)) {
         size_t i;
         const json_t *x;
         json_array_foreach(v, i, x) {
-            size_t old = tg_spec_path_push_index(p, i);
+            size_t old = tg_tauyaml_path_push_index(p, i);
             sm_no_nulls(x, p, d);
-            tg_spec_path_pop(p, old);
+            tg_tauyaml_path_pop(p, old);
         }
     }
 }
@@ -620,56 +621,57 @@ static int sm_torchrun_denied(const char *k)
     return 0;
 }
 
-static void sm_configs(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
+static void sm_configs(const json_t *root, const tg_tauyaml_facts_t *f, tg_tauyaml_diag_t *d)
 {
-    const json_t *cfg = tg_spec_get(root, "execution", "configs");
+    const json_t *cfg = tg_tauyaml_get(root, "execution", "configs");
     if (!json_is_object(cfg))
         return;
-    tg_spec_path_t p;
-    tg_spec_path_init(&p);
-    tg_spec_path_push_key(&p, "execution", 9);
-    tg_spec_path_push_key(&p, "configs", 7);
+    tg_tauyaml_path_t p;
+    tg_tauyaml_path_init(&p);
+    tg_tauyaml_path_push_key(&p, "execution", 9);
+    tg_tauyaml_path_push_key(&p, "configs", 7);
     sm_no_nulls(cfg, &p, d);
     const char *l = f->launcher;
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)cfg, k, v) {
-        size_t old = tg_spec_path_push_key(&p, k, strlen(k));
-        const char *path = tg_spec_path_str(&p);
-        tg_spec_qv_t q;
+        size_t old = tg_tauyaml_path_push_key(&p, k, strlen(k));
+        const char *path = tg_tauyaml_path_str(&p);
+        tg_tauyaml_qv_t q;
         if (json_is_null(v)) {
             /* reported by sm_no_nulls */
         } else if (strcmp(l, "python") == 0 || strcmp(l, "torchrun") == 0) {
             if (!sm_scalar(v))
-                tg_spec_diag_error(d, path, TG_AT_VALUE,
-                                   "%s must be a string, number or boolean: for launcher %s each "
-                                   "entry becomes a --%s=value flag",
-                                   path, l, tg_spec_qv(&q, k));
+                tg_tauyaml_diag_error(
+                    d, path, TG_AT_VALUE,
+                    "%s must be a string, number or boolean: for launcher %s each "
+                    "entry becomes a --%s=value flag",
+                    path, l, tg_tauyaml_qv(&q, k));
             if (strcmp(l, "torchrun") == 0 && sm_torchrun_denied(k))
-                tg_spec_diag_error(d, path, TG_AT_KEY,
-                                   "torchrun flag \"%s\" is managed by taugate (from "
-                                   "execution.nodes and processes_per_node); remove it",
-                                   tg_spec_qv(&q, k));
+                tg_tauyaml_diag_error(d, path, TG_AT_KEY,
+                                      "torchrun flag \"%s\" is managed by taugate (from "
+                                      "execution.nodes and processes_per_node); remove it",
+                                      tg_tauyaml_qv(&q, k));
         } else if (strcmp(l, "ray-train") == 0) {
             if (strcmp(k, "torch_config") && strcmp(k, "scaling_config") &&
                 strcmp(k, "failure_config")) {
-                tg_spec_diag_error(d, path, TG_AT_KEY,
-                                   "execution.configs for launcher ray-train takes only "
-                                   "torch_config, scaling_config and failure_config; got \"%s\"",
-                                   tg_spec_qv(&q, k));
+                tg_tauyaml_diag_error(d, path, TG_AT_KEY,
+                                      "execution.configs for launcher ray-train takes only "
+                                      "torch_config, scaling_config and failure_config; got \"%s\"",
+                                      tg_tauyaml_qv(&q, k));
             } else if (!json_is_object(v)) {
-                tg_spec_diag_error(d, path, TG_AT_VALUE, "%s must be a mapping", path);
+                tg_tauyaml_diag_error(d, path, TG_AT_VALUE, "%s must be a mapping", path);
             } else if (strcmp(k, "scaling_config") == 0) {
                 static const char *const managed[] = {"num_workers", "resources_per_worker"};
                 for (size_t i = 0; i < TG_ARRAY_LEN(managed); i++) {
                     if (!json_object_get(v, managed[i]))
                         continue;
-                    size_t o2 = tg_spec_path_push_key(&p, managed[i], strlen(managed[i]));
-                    tg_spec_diag_error(d, tg_spec_path_str(&p), TG_AT_KEY,
-                                       "%s is managed by taugate (from compute.workers and "
-                                       "compute.gpus_per_worker); remove it",
-                                       tg_spec_path_str(&p));
-                    tg_spec_path_pop(&p, o2);
+                    size_t o2 = tg_tauyaml_path_push_key(&p, managed[i], strlen(managed[i]));
+                    tg_tauyaml_diag_error(d, tg_tauyaml_path_str(&p), TG_AT_KEY,
+                                          "%s is managed by taugate (from compute.workers and "
+                                          "compute.gpus_per_worker); remove it",
+                                          tg_tauyaml_path_str(&p));
+                    tg_tauyaml_path_pop(&p, o2);
                 }
             }
         } else if (strcmp(l, "ray-tune") == 0) {
@@ -682,57 +684,57 @@ static void sm_configs(const json_t *root, const tg_spec_facts_t *f, tg_spec_dia
                     ok &= sm_scalar(x);
             }
             if (!ok)
-                tg_spec_diag_error(d, path, TG_AT_VALUE,
-                                   "%s must be a value or a non-empty list of values (each list "
-                                   "entry is a grid point of the search)",
-                                   path);
+                tg_tauyaml_diag_error(d, path, TG_AT_VALUE,
+                                      "%s must be a value or a non-empty list of values (each list "
+                                      "entry is a grid point of the search)",
+                                      path);
         }
-        tg_spec_path_pop(&p, old);
+        tg_tauyaml_path_pop(&p, old);
     }
-    tg_spec_path_clean(&p);
+    tg_tauyaml_path_clean(&p);
 }
 
 /* --- paths of the entrypoint and project ---------------------------------------------------- */
 
-static void sm_paths(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
+static void sm_paths(const json_t *root, const tg_tauyaml_facts_t *f, tg_tauyaml_diag_t *d)
 {
-    tg_spec_qv_t q;
-    const char *rwd = tg_spec_get_str(root, "runtime", "working_dir");
-    if (rwd && !tg_spec_path_clean_abs(rwd))
-        tg_spec_diag_error(d, "runtime.working_dir", TG_AT_VALUE,
-                           "runtime.working_dir \"%s\" must be a clean absolute container path",
-                           tg_spec_qv(&q, rwd));
+    tg_tauyaml_qv_t q;
+    const char *rwd = tg_tauyaml_get_str(root, "runtime", "working_dir");
+    if (rwd && !tg_tauyaml_path_clean_abs(rwd))
+        tg_tauyaml_diag_error(d, "runtime.working_dir", TG_AT_VALUE,
+                              "runtime.working_dir \"%s\" must be a clean absolute container path",
+                              tg_tauyaml_qv(&q, rwd));
     if (rwd && f->working_dir)
-        tg_spec_diag_error(d, "runtime.working_dir", TG_AT_KEY,
-                           "runtime.working_dir cannot be combined with run.working_dir: the "
-                           "project directory already sets where the entrypoint runs");
-    if (f->working_dir && !tg_spec_path_clean_rel(f->working_dir))
-        tg_spec_diag_error(d, "run.working_dir", TG_AT_VALUE,
-                           "run.working_dir \"%s\" must be a clean relative path to the project "
-                           "directory (for example \".\")",
-                           tg_spec_qv(&q, f->working_dir));
+        tg_tauyaml_diag_error(d, "runtime.working_dir", TG_AT_KEY,
+                              "runtime.working_dir cannot be combined with run.working_dir: the "
+                              "project directory already sets where the entrypoint runs");
+    if (f->working_dir && !tg_tauyaml_path_clean_rel(f->working_dir))
+        tg_tauyaml_diag_error(d, "run.working_dir", TG_AT_VALUE,
+                              "run.working_dir \"%s\" must be a clean relative path to the project "
+                              "directory (for example \".\")",
+                              tg_tauyaml_qv(&q, f->working_dir));
     if (!f->entrypoint)
         return;
-    if (!tg_spec_path_clean_rel(f->entrypoint) || strcmp(f->entrypoint, ".") == 0) {
-        tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                           "%s \"%s\" must be a clean relative path to a file (no \"..\")",
-                           f->entrypoint_path, tg_spec_qv(&q, f->entrypoint));
+    if (!tg_tauyaml_path_clean_rel(f->entrypoint) || strcmp(f->entrypoint, ".") == 0) {
+        tg_tauyaml_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
+                              "%s \"%s\" must be a clean relative path to a file (no \"..\")",
+                              f->entrypoint_path, tg_tauyaml_qv(&q, f->entrypoint));
         return;
     }
-    if (f->is_ray && f->working_dir && strcmp(tg_spec_ext(f->entrypoint), ".py") != 0)
-        tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                           "with run.working_dir the entrypoint must be a .py file inside the "
-                           "project (it runs as python3 -m <module>); got \"%s\"",
-                           tg_spec_qv(&q, f->entrypoint));
+    if (f->is_ray && f->working_dir && strcmp(tg_tauyaml_ext(f->entrypoint), ".py") != 0)
+        tg_tauyaml_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
+                              "with run.working_dir the entrypoint must be a .py file inside the "
+                              "project (it runs as python3 -m <module>); got \"%s\"",
+                              tg_tauyaml_qv(&q, f->entrypoint));
     if (f->is_ray && !f->working_dir && strchr(f->entrypoint, '/'))
-        tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                           "%s \"%s\" must be a single file name; set run.working_dir to ship a "
-                           "project directory",
-                           f->entrypoint_path, tg_spec_qv(&q, f->entrypoint));
+        tg_tauyaml_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
+                              "%s \"%s\" must be a single file name; set run.working_dir to ship a "
+                              "project directory",
+                              f->entrypoint_path, tg_tauyaml_qv(&q, f->entrypoint));
 }
 
-void tg_spec_semantic_check(const json_t *root, const tg_spec_facts_t *f,
-                            const tg_spec_limits_t *limits, tg_spec_diag_t *diag)
+void tg_tauyaml_semantic_check(const json_t *root, const tg_tauyaml_facts_t *f,
+                               const tg_tauyaml_limits_t *limits, tg_tauyaml_diag_t *diag)
 {
     sm_identity(root, f, diag);
     sm_engine_scope(root, f, diag);
@@ -740,8 +742,8 @@ void tg_spec_semantic_check(const json_t *root, const tg_spec_facts_t *f,
     sm_compute(root, f, diag);
     sm_configs(root, f, diag);
     sm_paths(root, f, diag);
-    tg_spec_semantic_env(root, f, limits, diag);
-    tg_spec_semantic_storage(root, f, diag);
-    tg_spec_semantic_policy(root, f, diag);
-    tg_spec_semantic_sources(root, f, diag);
+    tg_tauyaml_semantic_env(root, f, limits, diag);
+    tg_tauyaml_semantic_storage(root, f, diag);
+    tg_tauyaml_semantic_policy(root, f, diag);
+    tg_tauyaml_semantic_sources(root, f, diag);
 }

@@ -91,7 +91,7 @@ static int ss_domain(const char *s, size_t n)
     return 1;
 }
 
-int tg_spec_image_pinned(const char *image)
+int tg_tauyaml_image_pinned(const char *image)
 {
     const char *at = strchr(image, '@');
     if (!at || strchr(at + 1, '@'))
@@ -143,64 +143,64 @@ int tg_spec_image_pinned(const char *image)
     return 1;
 }
 
-static void ss_source(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
+static void ss_source(const json_t *root, const tg_tauyaml_facts_t *f, tg_tauyaml_diag_t *d)
 {
-    const json_t *src = tg_spec_get(root, "run", "source");
+    const json_t *src = tg_tauyaml_get(root, "run", "source");
     if (!json_is_object(src))
         return;
-    tg_spec_qv_t q;
+    tg_tauyaml_qv_t q;
     const char *image = json_string_value(json_object_get(src, "image"));
     const char *path = json_string_value(json_object_get(src, "path"));
-    if (!image || !tg_spec_image_pinned(image))
-        tg_spec_diag_error(d, "run.source.image", image ? TG_AT_VALUE : TG_AT_KEY,
-                           "run.source.image " SS_PINNED_MSG);
-    if (!path || !tg_spec_gopath_clean_below_root(path))
-        tg_spec_diag_error(d, "run.source.path", path ? TG_AT_VALUE : TG_AT_KEY,
-                           "run.source.path must be a clean absolute path below /");
+    if (!image || !tg_tauyaml_image_pinned(image))
+        tg_tauyaml_diag_error(d, "run.source.image", image ? TG_AT_VALUE : TG_AT_KEY,
+                              "run.source.image " SS_PINNED_MSG);
+    if (!path || !tg_tauyaml_gopath_clean_below_root(path))
+        tg_tauyaml_diag_error(d, "run.source.path", path ? TG_AT_VALUE : TG_AT_KEY,
+                              "run.source.path must be a clean absolute path below /");
     else if (strcmp(path, "/tau-source") == 0 || strncmp(path, "/tau-source/", 12) == 0)
-        tg_spec_diag_error(d, "run.source.path", TG_AT_VALUE,
-                           "run.source.path \"%s\" is hidden by Tau's staging volume",
-                           tg_spec_qv(&q, path));
+        tg_tauyaml_diag_error(d, "run.source.path", TG_AT_VALUE,
+                              "run.source.path \"%s\" is hidden by Tau's staging volume",
+                              tg_tauyaml_qv(&q, path));
     if (f->is_ray)
-        tg_spec_diag_error(d, "run.source", TG_AT_KEY, "run.source requires engine: job");
+        tg_tauyaml_diag_error(d, "run.source", TG_AT_KEY, "run.source requires engine: job");
     if (f->working_dir)
-        tg_spec_diag_error(d, "run.source", TG_AT_KEY,
-                           "run.source and run.working_dir cannot be used together");
-    if (tg_spec_get(root, "runtime", "working_dir"))
-        tg_spec_diag_error(
+        tg_tauyaml_diag_error(d, "run.source", TG_AT_KEY,
+                              "run.source and run.working_dir cannot be used together");
+    if (tg_tauyaml_get(root, "runtime", "working_dir"))
+        tg_tauyaml_diag_error(
             d, "runtime.working_dir", TG_AT_KEY,
             "runtime.working_dir and run.source cannot be used together; "
-            "run.source fixes the container working directory at " TG_SPEC_SOURCE_MOUNT);
+            "run.source fixes the container working directory at " TG_TAUYAML_SOURCE_MOUNT);
     if (!f->entrypoint) {
-        tg_spec_diag_error(d, "run.source", TG_AT_KEY, "run.source requires entrypoint");
+        tg_tauyaml_diag_error(d, "run.source", TG_AT_KEY, "run.source requires entrypoint");
         return;
     }
     char clean[1100];
     const char *ep = f->entrypoint;
     if (ep[0] == '/' || strcmp(ep, ".") == 0 || strcmp(ep, "..") == 0 ||
         strncmp(ep, "../", 3) == 0 || strchr(ep, '\\') ||
-        tg_spec_gopath_clean(ep, clean, sizeof(clean)) == (size_t)-1 || strcmp(clean, ep) != 0)
-        tg_spec_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
-                           "entrypoint \"%s\" must be a clean relative path inside run.source",
-                           tg_spec_qv(&q, ep));
+        tg_tauyaml_gopath_clean(ep, clean, sizeof(clean)) == (size_t)-1 || strcmp(clean, ep) != 0)
+        tg_tauyaml_diag_error(d, f->entrypoint_path, TG_AT_VALUE,
+                              "entrypoint \"%s\" must be a clean relative path inside run.source",
+                              tg_tauyaml_qv(&q, ep));
 }
 
 static const char *const ss_reserved[] = {
     "/data", "/mnt",     "/script",      "/manifest",
-    "/tmp",  "/dev/shm", "/var/run/tau", TG_SPEC_SOURCE_MOUNT};
+    "/tmp",  "/dev/shm", "/var/run/tau", TG_TAUYAML_SOURCE_MOUNT};
 
-static void ss_assets(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *d)
+static void ss_assets(const json_t *root, const tg_tauyaml_facts_t *f, tg_tauyaml_diag_t *d)
 {
-    const json_t *assets = tg_spec_get(root, "storage", "image_assets");
+    const json_t *assets = tg_tauyaml_get(root, "storage", "image_assets");
     if (!json_is_array(assets) || json_array_size(assets) == 0)
         return;
-    tg_spec_qv_t q, q2;
+    tg_tauyaml_qv_t q, q2;
     if (json_array_size(assets) > 8)
-        tg_spec_diag_error(d, "storage.image_assets", TG_AT_KEY,
-                           "storage.image_assets supports at most 8 entries");
+        tg_tauyaml_diag_error(d, "storage.image_assets", TG_AT_KEY,
+                              "storage.image_assets supports at most 8 entries");
     if (f->is_ray)
-        tg_spec_diag_error(d, "storage.image_assets", TG_AT_KEY,
-                           "storage.image_assets requires engine: job");
+        tg_tauyaml_diag_error(d, "storage.image_assets", TG_AT_KEY,
+                              "storage.image_assets requires engine: job");
     size_t i;
     const json_t *a;
     json_array_foreach(assets, i, a) {
@@ -213,64 +213,65 @@ static void ss_assets(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag
         const char *spath = json_string_value(json_object_get(a, "source_path"));
         const char *mpath = json_string_value(json_object_get(a, "mount_path"));
         snprintf(path, sizeof(path), "%s.name", field);
-        if (!name || !tg_spec_dns_label(name, 50)) {
-            tg_spec_diag_error(d, name ? path : field, name ? TG_AT_VALUE : TG_AT_KEY,
-                               "%s.name must be a lowercase DNS label no longer than 50 "
-                               "characters",
-                               field);
+        if (!name || !tg_tauyaml_dns_label(name, 50)) {
+            tg_tauyaml_diag_error(d, name ? path : field, name ? TG_AT_VALUE : TG_AT_KEY,
+                                  "%s.name must be a lowercase DNS label no longer than 50 "
+                                  "characters",
+                                  field);
         } else {
             for (size_t j = 0; j < i; j++)
                 if (json_equal(json_object_get(json_array_get(assets, j), "name"),
                                json_object_get(a, "name"))) {
-                    tg_spec_diag_error(d, path, TG_AT_VALUE,
-                                       "storage.image_assets name \"%s\" is declared more than "
-                                       "once",
-                                       tg_spec_qv(&q, name));
+                    tg_tauyaml_diag_error(d, path, TG_AT_VALUE,
+                                          "storage.image_assets name \"%s\" is declared more than "
+                                          "once",
+                                          tg_tauyaml_qv(&q, name));
                     break;
                 }
         }
         snprintf(path, sizeof(path), "%s.image", field);
-        if (!image || !tg_spec_image_pinned(image))
-            tg_spec_diag_error(d, image ? path : field, image ? TG_AT_VALUE : TG_AT_KEY,
-                               "%s.image " SS_PINNED_MSG, field);
+        if (!image || !tg_tauyaml_image_pinned(image))
+            tg_tauyaml_diag_error(d, image ? path : field, image ? TG_AT_VALUE : TG_AT_KEY,
+                                  "%s.image " SS_PINNED_MSG, field);
         snprintf(path, sizeof(path), "%s.source_path", field);
-        if (!spath || !tg_spec_gopath_clean_below_root(spath))
-            tg_spec_diag_error(d, spath ? path : field, spath ? TG_AT_VALUE : TG_AT_KEY,
-                               "%s.source_path must be a clean absolute path below /", field);
+        if (!spath || !tg_tauyaml_gopath_clean_below_root(spath))
+            tg_tauyaml_diag_error(d, spath ? path : field, spath ? TG_AT_VALUE : TG_AT_KEY,
+                                  "%s.source_path must be a clean absolute path below /", field);
         else if (strcmp(spath, "/tau-asset") == 0 || strncmp(spath, "/tau-asset/", 11) == 0)
-            tg_spec_diag_error(d, path, TG_AT_VALUE,
-                               "%s.source_path \"%s\" is hidden by Tau's staging volume", field,
-                               tg_spec_qv(&q, spath));
+            tg_tauyaml_diag_error(d, path, TG_AT_VALUE,
+                                  "%s.source_path \"%s\" is hidden by Tau's staging volume", field,
+                                  tg_tauyaml_qv(&q, spath));
         snprintf(path, sizeof(path), "%s.mount_path", field);
-        if (!mpath || !tg_spec_gopath_clean_below_root(mpath)) {
-            tg_spec_diag_error(d, mpath ? path : field, mpath ? TG_AT_VALUE : TG_AT_KEY,
-                               "%s.mount_path must be a clean absolute path below /", field);
+        if (!mpath || !tg_tauyaml_gopath_clean_below_root(mpath)) {
+            tg_tauyaml_diag_error(d, mpath ? path : field, mpath ? TG_AT_VALUE : TG_AT_KEY,
+                                  "%s.mount_path must be a clean absolute path below /", field);
             continue;
         }
         for (size_t k = 0; k < TG_ARRAY_LEN(ss_reserved); k++)
-            if (tg_spec_gopath_overlap(mpath, ss_reserved[k]))
-                tg_spec_diag_error(d, path, TG_AT_VALUE,
-                                   "%s.mount_path \"%s\" overlaps Tau-reserved path %s", field,
-                                   tg_spec_qv(&q, mpath), ss_reserved[k]);
+            if (tg_tauyaml_gopath_overlap(mpath, ss_reserved[k]))
+                tg_tauyaml_diag_error(d, path, TG_AT_VALUE,
+                                      "%s.mount_path \"%s\" overlaps Tau-reserved path %s", field,
+                                      tg_tauyaml_qv(&q, mpath), ss_reserved[k]);
         for (size_t j = 0; j < i; j++) {
             const char *other =
                 json_string_value(json_object_get(json_array_get(assets, j), "mount_path"));
             if (!other)
                 continue;
             if (strcmp(other, mpath) == 0)
-                tg_spec_diag_error(d, path, TG_AT_VALUE,
-                                   "storage.image_assets mount_path \"%s\" is declared more "
-                                   "than once",
-                                   tg_spec_qv(&q, mpath));
-            else if (tg_spec_gopath_overlap(other, mpath))
-                tg_spec_diag_error(d, path, TG_AT_VALUE,
-                                   "storage.image_assets mount paths \"%s\" and \"%s\" overlap",
-                                   tg_spec_qv(&q, other), tg_spec_qv(&q2, mpath));
+                tg_tauyaml_diag_error(d, path, TG_AT_VALUE,
+                                      "storage.image_assets mount_path \"%s\" is declared more "
+                                      "than once",
+                                      tg_tauyaml_qv(&q, mpath));
+            else if (tg_tauyaml_gopath_overlap(other, mpath))
+                tg_tauyaml_diag_error(d, path, TG_AT_VALUE,
+                                      "storage.image_assets mount paths \"%s\" and \"%s\" overlap",
+                                      tg_tauyaml_qv(&q, other), tg_tauyaml_qv(&q2, mpath));
         }
     }
 }
 
-void tg_spec_semantic_sources(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *diag)
+void tg_tauyaml_semantic_sources(const json_t *root, const tg_tauyaml_facts_t *f,
+                                 tg_tauyaml_diag_t *diag)
 {
     ss_source(root, f, diag);
     ss_assets(root, f, diag);

@@ -3,8 +3,8 @@
  * storage.image_assets (read-only trees from digest-pinned images), with
  * TauGrid's rules and words (core/runconfig: Source.Validate,
  * ValidateImageAssets, validatePinnedImage, ValidateExecution). */
-#ifndef TG_SPEC_SEMANTIC_SOURCES_H
-#define TG_SPEC_SEMANTIC_SOURCES_H
+#ifndef TG_TAUYAML_SEMANTIC_SOURCES_H
+#define TG_TAUYAML_SEMANTIC_SOURCES_H
 
 #include <jansson.h>
 
@@ -12,13 +12,14 @@
 #include "tauyaml/semantic.h"
 
 /* Where run.source stages its tree in the container. */
-#define TG_SPEC_SOURCE_MOUNT "/tau/source"
+#define TG_TAUYAML_SOURCE_MOUNT "/tau/source"
 
-void tg_spec_semantic_sources(const json_t *root, const tg_spec_facts_t *f, tg_spec_diag_t *diag);
+void tg_tauyaml_semantic_sources(const json_t *root, const tg_tauyaml_facts_t *f,
+                                 tg_tauyaml_diag_t *diag);
 
 /* A complete lowercase image reference with an explicit registry, pinned by
  * @sha256:<64 lowercase hex> (an optional tag before it), as TauGrid's
  * validatePinnedImage accepts. */
-int tg_spec_image_pinned(const char *image);
+int tg_tauyaml_image_pinned(const char *image);
 
 #endif

@@ -62,8 +62,8 @@ static void sg_collect(void *arg, const char *path, int descend)
 
 typedef struct sg_walk_s {
     const sg_known_t *known;
-    json_t *found;      /* object: path -> [children...] (first sighting wins) */
-    tg_spec_path_t pos; /* the document path of the current node, for positions */
+    json_t *found;         /* object: path -> [children...] (first sighting wins) */
+    tg_tauyaml_path_t pos; /* the document path of the current node, for positions */
 } sg_walk_t;
 
 static void sg_node(sg_walk_t *w, const json_t *node, const char *prefix);
@@ -85,7 +85,7 @@ static void sg_map(sg_walk_t *w, const json_t *map, const char *prefix)
         } else {
             memcpy(path, key, klen + 1);
         }
-        size_t old = tg_spec_path_push_key(&w->pos, key, klen);
+        size_t old = tg_tauyaml_path_push_key(&w->pos, key, klen);
         int pt = sg_passthrough_of(path);
         const json_t *kd = json_object_get(w->known->descend, path);
         if (pt >= 0) {
@@ -102,13 +102,13 @@ static void sg_map(sg_walk_t *w, const json_t *map, const char *prefix)
                         if (*ck)
                             json_array_append_new(children, json_string(ck));
                 json_object_set_new(rec, "children", children);
-                json_object_set_new(rec, "at", json_string(tg_spec_path_str(&w->pos)));
+                json_object_set_new(rec, "at", json_string(tg_tauyaml_path_str(&w->pos)));
                 json_object_set_new(w->found, path, rec);
             }
         } else if (json_is_true(kd)) {
             sg_node(w, val, path);
         }
-        tg_spec_path_pop(&w->pos, old);
+        tg_tauyaml_path_pop(&w->pos, old);
         free(path);
     }
 }
@@ -123,9 +123,9 @@ static void sg_node(sg_walk_t *w, const json_t *node, const char *prefix)
         size_t i;
         const json_t *item;
         json_array_foreach(node, i, item) {
-            size_t old = tg_spec_path_push_index(&w->pos, i);
+            size_t old = tg_tauyaml_path_push_index(&w->pos, i);
             sg_node(w, item, prefix);
-            tg_spec_path_pop(&w->pos, old);
+            tg_tauyaml_path_pop(&w->pos, old);
         }
     }
 }
@@ -174,7 +174,7 @@ static const char *sg_leaf(const char *path, size_t *depth)
     return leaf;
 }
 
-const char *tg_spec_suggest_field(const json_t *fields, const char *path)
+const char *tg_tauyaml_suggest_field(const json_t *fields, const char *path)
 {
     size_t depth;
     const char *leaf = sg_leaf(path, &depth);
@@ -224,7 +224,7 @@ static const char *sg_parent_from_children(const json_t *fields, const char *pat
         memcpy(cp, path, pl0);
         cp[pl0] = '.';
         memcpy(cp + pl0 + 1, ck, cl + 1);
-        const char *s = tg_spec_suggest_field(fields, cp);
+        const char *s = tg_tauyaml_suggest_field(fields, cp);
         free(cp);
         const char *dot = s ? strrchr(s, '.') : NULL;
         if (!dot)
@@ -243,13 +243,13 @@ static const char *sg_parent_from_children(const json_t *fields, const char *pat
     return count > 0 && agree == count ? out : NULL;
 }
 
-void tg_spec_suggest_unknown_keys(const tg_spec_schema_t *schema, const json_t *root,
-                                  tg_spec_diag_t *diag)
+void tg_tauyaml_suggest_unknown_keys(const tg_tauyaml_schema_t *schema, const json_t *root,
+                                     tg_tauyaml_diag_t *diag)
 {
     sg_known_t known = {.descend = json_object(), .fields = json_array()};
-    tg_spec_schema_paths(schema, sg_collect, &known);
+    tg_tauyaml_schema_paths(schema, sg_collect, &known);
     sg_walk_t w = {.known = &known, .found = json_object()};
-    tg_spec_path_init(&w.pos);
+    tg_tauyaml_path_init(&w.pos);
     sg_node(&w, root, "");
     /* path order, as TauGrid sorts them */
     size_t n = json_object_size(w.found);
@@ -269,23 +269,23 @@ void tg_spec_suggest_unknown_keys(const tg_spec_schema_t *schema, const json_t *
         rec = json_object_get(w.found, paths[i]);
         const char *at = json_string_value(json_object_get(rec, "at"));
         char parent[256];
-        const char *s = tg_spec_suggest_field(known.fields, paths[i]);
+        const char *s = tg_tauyaml_suggest_field(known.fields, paths[i]);
         if (!s)
             s = sg_parent_from_children(known.fields, paths[i], json_object_get(rec, "children"),
                                         parent, sizeof(parent));
-        tg_spec_qv_t q, q2;
+        tg_tauyaml_qv_t q, q2;
         if (s)
-            tg_spec_diag_warn(diag, at, TG_AT_KEY,
-                              "unknown config key \"%s\" in tau.yaml (ignored); did you mean "
-                              "\"%s\"?",
-                              tg_spec_qv(&q, paths[i]), tg_spec_qv(&q2, s));
+            tg_tauyaml_diag_warn(diag, at, TG_AT_KEY,
+                                 "unknown config key \"%s\" in tau.yaml (ignored); did you mean "
+                                 "\"%s\"?",
+                                 tg_tauyaml_qv(&q, paths[i]), tg_tauyaml_qv(&q2, s));
         else
-            tg_spec_diag_warn(diag, at, TG_AT_KEY,
-                              "unknown config key \"%s\" in tau.yaml (ignored)",
-                              tg_spec_qv(&q, paths[i]));
+            tg_tauyaml_diag_warn(diag, at, TG_AT_KEY,
+                                 "unknown config key \"%s\" in tau.yaml (ignored)",
+                                 tg_tauyaml_qv(&q, paths[i]));
     }
     free(paths);
-    tg_spec_path_clean(&w.pos);
+    tg_tauyaml_path_clean(&w.pos);
     json_decref(w.found);
     json_decref(known.descend);
     json_decref(known.fields);

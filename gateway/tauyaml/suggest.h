@@ -2,8 +2,8 @@
  * as TauGrid's core/runconfig/unknown.go does: a key neither the direct run
  * config nor the manifest schema knows is reported (not refused), with the
  * nearest known field when there is an unambiguous candidate. */
-#ifndef TG_SPEC_SUGGEST_H
-#define TG_SPEC_SUGGEST_H
+#ifndef TG_TAUYAML_SUGGEST_H
+#define TG_TAUYAML_SUGGEST_H
 
 #include <jansson.h>
 
@@ -14,11 +14,11 @@
  * `unknown config key "<path>" in tau.yaml (ignored); did you mean "<field>"?`
  * located at the key. Keys are reported once (a typo repeated in every list
  * element is one mistake), in path order. */
-void tg_spec_suggest_unknown_keys(const tg_spec_schema_t *schema, const json_t *root,
-                                  tg_spec_diag_t *diag);
+void tg_tauyaml_suggest_unknown_keys(const tg_tauyaml_schema_t *schema, const json_t *root,
+                                     tg_tauyaml_diag_t *diag);
 
 /* The nearest known field path to `path`, or NULL when none is close enough
  * (borrowed from `fields`, an array of dotted paths). */
-const char *tg_spec_suggest_field(const json_t *fields, const char *path);
+const char *tg_tauyaml_suggest_field(const json_t *fields, const char *path);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tg_spec_duration_parse(const char *s, int64_t *ns)
+int tg_tauyaml_duration_parse(const char *s, int64_t *ns)
 {
     if (strcmp(s, "0") == 0) {
         *ns = 0;
@@ -86,14 +86,14 @@ static int units_segments_clean(const char *p)
     }
 }
 
-int tg_spec_path_clean_abs(const char *p)
+int tg_tauyaml_path_clean_abs(const char *p)
 {
     if (p[0] != '/')
         return 0;
     return p[1] == '\0' || units_segments_clean(p + 1);
 }
 
-int tg_spec_path_clean_rel(const char *p)
+int tg_tauyaml_path_clean_rel(const char *p)
 {
     if (strcmp(p, ".") == 0)
         return 1;
@@ -102,7 +102,7 @@ int tg_spec_path_clean_rel(const char *p)
     return units_segments_clean(p);
 }
 
-int tg_spec_path_within(const char *p, const char *dir)
+int tg_tauyaml_path_within(const char *p, const char *dir)
 {
     if (strcmp(dir, "/") == 0)
         return 1;
@@ -110,12 +110,12 @@ int tg_spec_path_within(const char *p, const char *dir)
     return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
 }
 
-int tg_spec_path_overlap(const char *a, const char *b)
+int tg_tauyaml_path_overlap(const char *a, const char *b)
 {
-    return tg_spec_path_within(a, b) || tg_spec_path_within(b, a);
+    return tg_tauyaml_path_within(a, b) || tg_tauyaml_path_within(b, a);
 }
 
-int tg_spec_path_rel_stays_inside(const char *p)
+int tg_tauyaml_path_rel_stays_inside(const char *p)
 {
     if (p[0] == '/' || p[0] == '\0')
         return 0;
@@ -137,7 +137,7 @@ int tg_spec_path_rel_stays_inside(const char *p)
     }
 }
 
-int tg_spec_dns_label(const char *s, size_t max)
+int tg_tauyaml_dns_label(const char *s, size_t max)
 {
     size_t n = strlen(s);
     if (n == 0 || n > max)
@@ -164,7 +164,7 @@ static int units_label_name(const char *s, size_t n)
     return 1;
 }
 
-int tg_spec_label_key(const char *s)
+int tg_tauyaml_label_key(const char *s)
 {
     const char *slash = strchr(s, '/');
     if (!slash)
@@ -181,13 +181,13 @@ int tg_spec_label_key(const char *s)
     return units_label_name(slash + 1, strlen(slash + 1));
 }
 
-int tg_spec_label_value(const char *s)
+int tg_tauyaml_label_value(const char *s)
 {
     size_t n = strlen(s);
     return n == 0 || units_label_name(s, n);
 }
 
-const char *tg_spec_ext(const char *s)
+const char *tg_tauyaml_ext(const char *s)
 {
     const char *slash = strrchr(s, '/');
     const char *base = slash ? slash + 1 : s;

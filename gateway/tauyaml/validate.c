@@ -10,8 +10,8 @@
 #include "tauyaml/schema_int.h"
 
 typedef struct v_ctx_s {
-    tg_spec_diag_t *diag;
-    tg_spec_path_t path;
+    tg_tauyaml_diag_t *diag;
+    tg_tauyaml_path_t path;
     size_t errors;
     int lenient; /* unknown keys are left alone (a managed manifest reports them itself) */
 } v_ctx_t;
@@ -26,7 +26,7 @@ typedef struct v_slot_s {
 
 static const char *v_path(v_ctx_t *c)
 {
-    return tg_spec_path_str(&c->path);
+    return tg_tauyaml_path_str(&c->path);
 }
 
 /* Text of a scalar for messages. */
@@ -97,11 +97,11 @@ static void v_want(unsigned types, tg_buf_t *b)
 
 /* Report `keyword` failing at the current path: the schema's message template
  * when it has one ({path} {value} {allowed} {limit}), else `fallback`. */
-static void v_report(v_ctx_t *c, const tg_snode_t *n, const char *keyword, tg_spec_at_e at,
+static void v_report(v_ctx_t *c, const tg_snode_t *n, const char *keyword, tg_tauyaml_at_e at,
                      const char *value, const char *allowed, long limit, const char *fallback)
 {
     const char *tpl = tg_snode_message(n, keyword);
-    tg_spec_qv_t q;
+    tg_tauyaml_qv_t q;
     tg_buf_t b;
     tg_buf_init(&b, 2048);
     const char *t = tpl ? tpl : fallback;
@@ -116,7 +116,7 @@ static void v_report(v_ctx_t *c, const tg_snode_t *n, const char *keyword, tg_sp
                 continue;
             }
             if (end && len == 5 && strncmp(t + 1, "value", 5) == 0) {
-                rc = tg_buf_puts(&b, tg_spec_qv(&q, value ? value : ""));
+                rc = tg_buf_puts(&b, tg_tauyaml_qv(&q, value ? value : ""));
                 t = end + 1;
                 continue;
             }
@@ -134,7 +134,7 @@ static void v_report(v_ctx_t *c, const tg_snode_t *n, const char *keyword, tg_sp
         rc = tg_buf_append(&b, t, 1);
         t++;
     }
-    tg_spec_diag_error(c->diag, v_path(c), at, "%s", b.data ? b.data : "");
+    tg_tauyaml_diag_error(c->diag, v_path(c), at, "%s", b.data ? b.data : "");
     tg_buf_clean(&b);
     c->errors++;
 }
@@ -179,7 +179,8 @@ static void v_replace(v_slot_t *slot, json_t *nv)
         json_decref(nv);
 }
 
-static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slot, tg_spec_at_e at);
+static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slot,
+                       tg_tauyaml_at_e at);
 
 static void v_enum(v_ctx_t *c, const tg_snode_t *n, const json_t *v)
 {
@@ -202,7 +203,7 @@ static void v_enum(v_ctx_t *c, const tg_snode_t *n, const json_t *v)
     tg_buf_clean(&allowed);
 }
 
-static void v_string(v_ctx_t *c, const tg_snode_t *n, const char *s, tg_spec_at_e at)
+static void v_string(v_ctx_t *c, const tg_snode_t *n, const char *s, tg_tauyaml_at_e at)
 {
     if (n->min_len >= 0 || n->max_len >= 0) {
         size_t len = v_utf8_len(s);
@@ -219,7 +220,7 @@ static void v_string(v_ctx_t *c, const tg_snode_t *n, const char *s, tg_spec_at_
         }
     }
     if (n->has_re &&
-        !(n->pat ? tg_spec_pattern_match(n->pat, s) : regexec(&n->re, s, 0, NULL, 0) == 0))
+        !(n->pat ? tg_tauyaml_pattern_match(n->pat, s) : regexec(&n->re, s, 0, NULL, 0) == 0))
         v_report(c, n, "pattern", at, s, n->pattern, 0,
                  "{path} \"{value}\" does not match the pattern {allowed}");
 }
@@ -294,20 +295,21 @@ static void v_unknown_key(v_ctx_t *c, const tg_snode_t *n, const char *key, cons
             }
         }
     }
-    tg_spec_qv_t q;
+    tg_tauyaml_qv_t q;
     char hint[160] = "";
     if (best)
         snprintf(hint, sizeof(hint), "did you mean \"%s\"? ", best);
     if (*parent)
-        tg_spec_diag_error(c->diag, v_path(c), TG_AT_KEY,
-                           "unknown field \"%s\" in %s: it is not a field of the direct run "
-                           "config; %sallowed fields: %s",
-                           tg_spec_qv(&q, key), parent, hint, allowed.data ? allowed.data : "");
+        tg_tauyaml_diag_error(c->diag, v_path(c), TG_AT_KEY,
+                              "unknown field \"%s\" in %s: it is not a field of the direct run "
+                              "config; %sallowed fields: %s",
+                              tg_tauyaml_qv(&q, key), parent, hint,
+                              allowed.data ? allowed.data : "");
     else
-        tg_spec_diag_error(c->diag, v_path(c), TG_AT_KEY,
-                           "unknown top-level field \"%s\": it is not a field of the direct run "
-                           "config; %sallowed fields: %s",
-                           tg_spec_qv(&q, key), hint, allowed.data ? allowed.data : "");
+        tg_tauyaml_diag_error(c->diag, v_path(c), TG_AT_KEY,
+                              "unknown top-level field \"%s\": it is not a field of the direct run "
+                              "config; %sallowed fields: %s",
+                              tg_tauyaml_qv(&q, key), hint, allowed.data ? allowed.data : "");
     c->errors++;
     tg_buf_clean(&allowed);
 }
@@ -324,14 +326,14 @@ static int v_unsupported(v_ctx_t *c, const tg_snode_t *p)
 {
     for (; p; p = p->ref) {
         if (p->refused) {
-            tg_spec_diag_error(c->diag, v_path(c), TG_AT_KEY, "%s", p->refused);
+            tg_tauyaml_diag_error(c->diag, v_path(c), TG_AT_KEY, "%s", p->refused);
             c->errors++;
             return 1;
         }
         if (p->unsupported) {
-            tg_spec_diag_error(c->diag, v_path(c), TG_AT_KEY,
-                               "%s is a TauGrid field that taugate does not support: %s", v_path(c),
-                               p->unsupported);
+            tg_tauyaml_diag_error(c->diag, v_path(c), TG_AT_KEY,
+                                  "%s is a TauGrid field that taugate does not support: %s",
+                                  v_path(c), p->unsupported);
             c->errors++;
             return 1;
         }
@@ -390,7 +392,7 @@ static void v_object(v_ctx_t *c, const tg_snode_t *n, json_t *obj)
     }
     json_object_foreach_safe(obj, tmp, key, val) {
         size_t klen = strlen(key);
-        tg_spec_path_push_key(&c->path, key, klen);
+        tg_tauyaml_path_push_key(&c->path, key, klen);
         if (n->prop_names)
             v_key(c, n->prop_names, key);
         /* $ref targets get their own pass */
@@ -419,17 +421,17 @@ static void v_object(v_ctx_t *c, const tg_snode_t *n, json_t *obj)
             if (!c->lenient)
                 v_unknown_key(c, n, key, parent);
         }
-        tg_spec_path_pop(&c->path, parent_len);
+        tg_tauyaml_path_pop(&c->path, parent_len);
     }
     for (size_t i = 0; i < json_array_size(unset); i++)
         json_object_del(obj, json_string_value(json_array_get(unset, i)));
     json_decref(unset);
     for (size_t i = 0; i < n->nrequired; i++) {
         if (!json_object_get(obj, n->required[i])) {
-            tg_spec_qv_t q;
+            tg_tauyaml_qv_t q;
             const char *parent = v_path(c);
-            tg_spec_diag_error(c->diag, parent, TG_AT_KEY, "%s%s%s is required", parent,
-                               *parent ? "." : "", tg_spec_qv(&q, n->required[i]));
+            tg_tauyaml_diag_error(c->diag, parent, TG_AT_KEY, "%s%s%s is required", parent,
+                                  *parent ? "." : "", tg_tauyaml_qv(&q, n->required[i]));
             c->errors++;
         }
     }
@@ -446,7 +448,7 @@ static void v_array(v_ctx_t *c, const tg_snode_t *n, json_t *arr)
                  "{path} needs at least {limit} items");
     size_t base = c->path.len;
     for (size_t i = 0; i < len; i++) {
-        tg_spec_path_push_index(&c->path, i);
+        tg_tauyaml_path_push_index(&c->path, i);
         json_t *item = json_array_get(arr, i);
         if (n->items) {
             v_slot_t slot = {.parent = arr, .index = i};
@@ -462,13 +464,14 @@ static void v_array(v_ctx_t *c, const tg_snode_t *n, json_t *arr)
                 }
             }
         }
-        tg_spec_path_pop(&c->path, base);
+        tg_tauyaml_path_pop(&c->path, base);
     }
 }
 
 /* Validate one value; returns the value now in the slot (it may have been
  * replaced by normalisation). */
-static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slot, tg_spec_at_e at)
+static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slot,
+                       tg_tauyaml_at_e at)
 {
     if (n->ref) {
         size_t before = c->errors;
@@ -477,12 +480,12 @@ static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slo
             return v;
     }
     if (n->never) {
-        tg_spec_diag_error(c->diag, v_path(c), at, "%s is not allowed here", v_path(c));
+        tg_tauyaml_diag_error(c->diag, v_path(c), at, "%s is not allowed here", v_path(c));
         c->errors++;
         return v;
     }
     if (n->warning)
-        tg_spec_diag_warn(c->diag, v_path(c), TG_AT_KEY, "%s", n->warning);
+        tg_tauyaml_diag_warn(c->diag, v_path(c), TG_AT_KEY, "%s", n->warning);
     if (!v_type_ok(n->types, v) && (n->types & TG_ST_INT) && json_is_real(v) && slot->parent) {
         /* yaml.v3 decodes a float into an integer field; a whole number
          * (2.0, 1e3) is taken as the integer it is. A fraction is refused
@@ -498,7 +501,7 @@ static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slo
         if ((n->types & TG_ST_STR) && slot->parent &&
             (json_is_number(v) || json_is_boolean(v) || (json_is_null(v) && slot->is_map_value))) {
             /* yaml.v3 decodes any scalar into a string field as written. */
-            const tg_spec_mark_t *mk = tg_spec_pos_get(c->diag->pos, v_path(c));
+            const tg_tauyaml_mark_t *mk = tg_tauyaml_pos_get(c->diag->pos, v_path(c));
             char tb[64];
             json_t *s = json_is_null(v) ? json_string("")
                         : mk && mk->raw ? json_string(mk->raw)
@@ -510,19 +513,19 @@ static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slo
             tg_buf_init(&want, 256);
             v_want(n->types, &want);
             char tb[64];
-            tg_spec_qv_t q;
+            tg_tauyaml_qv_t q;
             const char *hint = "";
             if ((n->types & TG_ST_BOOL) && json_is_string(v))
                 hint = " (yes/no/on/off are strings in YAML 1.2; write true or false)";
             else if ((n->types & (TG_ST_INT | TG_ST_NUM)) && json_is_string(v))
                 hint = " (write the number without quotes)";
             if (json_is_object(v) || json_is_array(v) || json_is_null(v))
-                tg_spec_diag_error(c->diag, v_path(c), at, "%s must be %s, got %s", v_path(c),
-                                   want.data ? want.data : "", v_kind(v));
+                tg_tauyaml_diag_error(c->diag, v_path(c), at, "%s must be %s, got %s", v_path(c),
+                                      want.data ? want.data : "", v_kind(v));
             else
-                tg_spec_diag_error(c->diag, v_path(c), at, "%s must be %s, got %s \"%s\"%s",
-                                   v_path(c), want.data ? want.data : "", v_kind(v),
-                                   tg_spec_qv(&q, v_text(v, tb, sizeof(tb))), hint);
+                tg_tauyaml_diag_error(c->diag, v_path(c), at, "%s must be %s, got %s \"%s\"%s",
+                                      v_path(c), want.data ? want.data : "", v_kind(v),
+                                      tg_tauyaml_qv(&q, v_text(v, tb, sizeof(tb))), hint);
             c->errors++;
             tg_buf_clean(&want);
             return v;
@@ -560,21 +563,22 @@ static json_t *v_value(v_ctx_t *c, const tg_snode_t *n, json_t *v, v_slot_t *slo
     return v;
 }
 
-size_t tg_spec_validate_schema(const tg_spec_schema_t *schema, json_t *root, tg_spec_diag_t *diag)
+size_t tg_tauyaml_validate_schema(const tg_tauyaml_schema_t *schema, json_t *root,
+                                  tg_tauyaml_diag_t *diag)
 {
     v_ctx_t c = {.diag = diag};
-    tg_spec_path_init(&c.path);
+    tg_tauyaml_path_init(&c.path);
     v_slot_t slot = {0};
     v_value(&c, schema->root, root, &slot, TG_AT_VALUE);
-    tg_spec_path_clean(&c.path);
+    tg_tauyaml_path_clean(&c.path);
     return c.errors;
 }
 
-size_t tg_spec_validate_sections(const tg_spec_schema_t *schema, json_t *root,
-                                 const char *const *sections, tg_spec_diag_t *diag)
+size_t tg_tauyaml_validate_sections(const tg_tauyaml_schema_t *schema, json_t *root,
+                                    const char *const *sections, tg_tauyaml_diag_t *diag)
 {
     v_ctx_t c = {.diag = diag, .lenient = 1};
-    tg_spec_path_init(&c.path);
+    tg_tauyaml_path_init(&c.path);
     for (; *sections; sections++) {
         json_t *v = json_object_get(root, *sections);
         const tg_snode_t *n = tg_snode_prop(schema->root, *sections);
@@ -584,11 +588,11 @@ size_t tg_spec_validate_sections(const tg_spec_schema_t *schema, json_t *root,
             json_object_del(root, *sections);
             continue;
         }
-        size_t old = tg_spec_path_push_key(&c.path, *sections, strlen(*sections));
+        size_t old = tg_tauyaml_path_push_key(&c.path, *sections, strlen(*sections));
         v_slot_t slot = {.parent = root, .key = *sections};
         v_value(&c, n, v, &slot, TG_AT_VALUE);
-        tg_spec_path_pop(&c.path, old);
+        tg_tauyaml_path_pop(&c.path, old);
     }
-    tg_spec_path_clean(&c.path);
+    tg_tauyaml_path_clean(&c.path);
     return c.errors;
 }

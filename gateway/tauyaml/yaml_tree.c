@@ -14,21 +14,21 @@
 
 #define YT_TAG_PREFIX "tag:yaml.org,2002:"
 
-void tg_spec_doc_init(tg_spec_doc_t *doc)
+void tg_tauyaml_doc_init(tg_tauyaml_doc_t *doc)
 {
     doc->root = NULL;
     doc->pos = NULL;
 }
 
-void tg_spec_doc_clean(tg_spec_doc_t *doc)
+void tg_tauyaml_doc_clean(tg_tauyaml_doc_t *doc)
 {
     json_decref(doc->root);
     doc->root = NULL;
-    tg_spec_pos_free(doc->pos);
+    tg_tauyaml_pos_free(doc->pos);
     doc->pos = NULL;
 }
 
-size_t tg_spec_utf8_check(const char *str, size_t len)
+size_t tg_tauyaml_utf8_check(const char *str, size_t len)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
@@ -178,7 +178,7 @@ static int yt_is_float(const char *s, size_t n)
     return i == n;
 }
 
-json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
+json_t *tg_tauyaml_yaml_resolve_plain(const char *s, size_t n, int *nonfinite)
 {
     static const char *const nulls[] = {"~", "null", "Null", "NULL", NULL};
     static const char *const trues[] = {"true", "True", "TRUE", NULL};
@@ -253,10 +253,10 @@ typedef struct yt_frame_s {
 } yt_frame_t;
 
 typedef struct yt_state_s {
-    const tg_spec_limits_t *lim;
-    tg_spec_diag_t *diag;
-    tg_spec_pos_t *pos;
-    tg_spec_path_t path;
+    const tg_tauyaml_limits_t *lim;
+    tg_tauyaml_diag_t *diag;
+    tg_tauyaml_pos_t *pos;
+    tg_tauyaml_path_t path;
     yt_frame_t *stack;
     size_t depth, cap;
     size_t nodes;
@@ -279,7 +279,8 @@ static unsigned yt_col(yaml_mark_t m)
 
 static void yt_fatal(yt_state_t *st, yaml_mark_t m, const char *msg)
 {
-    tg_spec_diag_error_at(st->diag, tg_spec_path_str(&st->path), yt_line(m), yt_col(m), "%s", msg);
+    tg_tauyaml_diag_error_at(st->diag, tg_tauyaml_path_str(&st->path), yt_line(m), yt_col(m), "%s",
+                             msg);
     st->failed = 1;
 }
 
@@ -305,13 +306,13 @@ static json_t *yt_scalar(yt_state_t *st, const yaml_event_t *ev, int *is_string)
     const char *tag = (const char *)ev->data.scalar.tag;
     int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     unsigned line = yt_line(ev->start_mark), col = yt_col(ev->start_mark);
-    const char *path = tg_spec_path_str(&st->path);
-    tg_spec_qv_t q;
+    const char *path = tg_tauyaml_path_str(&st->path);
+    tg_tauyaml_qv_t q;
 
     *is_string = 0;
     if (memchr(v, '\0', n)) {
-        tg_spec_diag_error_at(st->diag, path, line, col,
-                              "strings may not contain NUL characters; remove the \\0 escape");
+        tg_tauyaml_diag_error_at(st->diag, path, line, col,
+                                 "strings may not contain NUL characters; remove the \\0 escape");
         st->errors++;
         return json_null();
     }
@@ -319,26 +320,26 @@ static json_t *yt_scalar(yt_state_t *st, const yaml_event_t *ev, int *is_string)
     if (tag && strncmp(tag, YT_TAG_PREFIX, strlen(YT_TAG_PREFIX)) == 0)
         kind = tag + strlen(YT_TAG_PREFIX);
     if (tag && !kind && strcmp(tag, "!") != 0) {
-        tg_spec_diag_error_at(st->diag, path, line, col,
-                              "YAML tag %s is not supported in tau.yaml; remove the tag",
-                              tg_spec_qv(&q, tag));
+        tg_tauyaml_diag_error_at(st->diag, path, line, col,
+                                 "YAML tag %s is not supported in tau.yaml; remove the tag",
+                                 tg_tauyaml_qv(&q, tag));
         st->errors++;
         return json_null();
     }
     if ((!tag && !plain) || (tag && !kind) || (kind && strcmp(kind, "str") == 0)) {
         *is_string = 1;
-        /* The document passed tg_spec_utf8_check and libyaml emits only valid
+        /* The document passed tg_tauyaml_utf8_check and libyaml emits only valid
          * UTF-8 (escapes included), so jansson need not check it again. */
         json_t *s = json_stringn_nocheck(v, n);
         return s ? s : json_null();
     }
     int nonfinite = 0;
-    json_t *r = tg_spec_yaml_resolve_plain(v, n, &nonfinite);
+    json_t *r = tg_tauyaml_yaml_resolve_plain(v, n, &nonfinite);
     if (nonfinite) {
-        tg_spec_diag_error_at(st->diag, path, line, col,
-                              "%s: non-finite numbers (.inf, .nan) are not supported; quote the "
-                              "value to make it a string",
-                              tg_spec_qv(&q, v));
+        tg_tauyaml_diag_error_at(st->diag, path, line, col,
+                                 "%s: non-finite numbers (.inf, .nan) are not supported; quote the "
+                                 "value to make it a string",
+                                 tg_tauyaml_qv(&q, v));
         st->errors++;
         return json_null();
     }
@@ -350,13 +351,13 @@ static json_t *yt_scalar(yt_state_t *st, const yaml_event_t *ev, int *is_string)
         if (!ok) {
             if (strcmp(kind, "int") && strcmp(kind, "float") && strcmp(kind, "bool") &&
                 strcmp(kind, "null"))
-                tg_spec_diag_error_at(st->diag, path, line, col,
-                                      "YAML tag !!%s is not supported in tau.yaml; remove the tag",
-                                      kind);
+                tg_tauyaml_diag_error_at(
+                    st->diag, path, line, col,
+                    "YAML tag !!%s is not supported in tau.yaml; remove the tag", kind);
             else
-                tg_spec_diag_error_at(st->diag, path, line, col,
-                                      "value \"%s\" does not match its tag !!%s", tg_spec_qv(&q, v),
-                                      kind);
+                tg_tauyaml_diag_error_at(st->diag, path, line, col,
+                                         "value \"%s\" does not match its tag !!%s",
+                                         tg_tauyaml_qv(&q, v), kind);
             st->errors++;
             json_decref(r);
             return json_null();
@@ -383,10 +384,10 @@ static int yt_collection_tag_ok(yt_state_t *st, const yaml_char_t *tag, const ch
     if (strncmp(t, YT_TAG_PREFIX, strlen(YT_TAG_PREFIX)) == 0 &&
         strcmp(t + strlen(YT_TAG_PREFIX), want) == 0)
         return 1;
-    tg_spec_qv_t q;
-    tg_spec_diag_error_at(st->diag, tg_spec_path_str(&st->path), yt_line(m), yt_col(m),
-                          "YAML tag %s is not supported in tau.yaml; remove the tag",
-                          tg_spec_qv(&q, t));
+    tg_tauyaml_qv_t q;
+    tg_tauyaml_diag_error_at(st->diag, tg_tauyaml_path_str(&st->path), yt_line(m), yt_col(m),
+                             "YAML tag %s is not supported in tau.yaml; remove the tag",
+                             tg_tauyaml_qv(&q, t));
     st->errors++;
     return 0;
 }
@@ -416,7 +417,7 @@ static void yt_attach(yt_state_t *st, json_t *v)
 
 /* Push the path segment of the node about to start and work out its marks
  * (the key's position for a mapping value). */
-static void yt_enter(yt_state_t *st, yaml_mark_t start, tg_spec_mark_t *mk)
+static void yt_enter(yt_state_t *st, yaml_mark_t start, tg_tauyaml_mark_t *mk)
 {
     memset(mk, 0, sizeof(*mk));
     mk->vline = yt_line(start);
@@ -430,20 +431,20 @@ static void yt_enter(yt_state_t *st, yaml_mark_t start, tg_spec_mark_t *mk)
     }
     yt_frame_t *f = &st->stack[st->depth - 1];
     if (f->is_map) {
-        tg_spec_path_push_key(&st->path, st->keys.data + f->key_off, f->keylen);
+        tg_tauyaml_path_push_key(&st->path, st->keys.data + f->key_off, f->keylen);
         mk->kline = f->kline;
         mk->kcol = f->kcol;
     } else {
-        tg_spec_path_push_index(&st->path, f->index);
+        tg_tauyaml_path_push_index(&st->path, f->index);
         mk->kline = mk->vline;
         mk->kcol = mk->vcol;
     }
 }
 
-static int yt_record(yt_state_t *st, const tg_spec_mark_t *mk, yaml_mark_t start, const char *raw,
-                     size_t rawlen)
+static int yt_record(yt_state_t *st, const tg_tauyaml_mark_t *mk, yaml_mark_t start,
+                     const char *raw, size_t rawlen)
 {
-    if (tg_spec_pos_add(st->pos, st->path.s, st->path.len, mk, raw, rawlen) != TG_OK) {
+    if (tg_tauyaml_pos_add(st->pos, st->path.s, st->path.len, mk, raw, rawlen) != TG_OK) {
         yt_fatal(st, start, "the document has too many or too deeply nested fields");
         return -1;
     }
@@ -480,13 +481,14 @@ static void yt_key(yt_state_t *st, const yaml_event_t *ev)
     f->kcol = yt_col(ev->start_mark);
     if (json_object_getn(f->node, key, n)) {
         /* Report at the second definition; the first keeps its place. */
-        size_t old = tg_spec_path_push_key(&st->path, k, n);
-        const tg_spec_mark_t *first = tg_spec_pos_get(st->pos, st->path.s);
-        tg_spec_qv_t q;
-        tg_spec_diag_error_at(st->diag, st->path.s, f->kline, f->kcol,
-                              "mapping key \"%s\" already defined at line %u; remove one of them",
-                              tg_spec_qv(&q, key), first ? first->kline : 0);
-        tg_spec_path_pop(&st->path, old);
+        size_t old = tg_tauyaml_path_push_key(&st->path, k, n);
+        const tg_tauyaml_mark_t *first = tg_tauyaml_pos_get(st->pos, st->path.s);
+        tg_tauyaml_qv_t q;
+        tg_tauyaml_diag_error_at(
+            st->diag, st->path.s, f->kline, f->kcol,
+            "mapping key \"%s\" already defined at line %u; remove one of them",
+            tg_tauyaml_qv(&q, key), first ? first->kline : 0);
+        tg_tauyaml_path_pop(&st->path, old);
         st->errors++;
         f->skip_value = 1;
     }
@@ -509,7 +511,7 @@ static void yt_pop(yt_state_t *st)
 {
     yt_frame_t *f = &st->stack[--st->depth];
     json_t *node = f->node;
-    tg_spec_path_pop(&st->path, yt_parent_len(st));
+    tg_tauyaml_path_pop(&st->path, yt_parent_len(st));
     yt_attach(st, node);
 }
 
@@ -531,14 +533,14 @@ static void yt_node(yt_state_t *st, const yaml_event_t *ev)
             return;
         }
     }
-    tg_spec_mark_t mk;
+    tg_tauyaml_mark_t mk;
     yt_enter(st, ev->start_mark, &mk);
     if (ev->type == YAML_ALIAS_EVENT) {
         char msg[160];
-        tg_spec_qv_t q;
+        tg_tauyaml_qv_t q;
         snprintf(msg, sizeof(msg),
                  "YAML aliases (*%s) are not supported in tau.yaml; write the value out",
-                 tg_spec_qv(&q, (const char *)ev->data.alias.anchor));
+                 tg_tauyaml_qv(&q, (const char *)ev->data.alias.anchor));
         yt_fatal(st, ev->start_mark, msg);
         return;
     }
@@ -550,7 +552,7 @@ static void yt_node(yt_state_t *st, const yaml_event_t *ev)
             json_decref(v);
             return;
         }
-        tg_spec_path_pop(&st->path, yt_parent_len(st));
+        tg_tauyaml_path_pop(&st->path, yt_parent_len(st));
         yt_attach(st, v);
         return;
     }
@@ -579,18 +581,18 @@ static void yt_syntax_error(yt_state_t *st, const yaml_parser_t *parser, const c
     json_array_clear(st->diag->errors);
     st->failed = 1;
     if (m.index < len && text[m.index] == '\t') {
-        tg_spec_diag_error_at(st->diag, "", yt_line(m), yt_col(m),
-                              "YAML syntax error: a tab character is not allowed here (YAML "
-                              "indents with spaces only); replace the tab with spaces");
+        tg_tauyaml_diag_error_at(st->diag, "", yt_line(m), yt_col(m),
+                                 "YAML syntax error: a tab character is not allowed here (YAML "
+                                 "indents with spaces only); replace the tab with spaces");
         return;
     }
-    tg_spec_diag_error_at(st->diag, tg_spec_path_str(&st->path), yt_line(m), yt_col(m),
-                          "YAML syntax error: %s%s%s", parser->problem ? parser->problem : "",
-                          parser->context ? " " : "", parser->context ? parser->context : "");
+    tg_tauyaml_diag_error_at(st->diag, tg_tauyaml_path_str(&st->path), yt_line(m), yt_col(m),
+                             "YAML syntax error: %s%s%s", parser->problem ? parser->problem : "",
+                             parser->context ? " " : "", parser->context ? parser->context : "");
 }
 
-tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t *limits,
-                           tg_spec_doc_t *doc, tg_spec_diag_t *diag)
+tg_rc_e tg_tauyaml_yaml_parse(const char *text, size_t len, const tg_tauyaml_limits_t *limits,
+                              tg_tauyaml_doc_t *doc, tg_tauyaml_diag_t *diag)
 {
     tg_rc_e rc = TG_EINVAL;
     yaml_parser_t parser;
@@ -599,16 +601,17 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
     memset(&st, 0, sizeof(st));
     st.lim = limits;
     st.diag = diag;
-    tg_spec_path_init(&st.path);
+    tg_tauyaml_path_init(&st.path);
     tg_buf_init(&st.keys, limits->max_doc_bytes + 1024);
 
     if (len > limits->max_doc_bytes) {
-        tg_spec_diag_error_at(diag, "", 1, 1, "the document is %zu bytes; the limit is %zu bytes",
-                              len, limits->max_doc_bytes);
+        tg_tauyaml_diag_error_at(diag, "", 1, 1,
+                                 "the document is %zu bytes; the limit is %zu bytes", len,
+                                 limits->max_doc_bytes);
         rc = TG_ETOOLARGE;
         goto out;
     }
-    size_t bad = tg_spec_utf8_check(text, len);
+    size_t bad = tg_tauyaml_utf8_check(text, len);
     if (bad < len) {
         unsigned line = 1, col = 1;
         for (size_t i = 0; i < bad; i++) {
@@ -619,10 +622,10 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
                 col++;
             }
         }
-        tg_spec_diag_error_at(diag, "", line, col,
-                              "the document is not valid UTF-8 (bad byte 0x%02x at offset %zu); "
-                              "save the file as UTF-8",
-                              (unsigned char)text[bad], bad);
+        tg_tauyaml_diag_error_at(diag, "", line, col,
+                                 "the document is not valid UTF-8 (bad byte 0x%02x at offset %zu); "
+                                 "save the file as UTF-8",
+                                 (unsigned char)text[bad], bad);
         goto out;
     }
     /* A leading byte-order mark is not content (yaml.v3 skips it too);
@@ -634,7 +637,7 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
     /* Paths are stored per node; cap their total so a small document with
      * long keys nested deep cannot make the table huge. */
     size_t cap = len * 16 + 65536;
-    doc->pos = tg_spec_pos_new(cap < ((size_t)8 << 20) ? cap : ((size_t)8 << 20));
+    doc->pos = tg_tauyaml_pos_new(cap < ((size_t)8 << 20) ? cap : ((size_t)8 << 20));
     st.pos = doc->pos;
 
     if (!yaml_parser_initialize(&parser)) {
@@ -692,16 +695,16 @@ tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t 
     if (st.failed || st.errors)
         goto out;
     if (!st.root || json_is_null(st.root)) {
-        tg_spec_diag_error_at(diag, "", st.root ? st.root_line : 1, st.root ? st.root_col : 1,
-                              "the document is empty; a tau.yaml needs at least name, engine "
-                              "and entrypoint");
+        tg_tauyaml_diag_error_at(diag, "", st.root ? st.root_line : 1, st.root ? st.root_col : 1,
+                                 "the document is empty; a tau.yaml needs at least name, engine "
+                                 "and entrypoint");
         goto out;
     }
     if (!json_is_object(st.root)) {
-        tg_spec_diag_error_at(diag, "", st.root_line, st.root_col,
-                              "the top level of tau.yaml must be a mapping of fields "
-                              "(name: ..., engine: ...), not %s",
-                              yt_kind(st.root));
+        tg_tauyaml_diag_error_at(diag, "", st.root_line, st.root_col,
+                                 "the top level of tau.yaml must be a mapping of fields "
+                                 "(name: ..., engine: ...), not %s",
+                                 yt_kind(st.root));
         goto out;
     }
     doc->root = st.root;
@@ -713,7 +716,7 @@ out:
     tg_buf_clean(&st.keys);
     free(st.stack);
     json_decref(st.root);
-    tg_spec_path_clean(&st.path);
+    tg_tauyaml_path_clean(&st.path);
     if (parser_ready)
         yaml_parser_delete(&parser);
     return rc;

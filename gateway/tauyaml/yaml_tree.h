@@ -1,7 +1,7 @@
 /* tau.yaml text -> jansson tree + position table (libyaml event parser).
  *
  * Bounded: document size, nesting depth, node count and key length come from
- * tg_spec_limits_t. Rejected outright: invalid UTF-8, aliases (no alias
+ * tg_tauyaml_limits_t. Rejected outright: invalid UTF-8, aliases (no alias
  * bombs), duplicate keys, non-scalar keys, unknown tags, more than one
  * document, an empty document, a top level that is not a mapping. The full
  * resolution table is docs/taugrid-compat.md ("YAML scalars").
@@ -13,8 +13,8 @@
  * everything else, every quoted scalar and block scalar, a string. `on`,
  * `yes`, `off` and `no` are strings. Explicit !!str/!!int/!!float/!!bool/
  * !!null tags are honoured. */
-#ifndef TG_SPEC_YAML_TREE_H
-#define TG_SPEC_YAML_TREE_H
+#ifndef TG_TAUYAML_YAML_TREE_H
+#define TG_TAUYAML_YAML_TREE_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -24,14 +24,14 @@
 #include "tauyaml/limits.h"
 #include "tauyaml/pos.h"
 
-typedef struct tg_spec_doc_s {
-    json_t *root;       /* owned; a JSON object once parsing succeeded */
-    tg_spec_pos_t *pos; /* owned; positions of every node (also after errors) */
-} tg_spec_doc_t;
+typedef struct tg_tauyaml_doc_s {
+    json_t *root;          /* owned; a JSON object once parsing succeeded */
+    tg_tauyaml_pos_t *pos; /* owned; positions of every node (also after errors) */
+} tg_tauyaml_doc_t;
 
-void tg_spec_doc_init(tg_spec_doc_t *doc);
+void tg_tauyaml_doc_init(tg_tauyaml_doc_t *doc);
 /* Release root and pos (NULL-safe). */
-void tg_spec_doc_clean(tg_spec_doc_t *doc);
+void tg_tauyaml_doc_clean(tg_tauyaml_doc_t *doc);
 
 /* Parse `len` bytes of YAML into `doc` (which must be freshly initialised).
  * Diagnostics go to `diag` with explicit positions; the caller should point
@@ -44,16 +44,16 @@ void tg_spec_doc_clean(tg_spec_doc_t *doc);
  * duplicate keys, tags, NUL, non-finite numbers, limits, several or no
  * documents, a top level that is not a mapping); doc->root is NULL unless
  * TG_OK. */
-tg_rc_e tg_spec_yaml_parse(const char *text, size_t len, const tg_spec_limits_t *limits,
-                           tg_spec_doc_t *doc, tg_spec_diag_t *diag) TG_MUSTCHECK;
+tg_rc_e tg_tauyaml_yaml_parse(const char *text, size_t len, const tg_tauyaml_limits_t *limits,
+                              tg_tauyaml_doc_t *doc, tg_tauyaml_diag_t *diag) TG_MUSTCHECK;
 
 /* Resolve one plain (unquoted, untagged) scalar as yaml.v3 does. Returns a new
  * reference; sets *nonfinite when the text is .inf/.nan (result is NULL).
- * `s` must be valid UTF-8 (as every scalar of a document tg_spec_yaml_parse
+ * `s` must be valid UTF-8 (as every scalar of a document tg_tauyaml_yaml_parse
  * accepted is): a string result is not checked again. */
-json_t *tg_spec_yaml_resolve_plain(const char *s, size_t n, int *nonfinite);
+json_t *tg_tauyaml_yaml_resolve_plain(const char *s, size_t n, int *nonfinite);
 
 /* Index of the first byte that is not valid UTF-8, or len when all is valid. */
-size_t tg_spec_utf8_check(const char *s, size_t len);
+size_t tg_tauyaml_utf8_check(const char *s, size_t len);
 
 #endif

@@ -19,7 +19,7 @@
 #define BENCH_ROUNDS       20000
 
 typedef struct bench_pattern_s {
-    tg_spec_pattern_t *dfa;
+    tg_tauyaml_pattern_t *dfa;
     regex_t rx;
 } bench_pattern_t;
 
@@ -56,11 +56,11 @@ static void bench_collect(const json_t *node, bench_pattern_t *out, size_t *n)
         json_object_foreach((json_t *)node, key, v) {
             if (!strcmp(key, "pattern") && json_is_string(v) && *n < BENCH_MAX_PATTERNS) {
                 const char *re = json_string_value(v);
-                tg_spec_pattern_t *dfa = tg_spec_pattern_compile(re);
+                tg_tauyaml_pattern_t *dfa = tg_tauyaml_pattern_compile(re);
                 if (!dfa)
                     continue;
                 if (regcomp(&out[*n].rx, re, REG_EXTENDED | REG_NOSUB) != 0) {
-                    tg_spec_pattern_free(dfa);
+                    tg_tauyaml_pattern_free(dfa);
                     continue;
                 }
                 out[(*n)++].dfa = dfa;
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     unsigned long agree = 0, matches = 0;
     for (size_t p = 0; p < n; p++)
         for (size_t s = 0; s < BENCH_NSUBJECTS; s++) {
-            int a = tg_spec_pattern_match(pats[p].dfa, bench_subjects[s]);
+            int a = tg_tauyaml_pattern_match(pats[p].dfa, bench_subjects[s]);
             int b = regexec(&pats[p].rx, bench_subjects[s], 0, NULL, 0) == 0;
             agree += a == b;
             matches += (unsigned long)a;
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < BENCH_ROUNDS; r++)
         for (size_t p = 0; p < n; p++)
             for (size_t s = 0; s < BENCH_NSUBJECTS; s++)
-                sink += (unsigned long)tg_spec_pattern_match(pats[p].dfa, bench_subjects[s]);
+                sink += (unsigned long)tg_tauyaml_pattern_match(pats[p].dfa, bench_subjects[s]);
     double t1 = bench_now();
     for (int r = 0; r < BENCH_ROUNDS; r++)
         for (size_t p = 0; p < n; p++)
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
     printf("  ratio regexec / automaton: %.1f (answers agree on %lu of %zu)\n", rx_ns / dfa_ns,
            agree, n * BENCH_NSUBJECTS);
     for (size_t p = 0; p < n; p++) {
-        tg_spec_pattern_free(pats[p].dfa);
+        tg_tauyaml_pattern_free(pats[p].dfa);
         regfree(&pats[p].rx);
     }
     (void)sink;

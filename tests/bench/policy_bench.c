@@ -45,27 +45,27 @@ static char *bench_slurp(const char *path, size_t *len)
 }
 
 typedef struct bench_s {
-    const tg_spec_schema_t *schema;
-    tg_spec_limits_t lim;
+    const tg_tauyaml_schema_t *schema;
+    tg_tauyaml_limits_t lim;
     const json_t *ctx;
     const char *yaml;
     size_t len;
-    tg_spec_files_t files;
+    tg_tauyaml_files_t files;
 } bench_t;
 
 static tg_rc_e bench_pipeline(const bench_t *b, const char *run_id, json_t **out)
 {
-    tg_spec_texts_t texts;
-    tg_spec_texts_init(&texts);
-    tg_spec_request_t req = {.yaml = b->yaml,
-                             .yaml_len = b->len,
-                             .files = &b->files,
-                             .context = b->ctx,
-                             .run_id = run_id,
-                             .attempt = 1,
-                             .texts = run_id ? &texts : NULL};
-    tg_rc_e rc = tg_spec_pipeline(b->schema, &b->lim, &req, out);
-    tg_spec_texts_clean(&texts);
+    tg_submit_texts_t texts;
+    tg_submit_texts_init(&texts);
+    tg_submit_request_t req = {.yaml = b->yaml,
+                               .yaml_len = b->len,
+                               .files = &b->files,
+                               .context = b->ctx,
+                               .run_id = run_id,
+                               .attempt = 1,
+                               .texts = run_id ? &texts : NULL};
+    tg_rc_e rc = tg_submit_pipeline(b->schema, &b->lim, &req, out);
+    tg_submit_texts_clean(&texts);
     return rc;
 }
 
@@ -84,7 +84,8 @@ int main(int argc, char **argv)
     b.yaml = yaml;
 
     char err[512];
-    tg_spec_schema_t *schema = tg_spec_schema_load_file("schema/tau.schema.json", err, sizeof(err));
+    tg_tauyaml_schema_t *schema =
+        tg_tauyaml_schema_load_file("schema/tau.schema.json", err, sizeof(err));
     tg_policy_schema_t *pschema =
         tg_policy_schema_load_file("schema/policy.schema.json", err, sizeof(err));
     json_t *ctx = json_load_file("tests/fixtures/context/ws-ray.json", 0, NULL);
@@ -94,10 +95,10 @@ int main(int argc, char **argv)
     }
     b.schema = schema;
     b.ctx = ctx;
-    tg_spec_limits_default(&b.lim);
+    tg_tauyaml_limits_default(&b.lim);
     static const unsigned char sh[] = "#!/bin/sh\necho kind smoke\n";
-    tg_spec_file_t fv[1] = {{"train.sh", sh, sizeof(sh) - 1}};
-    b.files = (tg_spec_files_t){fv, 1, 0};
+    tg_tauyaml_file_t fv[1] = {{"train.sh", sh, sizeof(sh) - 1}};
+    b.files = (tg_tauyaml_files_t){fv, 1, 0};
 
     /* The policy: policies/default.yaml as shipped. */
     tg_policy_files_t files = {0};
@@ -122,15 +123,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "policy_bench: conformance 01 rejected\n");
         return 1;
     }
-    tg_spec_doc_t doc;
-    tg_spec_diag_t d;
-    tg_spec_doc_init(&doc);
-    tg_spec_diag_init(&d, NULL, 10);
-    if (tg_spec_yaml_parse(b.yaml, b.len, &b.lim, &doc, &d) != TG_OK)
+    tg_tauyaml_doc_t doc;
+    tg_tauyaml_diag_t d;
+    tg_tauyaml_doc_init(&doc);
+    tg_tauyaml_diag_init(&d, NULL, 10);
+    if (tg_tauyaml_yaml_parse(b.yaml, b.len, &b.lim, &doc, &d) != TG_OK)
         return 1;
-    tg_spec_prov_t prov;
-    tg_spec_prov_init(&prov);
-    tg_spec_prov_add_json(&prov, json_object_get(out, "provenance"));
+    tg_tauyaml_prov_t prov;
+    tg_tauyaml_prov_init(&prov);
+    tg_tauyaml_prov_add_json(&prov, json_object_get(out, "provenance"));
     tg_policy_input_t in = {.resolved = json_object_get(out, "resolved"),
                             .provenance = &prov,
                             .workspace = "ray",
@@ -169,13 +170,14 @@ int main(int argc, char **argv)
          * own resolved config; the fresh objects are made outside the clock */
         for (int k = 0; k < 64; k++) {
             json_t *rc = json_copy((json_t *)in.resolved);
-            tg_spec_prov_t pc;
-            tg_spec_prov_init(&pc);
-            tg_spec_prov_copy(&pc, &prov);
+            tg_tauyaml_prov_t pc;
+            tg_tauyaml_prov_init(&pc);
+            tg_tauyaml_prov_copy(&pc, &prov);
             const char *sect;
             json_t *v;
-            json_object_foreach(rc, sect, v) if (json_is_object(v))
-                json_object_set_new(rc, sect, json_copy(v));
+            json_object_foreach(rc, sect, v)
+                if (json_is_object(v))
+                    json_object_set_new(rc, sect, json_copy(v));
             tg_policy_input_t hin = in;
             hin.resolved = rc;
             hin.provenance = &pc;
@@ -186,7 +188,7 @@ int main(int argc, char **argv)
             tg_policy_result_clean(&res);
             t[V_HOOK] += bench_now() - s0;
             json_decref(rc);
-            tg_spec_prov_clean(&pc);
+            tg_tauyaml_prov_clean(&pc);
         }
         n[V_HOOK] += 64;
         /* pure: defaults filled into a copy */
@@ -242,15 +244,15 @@ int main(int argc, char **argv)
            patched ? "; default rules fill values" : "");
     printf("  ratio evaluation (hook) / pipeline: %.4f; target under 0.05 (%s)\n",
            us[V_HOOK] / us[V_PIPE], us[V_HOOK] / us[V_PIPE] < 0.05 ? "met" : "NOT met");
-    tg_spec_diag_clean(&d);
-    tg_spec_doc_clean(&doc);
+    tg_tauyaml_diag_clean(&d);
+    tg_tauyaml_doc_clean(&doc);
     json_decref(out);
-    tg_spec_prov_clean(&prov);
+    tg_tauyaml_prov_clean(&prov);
     tg_policy_snapshot_release(snap);
     tg_policy_files_clean(&files);
     tg_policy_schema_free(pschema);
     json_decref(ctx);
-    tg_spec_schema_free(schema);
+    tg_tauyaml_schema_free(schema);
     free(yaml);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* Benchmark (not a timed test): the tau.yaml pipeline (parse + schema and
- * semantic validation + resolve + render, as tg_spec_pipeline runs it for
+ * semantic validation + resolve + render, as tg_submit_pipeline runs it for
  * POST /runs) on conformance files 01 (Job) and 02 (RayJob), in a loop on one
  * core, against a bare libyaml event parse of the same bytes measured in the
  * same run. Prints specs/s, the pipeline/bare ratio and the time per stage.
@@ -73,38 +73,38 @@ static size_t bench_bare_parse(const char *text, size_t len)
 }
 
 typedef struct bench_s {
-    const tg_spec_schema_t *schema;
-    tg_spec_limits_t lim;
+    const tg_tauyaml_schema_t *schema;
+    tg_tauyaml_limits_t lim;
     const json_t *ctx;
     char *yaml[2];
     size_t len[2];
-    tg_spec_files_t files[2];
+    tg_tauyaml_files_t files[2];
 } bench_t;
 
 enum { V_BARE, V_PIPE, V_TIMED, V_VAL, V_TREE, V_N };
 
 /* One spec through variant v (alternating 01 and 02 with k). */
-static size_t bench_one(const bench_t *b, int v, int k, tg_spec_timing_t *timing)
+static size_t bench_one(const bench_t *b, int v, int k, tg_submit_timing_t *timing)
 {
     int i = k & 1;
     if (v == V_BARE)
         return bench_bare_parse(b->yaml[i], b->len[i]);
-    tg_spec_request_t req = {.yaml = b->yaml[i],
-                             .yaml_len = b->len[i],
-                             .files = &b->files[i],
-                             .context = b->ctx,
-                             .run_id = v == V_VAL ? NULL : "bench-run-0001",
-                             .attempt = 1,
-                             .timing = v == V_TIMED ? timing : NULL};
+    tg_submit_request_t req = {.yaml = b->yaml[i],
+                               .yaml_len = b->len[i],
+                               .files = &b->files[i],
+                               .context = b->ctx,
+                               .run_id = v == V_VAL ? NULL : "bench-run-0001",
+                               .attempt = 1,
+                               .timing = v == V_TIMED ? timing : NULL};
     json_t *out = NULL;
-    tg_spec_texts_t texts;
-    tg_spec_texts_init(&texts);
+    tg_submit_texts_t texts;
+    tg_submit_texts_init(&texts);
     if (v != V_TREE && v != V_VAL)
         req.texts = &texts;
-    if (tg_spec_pipeline(b->schema, &b->lim, &req, &out) != TG_OK)
+    if (tg_submit_pipeline(b->schema, &b->lim, &req, &out) != TG_OK)
         abort();
     json_decref(out);
-    tg_spec_texts_clean(&texts);
+    tg_submit_texts_clean(&texts);
     return 0;
 }
 
@@ -137,7 +137,8 @@ int main(int argc, char **argv)
     b.yaml[1] = bench_slurp(p2, &b.len[1]);
 
     char err[256];
-    tg_spec_schema_t *schema = tg_spec_schema_load_file("schema/tau.schema.json", err, sizeof(err));
+    tg_tauyaml_schema_t *schema =
+        tg_tauyaml_schema_load_file("schema/tau.schema.json", err, sizeof(err));
     json_t *ctx = json_load_file("tests/fixtures/context/ws-ray.json", 0, NULL);
     if (!schema || !ctx) {
         fprintf(stderr, "spec_bench: run from the repository root (%s)\n", schema ? "" : err);
@@ -145,24 +146,24 @@ int main(int argc, char **argv)
     }
     b.schema = schema;
     b.ctx = ctx;
-    tg_spec_limits_default(&b.lim);
+    tg_tauyaml_limits_default(&b.lim);
     static const unsigned char sh[] = "#!/bin/sh\necho kind smoke\n";
     static const unsigned char py[] = "print('ray smoke')\n";
-    tg_spec_file_t fv[2][1] = {{{"train.sh", sh, sizeof(sh) - 1}},
-                               {{"ray_train.py", py, sizeof(py) - 1}}};
-    b.files[0] = (tg_spec_files_t){fv[0], 1, 0};
-    b.files[1] = (tg_spec_files_t){fv[1], 1, 0};
+    tg_tauyaml_file_t fv[2][1] = {{{"train.sh", sh, sizeof(sh) - 1}},
+                                  {{"ray_train.py", py, sizeof(py) - 1}}};
+    b.files[0] = (tg_tauyaml_files_t){fv[0], 1, 0};
+    b.files[1] = (tg_tauyaml_files_t){fv[1], 1, 0};
 
     /* Check both are accepted before timing anything. */
     for (int i = 0; i < 2; i++) {
-        tg_spec_request_t req = {.yaml = b.yaml[i],
-                                 .yaml_len = b.len[i],
-                                 .files = &b.files[i],
-                                 .context = ctx,
-                                 .run_id = "bench-run-0001",
-                                 .attempt = 1};
+        tg_submit_request_t req = {.yaml = b.yaml[i],
+                                   .yaml_len = b.len[i],
+                                   .files = &b.files[i],
+                                   .context = ctx,
+                                   .run_id = "bench-run-0001",
+                                   .attempt = 1};
         json_t *out = NULL;
-        if (tg_spec_pipeline(schema, &b.lim, &req, &out) != TG_OK) {
+        if (tg_submit_pipeline(schema, &b.lim, &req, &out) != TG_OK) {
             char *d = json_dumps(out, JSON_INDENT(1));
             fprintf(stderr, "spec_bench: file %d rejected: %s\n", i + 1, d);
             return 1;
@@ -172,19 +173,19 @@ int main(int argc, char **argv)
 
     /* Interleaved rounds: each variant BENCH_BATCH specs per round. */
     static double per[V_N][BENCH_MAX_ROUNDS], ratio[BENCH_MAX_ROUNDS];
-    static double stage[TG_SPEC_STAGES][BENCH_MAX_ROUNDS];
+    static double stage[TG_SUBMIT_STAGES][BENCH_MAX_ROUNDS];
     size_t rounds = 0, events = 0;
     double start = bench_cpu();
     do {
         for (int v = 0; v < V_N; v++) {
             if (only_pipeline && v != V_PIPE)
                 continue;
-            tg_spec_timing_t timing = {{0}};
+            tg_submit_timing_t timing = {{0}};
             double t0 = bench_cpu();
             for (int k = 0; k < BENCH_BATCH; k++)
                 events += bench_one(&b, v, k, &timing);
             per[v][rounds] = (bench_cpu() - t0) / BENCH_BATCH * 1e6;
-            for (int s = 0; v == V_TIMED && s < TG_SPEC_STAGES; s++)
+            for (int s = 0; v == V_TIMED && s < TG_SUBMIT_STAGES; s++)
                 stage[s][rounds] = (double)timing.ns[s] / BENCH_BATCH / 1e3;
         }
         ratio[rounds] = per[V_PIPE][rounds] / per[V_BARE][rounds];
@@ -214,22 +215,22 @@ int main(int argc, char **argv)
 
     /* Where the time of the full pipeline goes (the timed variant), each
      * stage as a multiple of the bare parse, so the shares add up to the ratio. */
-    static const char *const names[TG_SPEC_STAGES] = {"parse", "validate", "resolve", "render",
-                                                      "release"};
-    double st[TG_SPEC_STAGES], total = 0;
-    for (int s = 0; s < TG_SPEC_STAGES; s++)
+    static const char *const names[TG_SUBMIT_STAGES] = {"parse", "validate", "resolve", "render",
+                                                        "release"};
+    double st[TG_SUBMIT_STAGES], total = 0;
+    for (int s = 0; s < TG_SUBMIT_STAGES; s++)
         total += st[s] = bench_median(stage[s], rounds);
     printf("  stages, us/spec (x bare):");
-    for (int s = 0; s < TG_SPEC_STAGES; s++)
+    for (int s = 0; s < TG_SUBMIT_STAGES; s++)
         printf(" %s %.2f (%.2fx)%s", names[s], st[s], st[s] / us[V_BARE],
-               s + 1 < TG_SPEC_STAGES ? "," : "\n");
+               s + 1 < TG_SUBMIT_STAGES ? "," : "\n");
     printf("  (stage medians add up to %.2f us/spec; the timed run took %.2f)\n", total,
            us[V_TIMED]);
     printf("  targets: >= 20000 specs/s per core (%s); within 5x bare parse (%s)\n",
            1e6 / us[V_PIPE] >= 20000 ? "met" : "NOT met", r <= 5.0 ? "met" : "NOT met");
 out:
     json_decref(ctx);
-    tg_spec_schema_free(schema);
+    tg_tauyaml_schema_free(schema);
     free(b.yaml[0]);
     free(b.yaml[1]);
     return 0;

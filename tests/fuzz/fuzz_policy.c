@@ -25,8 +25,8 @@
 #include "policy/load.h"
 
 static tg_policy_schema_t *fz_schema;
-static json_t *fz_cases[2];        /* the resolved config of a Job and a RayJob */
-static tg_spec_prov_t fz_provs[2]; /* and its provenance */
+static json_t *fz_cases[2];           /* the resolved config of a Job and a RayJob */
+static tg_tauyaml_prov_t fz_provs[2]; /* and its provenance */
 
 static void fz_load_case(int i, const char *path)
 {
@@ -36,8 +36,8 @@ static void fz_load_case(int i, const char *path)
         abort();
     }
     fz_cases[i] = json_incref(json_object_get(g, "resolved"));
-    tg_spec_prov_init(&fz_provs[i]);
-    tg_spec_prov_add_json(&fz_provs[i], json_object_get(g, "provenance"));
+    tg_tauyaml_prov_init(&fz_provs[i]);
+    tg_tauyaml_prov_add_json(&fz_provs[i], json_object_get(g, "provenance"));
     json_decref(g);
 }
 
@@ -75,8 +75,7 @@ static void fz_check_errors(const json_t *errors)
     const json_t *e;
     if (!json_is_array(errors) || json_array_size(errors) == 0)
         abort(); /* a refusal always says why */
-    json_array_foreach(errors, i, e)
-    {
+    json_array_foreach(errors, i, e) {
         if (!json_is_string(json_object_get(e, "file")) ||
             !json_is_string(json_object_get(e, "message")) ||
             !json_is_string(json_object_get(e, "path")))
@@ -95,8 +94,7 @@ static void fz_check_findings(const json_t *list)
 {
     size_t i;
     const json_t *e;
-    json_array_foreach(list, i, e)
-    {
+    json_array_foreach(list, i, e) {
         if (!json_is_string(json_object_get(e, "rule_id")) ||
             !json_is_string(json_object_get(e, "message")) ||
             json_integer_value(json_object_get(e, "line")) < 1)
@@ -108,8 +106,7 @@ static size_t fz_count(const json_t *decisions, const char *outcome)
 {
     size_t n = 0, i;
     const json_t *d;
-    json_array_foreach(decisions, i, d)
-    {
+    json_array_foreach(decisions, i, d) {
         const char *o = json_string_value(json_object_get(d, "outcome"));
         if (!o || !json_is_string(json_object_get(d, "rule_id")) ||
             json_integer_value(json_object_get(d, "line")) < 1 ||
@@ -156,9 +153,9 @@ static void fz_evaluate(const tg_policy_snapshot_t *snap, int c)
 
     /* in place, on private copies: the same decisions */
     json_t *rc2 = json_deep_copy(fz_cases[c]);
-    tg_spec_prov_t pc2;
-    tg_spec_prov_init(&pc2);
-    tg_spec_prov_copy(&pc2, &fz_provs[c]);
+    tg_tauyaml_prov_t pc2;
+    tg_tauyaml_prov_init(&pc2);
+    tg_tauyaml_prov_copy(&pc2, &fz_provs[c]);
     tg_policy_input_t in2 = in;
     in2.resolved = rc2;
     in2.provenance = &pc2;
@@ -169,8 +166,8 @@ static void fz_evaluate(const tg_policy_snapshot_t *snap, int c)
     json_t *decisions2 = tg_policy_result_decisions(&res2);
     if (!json_equal(decisions, decisions2) || (res.patched && !json_equal(res.resolved, rc2)))
         abort();
-    json_t *p1 = tg_spec_prov_json(tg_policy_result_provenance(&res)),
-           *p2 = tg_spec_prov_json(&pc2);
+    json_t *p1 = tg_tauyaml_prov_json(tg_policy_result_provenance(&res)),
+           *p2 = tg_tauyaml_prov_json(&pc2);
     if (!json_equal(p1, p2))
         abort();
     json_decref(p1);
@@ -178,7 +175,7 @@ static void fz_evaluate(const tg_policy_snapshot_t *snap, int c)
     json_decref(decisions2);
     tg_policy_result_clean(&res2);
     json_decref(rc2);
-    tg_spec_prov_clean(&pc2);
+    tg_tauyaml_prov_clean(&pc2);
     json_decref(decisions);
     tg_policy_result_clean(&res);
 }

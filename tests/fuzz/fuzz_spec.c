@@ -20,9 +20,9 @@
 #include "render/render.h"
 #include "submit/pipeline.h"
 
-static tg_spec_schema_t *fz_schema;
+static tg_tauyaml_schema_t *fz_schema;
 static json_t *fz_ctx;
-static tg_spec_limits_t fz_limits;
+static tg_tauyaml_limits_t fz_limits;
 
 static const char fz_ctx_text[] =
     "{\"workspace\": {\"name\": \"ws\", \"namespace\": \"ns\", \"default_queue\": \"lq\","
@@ -51,17 +51,17 @@ static const unsigned char fz_zip[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x74, 0x72, 0x61,
     0x69, 0x6e, 0x2e, 0x70, 0x79, 0x50, 0x4b, 0x05, 0x06, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01,
     0x00, 0x36, 0x00, 0x00, 0x00, 0x2f, 0x00, 0x00, 0x00, 0x00, 0x00};
-static const tg_spec_file_t fz_filev[] = {
+static const tg_tauyaml_file_t fz_filev[] = {
     {"train.py", fz_py, sizeof(fz_py) - 1},
     {"train.sh", fz_sh, sizeof(fz_sh) - 1},
     {"ray_train.py", fz_py, sizeof(fz_py) - 1},
     {"driver.py", fz_py, sizeof(fz_py) - 1},
     {"eval.py", fz_py, sizeof(fz_py) - 1},
     {"requirements.txt", fz_py, sizeof(fz_py) - 1},
-    {TG_SPEC_PROJECT_ARCHIVE, fz_zip, sizeof(fz_zip)},
+    {TG_TAUYAML_PROJECT_ARCHIVE, fz_zip, sizeof(fz_zip)},
 };
-static const tg_spec_files_t fz_files = {(tg_spec_file_t *)fz_filev,
-                                         sizeof(fz_filev) / sizeof(fz_filev[0]), 0};
+static const tg_tauyaml_files_t fz_files = {(tg_tauyaml_file_t *)fz_filev,
+                                            sizeof(fz_filev) / sizeof(fz_filev[0]), 0};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -70,8 +70,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     tg_log_set_level(TG_LOG_OFF);
     const char *path = getenv("TAUGATE_SCHEMA");
     char err[256];
-    fz_schema =
-        tg_spec_schema_load_file(path && *path ? path : "schema/tau.schema.json", err, sizeof(err));
+    fz_schema = tg_tauyaml_schema_load_file(path && *path ? path : "schema/tau.schema.json", err,
+                                            sizeof(err));
     if (!fz_schema) {
         fprintf(stderr, "fuzz_spec: %s (run from the repository root)\n", err);
         abort();
@@ -79,7 +79,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     fz_ctx = json_loads(fz_ctx_text, 0, NULL);
     if (!fz_ctx)
         abort();
-    tg_spec_limits_default(&fz_limits);
+    tg_tauyaml_limits_default(&fz_limits);
     return 0;
 }
 
@@ -87,8 +87,7 @@ static void fz_check_diags(const json_t *arr)
 {
     size_t i;
     const json_t *e;
-    json_array_foreach(arr, i, e)
-    {
+    json_array_foreach(arr, i, e) {
         if (!json_is_string(json_object_get(e, "path")) ||
             !json_is_string(json_object_get(e, "message")) ||
             json_integer_value(json_object_get(e, "line")) < 1 ||
@@ -99,14 +98,14 @@ static void fz_check_diags(const json_t *arr)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    tg_spec_request_t req = {.yaml = (const char *)data,
-                             .yaml_len = size,
-                             .files = &fz_files,
-                             .context = fz_ctx,
-                             .run_id = "fuzz-run",
-                             .attempt = 1 + (size & 1)};
+    tg_submit_request_t req = {.yaml = (const char *)data,
+                               .yaml_len = size,
+                               .files = &fz_files,
+                               .context = fz_ctx,
+                               .run_id = "fuzz-run",
+                               .attempt = 1 + (size & 1)};
     json_t *out = NULL;
-    tg_rc_e rc = tg_spec_pipeline(fz_schema, &fz_limits, &req, &out);
+    tg_rc_e rc = tg_submit_pipeline(fz_schema, &fz_limits, &req, &out);
     if (!out)
         abort();
     fz_check_diags(json_object_get(out, "errors"));
@@ -119,13 +118,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_t *again = NULL;
         char err[256];
         tg_render_opts_t opts = {.run_id = "fuzz-run", .attempt = req.attempt};
-        tg_spec_prov_t prov;
-        tg_spec_prov_init(&prov);
-        tg_spec_prov_add_json(&prov, json_object_get(out, "provenance"));
+        tg_tauyaml_prov_t prov;
+        tg_tauyaml_prov_init(&prov);
+        tg_tauyaml_prov_add_json(&prov, json_object_get(out, "provenance"));
         if (tg_render_manifests(json_object_get(out, "resolved"), &prov, &fz_files, &opts, &again,
                                 err, sizeof(err)) != TG_OK)
             abort();
-        tg_spec_prov_clean(&prov);
+        tg_tauyaml_prov_clean(&prov);
         char *b = json_dumps(again, JSON_COMPACT | JSON_SORT_KEYS);
         if (!a || !b || strcmp(a, b) != 0)
             abort();

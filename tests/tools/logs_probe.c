@@ -92,8 +92,8 @@ static int probe_serve(const tg_config_t *cfg)
         tg_log_error("probe", "cannot start the audit writer");
         return 1;
     }
-    tg_spec_limits_default(&app.limits);
-    app.schema = tg_spec_schema_load_file(cfg->schema_file, err, sizeof(err));
+    tg_tauyaml_limits_default(&app.limits);
+    app.schema = tg_tauyaml_schema_load_file(cfg->schema_file, err, sizeof(err));
 
     tg_logs_collector_t *col = NULL;
     const char *kube_url = getenv("TAUGATE_KUBE_API_URL");
@@ -160,7 +160,7 @@ out:
     tg_kube_client_free(app.kube);
     tg_audit_writer_stop(app.audit);
     tg_db_pool_free(app.pool);
-    tg_spec_schema_free(app.schema);
+    tg_tauyaml_schema_free(app.schema);
     tg_authn_free(authn);
     tg_health_free(app.health);
     free(routes);

@@ -1,8 +1,8 @@
 /* Shared helpers for the spec/render unit tests (header-only: every
  * tests/unit/test_*.c is its own binary). Paths are relative to the repo root,
  * where `make test-unit` runs the tests. */
-#ifndef TG_SPEC_TEST_UTIL_H
-#define TG_SPEC_TEST_UTIL_H
+#ifndef TG_TAUYAML_TEST_UTIL_H
+#define TG_TAUYAML_TEST_UTIL_H
 
 #include <dirent.h>
 #include <jansson.h>
@@ -20,7 +20,7 @@
 #include "submit/pipeline.h"
 #include "tauyaml/schema.h"
 
-static tg_spec_schema_t *tu_schema;
+static tg_tauyaml_schema_t *tu_schema;
 
 static inline const char *tu_schema_path(void)
 {
@@ -39,7 +39,7 @@ static inline int tu_setup(void **state)
     (void)state;
     char err[256];
     if (!tu_schema)
-        tu_schema = tg_spec_schema_load_file(tu_schema_path(), err, sizeof(err));
+        tu_schema = tg_tauyaml_schema_load_file(tu_schema_path(), err, sizeof(err));
     if (!tu_schema)
         fprintf(stderr, "cannot load %s: %s\n", tu_schema_path(), err);
     return tu_schema ? 0 : -1;
@@ -48,7 +48,7 @@ static inline int tu_setup(void **state)
 static inline int tu_teardown(void **state)
 {
     (void)state;
-    tg_spec_schema_free(tu_schema);
+    tg_tauyaml_schema_free(tu_schema);
     tu_schema = NULL;
     return 0;
 }
@@ -87,10 +87,10 @@ static inline json_t *tu_load_json(const char *path)
 
 /* A set of submission files we own. */
 typedef struct tu_files_s {
-    tg_spec_file_t v[32];
+    tg_tauyaml_file_t v[32];
     char *names[32];
     unsigned char *data[32];
-    tg_spec_files_t set;
+    tg_tauyaml_files_t set;
 } tu_files_t;
 
 static inline void tu_files_init(tu_files_t *f)
@@ -158,34 +158,34 @@ static inline void tu_files_clean(tu_files_t *f)
 
 /* Run the pipeline with a context object (borrowed). */
 static inline tg_rc_e tu_run_ctx(const char *yaml, size_t len, const json_t *ctx,
-                                 const tg_spec_files_t *files, const char *run_id, json_t **out)
+                                 const tg_tauyaml_files_t *files, const char *run_id, json_t **out)
 {
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
-    tg_spec_request_t req = {.yaml = yaml,
-                             .yaml_len = len,
-                             .files = files,
-                             .context = ctx,
-                             .run_id = run_id,
-                             .attempt = 1};
-    return tg_spec_pipeline(tu_schema, &lim, &req, out);
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
+    tg_submit_request_t req = {.yaml = yaml,
+                               .yaml_len = len,
+                               .files = files,
+                               .context = ctx,
+                               .run_id = run_id,
+                               .attempt = 1};
+    return tg_submit_pipeline(tu_schema, &lim, &req, out);
 }
 
 /* Run the pipeline on `yaml` in the context file `ctx_path` (default ws-ray). */
 static inline tg_rc_e tu_run(const char *yaml, size_t len, const char *ctx_path,
-                             const tg_spec_files_t *files, const char *run_id, json_t **out)
+                             const tg_tauyaml_files_t *files, const char *run_id, json_t **out)
 {
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
     json_t *ctx = tu_load_json(ctx_path ? ctx_path : "tests/fixtures/context/ws-ray.json");
     assert_non_null(ctx);
-    tg_spec_request_t req = {.yaml = yaml,
-                             .yaml_len = len,
-                             .files = files,
-                             .context = ctx,
-                             .run_id = run_id,
-                             .attempt = 1};
-    tg_rc_e rc = tg_spec_pipeline(tu_schema, &lim, &req, out);
+    tg_submit_request_t req = {.yaml = yaml,
+                               .yaml_len = len,
+                               .files = files,
+                               .context = ctx,
+                               .run_id = run_id,
+                               .attempt = 1};
+    tg_rc_e rc = tg_submit_pipeline(tu_schema, &lim, &req, out);
     json_decref(ctx);
     return rc;
 }

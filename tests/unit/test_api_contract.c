@@ -52,17 +52,17 @@ static void yaml_round_trip(const char *json_text)
     char *text = tg_yaml_out(v, &len);
     assert_non_null(text);
     assert_int_equal(strlen(text), len);
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
-    tg_spec_doc_t doc;
-    tg_spec_diag_t d;
-    tg_spec_doc_init(&doc);
-    tg_spec_diag_init(&d, NULL, 8);
-    assert_int_equal(tg_spec_yaml_parse(text, len, &lim, &doc, &d), TG_OK);
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
+    tg_tauyaml_doc_t doc;
+    tg_tauyaml_diag_t d;
+    tg_tauyaml_doc_init(&doc);
+    tg_tauyaml_diag_init(&d, NULL, 8);
+    assert_int_equal(tg_tauyaml_yaml_parse(text, len, &lim, &doc, &d), TG_OK);
     if (!json_equal(doc.root, v))
         fail_msg("round trip changed %s into:\n%s", json_text, text);
-    tg_spec_diag_clean(&d);
-    tg_spec_doc_clean(&doc);
+    tg_tauyaml_diag_clean(&d);
+    tg_tauyaml_doc_clean(&doc);
     free(text);
     json_decref(v);
 }

@@ -111,7 +111,7 @@ static void test_escapes_match_byte_at_a_time(void **state)
 }
 
 /* {"p": <provenance annotation>, "z": "after"} into b; the writer's rc. */
-static tg_rc_e write_annotation(tg_buf_t *b, const tg_spec_prov_t *prov)
+static tg_rc_e write_annotation(tg_buf_t *b, const tg_tauyaml_prov_t *prov)
 {
     tg_jw_t w;
     tg_jw_init(&w, b);
@@ -133,8 +133,8 @@ static void test_provenance_text_matches_kstr_of_canon(void **state)
     (void)state;
     unsigned seed = 11;
     for (int round = 0; round < 200; round++) {
-        tg_spec_prov_t prov;
-        tg_spec_prov_init(&prov);
+        tg_tauyaml_prov_t prov;
+        tg_tauyaml_prov_init(&prov);
         char path[24], src[24];
         for (int i = 0; i < 40; i++) {
             size_t n = 1 + (size_t)(i * 7 + round) % (sizeof(path) - 1);
@@ -144,10 +144,10 @@ static void test_provenance_text_matches_kstr_of_canon(void **state)
             src[n / 2] = '\0';
             /* the same path again now and then: its last source stays */
             if (i % 9 == 8)
-                tg_spec_prov_set_path(&prov, path, n, "earlier");
-            tg_spec_prov_set_path(&prov, path, n, src);
+                tg_tauyaml_prov_set_path(&prov, path, n, "earlier");
+            tg_tauyaml_prov_set_path(&prov, path, n, src);
         }
-        json_t *v = tg_spec_prov_json(&prov);
+        json_t *v = tg_tauyaml_prov_json(&prov);
         tg_buf_t text, want, got;
         tg_buf_init(&text, 1 << 20);
         tg_buf_init(&want, 1 << 20);
@@ -183,7 +183,7 @@ static void test_provenance_text_matches_kstr_of_canon(void **state)
         tg_buf_clean(&want);
         tg_buf_clean(&got);
         json_decref(v);
-        tg_spec_prov_clean(&prov);
+        tg_tauyaml_prov_clean(&prov);
     }
 }
 

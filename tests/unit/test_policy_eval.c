@@ -151,7 +151,7 @@ static void test_defaults_fill_values(void **state)
     assert_true(json_is_null(tu_at(orig, "runtime", "security_mode", NULL)));
     assert_int_equal(json_integer_value(tu_at(orig, "resilience", "max_retries", NULL)), 0);
     assert_null(tu_at(run.out, "provenance", "run.active_deadline_seconds", NULL));
-    assert_null(tg_spec_prov_get(&run.prov, "run.active_deadline_seconds"));
+    assert_null(tg_tauyaml_prov_get(&run.prov, "run.active_deadline_seconds"));
     assert_true(res != orig);
     /* untouched sections are shared, touched ones copied */
     assert_ptr_equal(json_object_get(res, "storage"), json_object_get(orig, "storage"));
@@ -308,11 +308,11 @@ static void test_pipeline_hook(void **state)
     tp_run_t run;
     tp_eval(snap, spec, &run);
     json_t *resolved = json_incref(json_object_get(run.out, "resolved"));
-    tg_spec_prov_t prov;
-    tg_spec_prov_init(&prov);
-    tg_spec_prov_add_json(&prov, json_object_get(run.out, "provenance"));
-    tg_spec_diag_t d;
-    tg_spec_diag_init(&d, run.doc.pos, 200);
+    tg_tauyaml_prov_t prov;
+    tg_tauyaml_prov_init(&prov);
+    tg_tauyaml_prov_add_json(&prov, json_object_get(run.out, "provenance"));
+    tg_tauyaml_diag_t d;
+    tg_tauyaml_diag_init(&d, run.doc.pos, 200);
     tg_policy_hook_t h = {.snapshot = snap, .workspace = "team-a"};
     json_t *before = tg_policy_hook_decisions(&h);
     assert_int_equal(json_array_size(before), 0);
@@ -328,7 +328,7 @@ static void test_pipeline_hook(void **state)
     assert_string_equal(tp_str(json_array_get(d.warnings, 0), "rule_id"), "exp");
     assert_string_equal(tp_str(json_array_get(d.warnings, 1), "rule_id"), "img");
     assert_int_equal(json_integer_value(tu_at(resolved, "resilience", "max_retries", NULL)), 2);
-    assert_string_equal(tg_spec_prov_get(&prov, "resilience.max_retries"), "policy:fill");
+    assert_string_equal(tg_tauyaml_prov_get(&prov, "resilience.max_retries"), "policy:fill");
     json_t *ds = tg_policy_hook_decisions(&h);
     assert_int_equal(json_array_size(ds), 4);
     json_decref(ds);
@@ -346,36 +346,36 @@ static void test_pipeline_hook(void **state)
     tg_buf_clean(&text);
     json_decref(ev);
     tg_policy_hook_clean(&h);
-    tg_spec_diag_clean(&d);
+    tg_tauyaml_diag_clean(&d);
     /* shared objects (run.out holds them too) were copied, not written */
     assert_int_equal(
         json_integer_value(tu_at(run.out, "resolved", "resilience", "max_retries", NULL)), 0);
     json_decref(resolved);
-    tg_spec_prov_clean(&prov);
+    tg_tauyaml_prov_clean(&prov);
 
     /* Objects the pipeline owns alone are patched in place. */
     resolved = json_deep_copy(json_object_get(run.out, "resolved"));
-    tg_spec_prov_init(&prov);
-    tg_spec_prov_add_json(&prov, json_object_get(run.out, "provenance"));
+    tg_tauyaml_prov_init(&prov);
+    tg_tauyaml_prov_add_json(&prov, json_object_get(run.out, "provenance"));
     json_t *r0 = resolved;
-    tg_spec_diag_init(&d, run.doc.pos, 200);
+    tg_tauyaml_diag_init(&d, run.doc.pos, 200);
     assert_int_equal(tg_policy_spec_hook(&h, run.doc.pos, &resolved, &prov, &d), TG_OK);
     assert_ptr_equal(resolved, r0);
     assert_ptr_equal(tg_policy_result_provenance(&h.result), &prov);
     assert_int_equal(json_integer_value(tu_at(resolved, "resilience", "max_retries", NULL)), 2);
-    assert_string_equal(tg_spec_prov_get(&prov, "resilience.max_retries"), "policy:fill");
+    assert_string_equal(tg_tauyaml_prov_get(&prov, "resilience.max_retries"), "policy:fill");
     assert_true(h.result.patched);
     tg_policy_hook_clean(&h);
-    tg_spec_diag_clean(&d);
+    tg_tauyaml_diag_clean(&d);
     json_decref(resolved);
-    tg_spec_prov_clean(&prov);
+    tg_tauyaml_prov_clean(&prov);
     tp_run_clean(&run);
 
     /* Bad input is a server fault, not a user error. */
     json_t *nothing = json_string("x");
-    tg_spec_diag_init(&d, NULL, 10);
+    tg_tauyaml_diag_init(&d, NULL, 10);
     assert_int_equal(tg_policy_spec_hook(&h, NULL, &nothing, NULL, &d), TG_EINTERNAL);
-    tg_spec_diag_clean(&d);
+    tg_tauyaml_diag_clean(&d);
     json_decref(nothing);
     tg_policy_snapshot_release(snap);
 }
@@ -396,7 +396,7 @@ static void test_shared_values_stay_unchanged(void **state)
     tg_policy_snapshot_t *snap = tp_snapshot(pol);
     json_t *ctx = tu_load_json("tests/fixtures/context/ws-team-a.json");
     assert_non_null(ctx);
-    const json_t *retry_on = tg_spec_schema_default(tu_schema, "resilience.retry_on");
+    const json_t *retry_on = tg_tauyaml_schema_default(tu_schema, "resilience.retry_on");
     assert_true(json_is_array(retry_on));
     char *ctx_before = json_dumps(ctx, JSON_COMPACT | JSON_SORT_KEYS);
     char *retry_before = json_dumps(retry_on, JSON_COMPACT);
@@ -405,19 +405,19 @@ static void test_shared_values_stay_unchanged(void **state)
     tu_files_t f;
     tu_files_init(&f);
     tu_files_add_str(&f, "train.py", "print('train')\n");
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
     for (int round = 0; round < 2; round++) {
         tg_policy_hook_t h = {.snapshot = snap, .workspace = "team-a"};
-        tg_spec_request_t req = {.yaml = spec,
-                                 .yaml_len = strlen(spec),
-                                 .files = &f.set,
-                                 .context = ctx,
-                                 .run_id = round ? "run-1" : NULL,
-                                 .attempt = 1,
-                                 .policy = &h};
+        tg_submit_request_t req = {.yaml = spec,
+                                   .yaml_len = strlen(spec),
+                                   .files = &f.set,
+                                   .context = ctx,
+                                   .run_id = round ? "run-1" : NULL,
+                                   .attempt = 1,
+                                   .policy = &h};
         json_t *out = NULL;
-        assert_int_equal(tg_spec_pipeline(tu_schema, &lim, &req, &out), TG_OK);
+        assert_int_equal(tg_submit_pipeline(tu_schema, &lim, &req, &out), TG_OK);
         assert_true(h.result.patched);
         const json_t *res = json_object_get(out, "resolved");
         assert_int_equal(json_integer_value(tu_at(res, "resilience", "max_retries", NULL)), 2);

@@ -101,8 +101,8 @@ static inline json_t *tp_load_errors(const char *policy_yaml)
 typedef struct tp_run_s {
     json_t *out;       /* pipeline answer (validate only) */
     json_t *decisions; /* the result's decisions as JSON */
-    tg_spec_doc_t doc;
-    tg_spec_prov_t prov; /* the pipeline's provenance, as the hook would get it */
+    tg_tauyaml_doc_t doc;
+    tg_tauyaml_prov_t prov; /* the pipeline's provenance, as the hook would get it */
     tg_policy_result_t res;
     tg_rc_e rc;
 } tp_run_t;
@@ -123,15 +123,15 @@ static inline tg_rc_e tp_eval_ctx(const tg_policy_snapshot_t *snap, const char *
     if (rc != TG_OK)
         tu_dump_errors(run->out);
     assert_int_equal(rc, TG_OK);
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
-    tg_spec_diag_t d;
-    tg_spec_diag_init(&d, NULL, 10);
-    tg_spec_doc_init(&run->doc);
-    assert_int_equal(tg_spec_yaml_parse(spec, strlen(spec), &lim, &run->doc, &d), TG_OK);
-    tg_spec_diag_clean(&d);
-    tg_spec_prov_init(&run->prov);
-    tg_spec_prov_add_json(&run->prov, json_object_get(run->out, "provenance"));
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
+    tg_tauyaml_diag_t d;
+    tg_tauyaml_diag_init(&d, NULL, 10);
+    tg_tauyaml_doc_init(&run->doc);
+    assert_int_equal(tg_tauyaml_yaml_parse(spec, strlen(spec), &lim, &run->doc, &d), TG_OK);
+    tg_tauyaml_diag_clean(&d);
+    tg_tauyaml_prov_init(&run->prov);
+    tg_tauyaml_prov_add_json(&run->prov, json_object_get(run->out, "provenance"));
     tg_policy_input_t in = {.resolved = json_object_get(run->out, "resolved"),
                             .provenance = &run->prov,
                             .locate = tg_policy_locate_pos,
@@ -151,15 +151,15 @@ static inline void tp_run_clean(tp_run_t *run)
 {
     json_decref(run->out);
     json_decref(run->decisions);
-    tg_spec_doc_clean(&run->doc);
+    tg_tauyaml_doc_clean(&run->doc);
     tg_policy_result_clean(&run->res);
-    tg_spec_prov_clean(&run->prov);
+    tg_tauyaml_prov_clean(&run->prov);
 }
 
 /* Where the evaluated config's field `path` came from, or NULL. */
 static inline const char *tp_prov(const tp_run_t *run, const char *path)
 {
-    return tg_spec_prov_get(tg_policy_result_provenance(&run->res), path);
+    return tg_tauyaml_prov_get(tg_policy_result_provenance(&run->res), path);
 }
 
 /* The decisions of one rule (borrowed entries in a new array). */
@@ -168,8 +168,7 @@ static inline json_t *tp_decisions_of(const tp_run_t *run, const char *rule_id)
     json_t *out = json_array();
     size_t i;
     json_t *d;
-    json_array_foreach(run->decisions, i, d)
-    {
+    json_array_foreach(run->decisions, i, d) {
         if (strcmp(json_string_value(json_object_get(d, "rule_id")), rule_id) == 0)
             json_array_append(out, d);
     }

@@ -116,17 +116,17 @@ static void run_case(const json_t *c)
     tu_files_init(&files);
     tu_files_add_dir(&files, files_path);
 
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
-    tg_spec_request_t req = {.yaml = yaml,
-                             .yaml_len = len,
-                             .files = &files.set,
-                             .context = ctx,
-                             .run_id = run_id,
-                             .attempt = attempt ? (unsigned)attempt : 1,
-                             .retry_reason = reason};
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
+    tg_submit_request_t req = {.yaml = yaml,
+                               .yaml_len = len,
+                               .files = &files.set,
+                               .context = ctx,
+                               .run_id = run_id,
+                               .attempt = attempt ? (unsigned)attempt : 1,
+                               .retry_reason = reason};
     json_t *out = NULL;
-    tg_rc_e rc = tg_spec_pipeline(tu_schema, &lim, &req, &out);
+    tg_rc_e rc = tg_submit_pipeline(tu_schema, &lim, &req, &out);
     if (rc != TG_OK) {
         tu_dump_errors(out);
         fail_msg("case %s: pipeline rc %d", name, rc);
@@ -140,9 +140,9 @@ static void run_case(const json_t *c)
 
     /* Determinism across a key-order shuffle of the stored resolved config. */
     json_t *resolved = reorder(json_object_get(out, "resolved"));
-    tg_spec_prov_t prov;
-    tg_spec_prov_init(&prov);
-    tg_spec_prov_add_json(&prov, json_object_get(out, "provenance"));
+    tg_tauyaml_prov_t prov;
+    tg_tauyaml_prov_init(&prov);
+    tg_tauyaml_prov_add_json(&prov, json_object_get(out, "provenance"));
     tg_render_opts_t opts = {.run_id = run_id, .attempt = req.attempt, .retry_reason = reason};
     json_t *again = NULL;
     char err[256];
@@ -156,7 +156,7 @@ static void run_case(const json_t *c)
     free(b);
     json_decref(again);
     json_decref(resolved);
-    tg_spec_prov_clean(&prov);
+    tg_tauyaml_prov_clean(&prov);
 
     json_decref(out);
     tu_files_clean(&files);

@@ -13,7 +13,7 @@ static const char *const job_yaml =
     "policy:\n  gpu_class: a100-80gb\n  node_selector:\n    zone: west\n"
     "resilience:\n  max_retries: 2\n";
 
-static json_t *resolve_job(const char *yaml, tu_files_t *f, tg_spec_prov_t *prov)
+static json_t *resolve_job(const char *yaml, tu_files_t *f, tg_tauyaml_prov_t *prov)
 {
     tu_files_init(f);
     tu_files_add_str(f, "train.py", "print('x')\n");
@@ -23,8 +23,8 @@ static json_t *resolve_job(const char *yaml, tu_files_t *f, tg_spec_prov_t *prov
         tu_dump_errors(out);
     assert_int_equal(rc, TG_OK);
     json_t *resolved = json_incref(json_object_get(out, "resolved"));
-    tg_spec_prov_init(prov);
-    tg_spec_prov_add_json(prov, json_object_get(out, "provenance"));
+    tg_tauyaml_prov_init(prov);
+    tg_tauyaml_prov_add_json(prov, json_object_get(out, "provenance"));
     json_decref(out);
     return resolved;
 }
@@ -41,7 +41,7 @@ static void test_object_name(void **state)
     const char *longid = "a-very-long-run-identifier-that-keeps-going-and-going-forever";
     assert_int_equal(tg_render_object_name(longid, 3, n, sizeof(n)), 0);
     assert_true(strlen(n) <= 47);
-    assert_true(tg_spec_dns_label(n, 47));
+    assert_true(tg_tauyaml_dns_label(n, 47));
     char n2[64];
     assert_int_equal(tg_render_object_name(longid, 3, n2, sizeof(n2)), 0);
     assert_string_equal(n, n2); /* stable, so resubmission is idempotent */
@@ -52,7 +52,7 @@ static void test_indexed_torchrun(void **state)
 {
     (void)state;
     tu_files_t f;
-    tg_spec_prov_t prov;
+    tg_tauyaml_prov_t prov;
     json_t *rc = resolve_job(job_yaml, &f, &prov);
     tg_render_opts_t opts = {.run_id = "run-7", .attempt = 1};
     json_t *m = NULL;
@@ -118,7 +118,7 @@ static void test_indexed_torchrun(void **state)
 
     json_decref(m);
     json_decref(rc);
-    tg_spec_prov_clean(&prov);
+    tg_tauyaml_prov_clean(&prov);
     tu_files_clean(&f);
 }
 
@@ -126,7 +126,7 @@ static void test_render_input_checks(void **state)
 {
     (void)state;
     tu_files_t f;
-    tg_spec_prov_t prov;
+    tg_tauyaml_prov_t prov;
     json_t *rc = resolve_job(job_yaml, &f, &prov);
     json_t *m = NULL;
     char err[256];
@@ -155,7 +155,7 @@ static void test_render_input_checks(void **state)
                      TG_EINVAL);
     json_decref(broken);
     json_decref(rc);
-    tg_spec_prov_clean(&prov);
+    tg_tauyaml_prov_clean(&prov);
     tu_files_clean(&f);
 }
 
@@ -163,7 +163,7 @@ static void test_cpu_job_defaults(void **state)
 {
     (void)state;
     tu_files_t f;
-    tg_spec_prov_t prov;
+    tg_tauyaml_prov_t prov;
     json_t *rc = resolve_job("name: cpu\nengine: job\nentrypoint: train.py\nimage: python:3.12\n",
                              &f, &prov);
     json_t *m = NULL;
@@ -185,7 +185,7 @@ static void test_cpu_job_defaults(void **state)
                      28800);
     json_decref(m);
     json_decref(rc);
-    tg_spec_prov_clean(&prov);
+    tg_tauyaml_prov_clean(&prov);
     tu_files_clean(&f);
 }
 

@@ -53,7 +53,7 @@ static void test_cluster_queue_renders_kueue_fields(void **state)
 {
     (void)state;
     json_t *row = load(CQ_ROW);
-    json_t *cq = tg_reconcile_render_cluster_queue(row);
+    json_t *cq = tg_render_kueue_cluster_queue(row);
     assert_non_null(cq);
     assert_string_equal(str_at(cq, "apiVersion"), "kueue.x-k8s.io/v1beta1");
     assert_string_equal(str_at(cq, "kind"), "ClusterQueue");
@@ -86,7 +86,7 @@ static void test_objects_carry_the_managed_by_label(void **state)
 {
     (void)state;
     json_t *row = load(CQ_ROW);
-    json_t *cq = tg_reconcile_render_cluster_queue(row);
+    json_t *cq = tg_render_kueue_cluster_queue(row);
     json_t *labels = json_object_get(json_object_get(cq, "metadata"), "labels");
     assert_string_equal(json_string_value(json_object_get(labels, TG_RECONCILE_LABEL_MANAGED_BY)),
                         "taugate");
@@ -100,7 +100,7 @@ static void test_other_kinds_render(void **state)
     json_t *row = load("{\"name\": \"a100\", \"node_labels\": {\"gpu\": \"a100\"},"
                        " \"node_taints\": [{\"key\": \"gpu\", \"value\": \"a100\","
                        "   \"effect\": \"NoSchedule\"}], \"tolerations\": []}");
-    json_t *rf = tg_reconcile_render_flavor(row);
+    json_t *rf = tg_render_kueue_flavor(row);
     assert_string_equal(str_at(rf, "kind"), "ResourceFlavor");
     assert_string_equal(str_at(rf, "spec.nodeLabels.gpu"), "a100");
     assert_string_equal(str_at(rf, "spec.nodeTaints.0.effect"), "NoSchedule");
@@ -110,7 +110,7 @@ static void test_other_kinds_render(void **state)
 
     row = load("{\"workspace\": \"vision\", \"name\": \"gpu\", \"cluster_queue\": \"team-a\","
                " \"namespace\": \"vision-ns\"}");
-    json_t *lq = tg_reconcile_render_local_queue(row);
+    json_t *lq = tg_render_kueue_local_queue(row);
     assert_string_equal(str_at(lq, "kind"), "LocalQueue");
     assert_string_equal(str_at(lq, "metadata.namespace"), "vision-ns");
     assert_string_equal(str_at(lq, "spec.clusterQueue"), "team-a");
@@ -121,7 +121,7 @@ static void test_other_kinds_render(void **state)
     json_decref(row);
 
     row = load("{\"name\": \"urgent\", \"value\": 1000, \"description\": \"deadlines\"}");
-    json_t *pc = tg_reconcile_render_priority_class(row);
+    json_t *pc = tg_render_kueue_priority_class(row);
     assert_string_equal(str_at(pc, "kind"), "WorkloadPriorityClass");
     assert_int_equal(json_integer_value(json_object_get(pc, "value")), 1000);
     assert_string_equal(str_at(pc, "description"), "deadlines");
@@ -129,7 +129,7 @@ static void test_other_kinds_render(void **state)
     json_decref(pc);
     json_decref(row);
 
-    json_t *ns = tg_reconcile_render_namespace("vision-ns", "vision");
+    json_t *ns = tg_render_kueue_namespace("vision-ns", "vision");
     assert_string_equal(str_at(ns, "apiVersion"), "v1");
     assert_string_equal(str_at(ns, "kind"), "Namespace");
     assert_true(tg_reconcile_is_managed(ns));
@@ -137,8 +137,8 @@ static void test_other_kinds_render(void **state)
 
     /* rows without their keys render nothing */
     row = load("{\"value\": 1}");
-    assert_null(tg_reconcile_render_priority_class(row));
-    assert_null(tg_reconcile_render_local_queue(row));
+    assert_null(tg_render_kueue_priority_class(row));
+    assert_null(tg_render_kueue_local_queue(row));
     json_decref(row);
 }
 
@@ -148,7 +148,7 @@ static void test_server_defaults_do_not_change_the_hash(void **state)
 {
     (void)state;
     json_t *row = load(CQ_ROW);
-    json_t *want = tg_reconcile_render_cluster_queue(row);
+    json_t *want = tg_render_kueue_cluster_queue(row);
     json_t *live = json_deep_copy(want);
     json_t *spec = json_object_get(live, "spec");
     json_object_set_new(spec, "stopPolicy", json_string("None"));
@@ -184,7 +184,7 @@ static void test_server_defaults_do_not_change_the_hash(void **state)
     /* default strategy and empty preemption hash like their absence */
     json_t *plain = load("{\"name\": \"q\", \"queueing_strategy\": \"BestEffortFIFO\","
                          " \"preemption\": {}, \"resource_groups\": []}");
-    json_t *pq = tg_reconcile_render_cluster_queue(plain);
+    json_t *pq = tg_render_kueue_cluster_queue(plain);
     json_t *bare = json_deep_copy(pq);
     json_object_del(json_object_get(bare, "spec"), "queueingStrategy");
     tg_reconcile_hash(TG_RK_CLUSTER_QUEUE, pq, a);
@@ -206,7 +206,7 @@ static void test_hand_edits_change_the_hash_and_are_summarised(void **state)
 {
     (void)state;
     json_t *row = load(CQ_ROW);
-    json_t *want = tg_reconcile_render_cluster_queue(row);
+    json_t *want = tg_render_kueue_cluster_queue(row);
     json_t *live = json_deep_copy(want);
     json_t *spec = json_object_get(live, "spec");
     json_t *gpu = json_array_get(
@@ -246,11 +246,11 @@ static void test_hashes_track_the_rows(void **state)
 {
     (void)state;
     json_t *row = load(CQ_ROW);
-    json_t *a = tg_reconcile_render_cluster_queue(row);
-    json_t *again = tg_reconcile_render_cluster_queue(row);
+    json_t *a = tg_render_kueue_cluster_queue(row);
+    json_t *again = tg_render_kueue_cluster_queue(row);
     assert_string_equal(tg_reconcile_annotated_hash(a), tg_reconcile_annotated_hash(again));
     json_object_set_new(row, "cohort", json_string("elsewhere"));
-    json_t *b = tg_reconcile_render_cluster_queue(row);
+    json_t *b = tg_render_kueue_cluster_queue(row);
     assert_string_not_equal(tg_reconcile_annotated_hash(a), tg_reconcile_annotated_hash(b));
     /* "64Gi" and its byte count are one quota */
     json_t *m1 = load("{\"name\": \"m\", \"resource_groups\": [{\"covered_resources\":"
@@ -259,14 +259,14 @@ static void test_hashes_track_the_rows(void **state)
     json_t *m2 = load("{\"name\": \"m\", \"resource_groups\": [{\"covered_resources\":"
                       " [\"memory\"], \"flavors\": [{\"name\": \"f\", \"resources\": [{\"name\":"
                       " \"memory\", \"nominal_quota\": \"65536Mi\"}]}]}]}");
-    json_t *q1 = tg_reconcile_render_cluster_queue(m1);
-    json_t *q2 = tg_reconcile_render_cluster_queue(m2);
+    json_t *q1 = tg_render_kueue_cluster_queue(m1);
+    json_t *q2 = tg_render_kueue_cluster_queue(m2);
     assert_string_equal(tg_reconcile_annotated_hash(q1), tg_reconcile_annotated_hash(q2));
     /* a priority class hashes its value and description */
     json_t *p1 = load("{\"name\": \"p\", \"value\": 1}");
     json_t *p2 = load("{\"name\": \"p\", \"value\": 2}");
-    json_t *r1 = tg_reconcile_render_priority_class(p1);
-    json_t *r2 = tg_reconcile_render_priority_class(p2);
+    json_t *r1 = tg_render_kueue_priority_class(p1);
+    json_t *r2 = tg_render_kueue_priority_class(p2);
     assert_string_not_equal(tg_reconcile_annotated_hash(r1), tg_reconcile_annotated_hash(r2));
     assert_string_equal(tg_reconcile_kind_name(TG_RK_LOCAL_QUEUE), "LocalQueue");
     assert_string_equal(tg_reconcile_kind_name(TG_RK_COUNT), "Unknown");

@@ -53,7 +53,7 @@ static unsigned pt_compare(const char *re, const char *const *samples)
 {
     regex_t rx;
     assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
-    tg_spec_pattern_t *p = tg_spec_pattern_compile(re);
+    tg_tauyaml_pattern_t *p = tg_tauyaml_pattern_compile(re);
     if (!p) {
         fprintf(stderr, "pattern not compiled: %s\n", re);
         fail();
@@ -77,14 +77,14 @@ static unsigned pt_compare(const char *re, const char *const *samples)
             pt_subject(re, s, sizeof(s));
         }
         int want = regexec(&rx, s, 0, NULL, 0) == 0;
-        int got = tg_spec_pattern_match(p, s);
+        int got = tg_tauyaml_pattern_match(p, s);
         if (want != got) {
             fprintf(stderr, "pattern %s on \"%s\": regexec %d, compiled %d\n", re, s, want, got);
             fail();
         }
         matched += (unsigned)got;
     }
-    tg_spec_pattern_free(p);
+    tg_tauyaml_pattern_free(p);
     regfree(&rx);
     return matched;
 }
@@ -184,10 +184,10 @@ static void test_outside_subset(void **state)
         "^a$b$",     "^[\xc3\xa9]$", "^\\",    "^[z-a]$",
     };
     for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
-        tg_spec_pattern_t *p = tg_spec_pattern_compile(res[i]);
+        tg_tauyaml_pattern_t *p = tg_tauyaml_pattern_compile(res[i]);
         if (p) {
             fprintf(stderr, "compiled, should not have: %s\n", res[i]);
-            tg_spec_pattern_free(p);
+            tg_tauyaml_pattern_free(p);
             fail();
         }
     }

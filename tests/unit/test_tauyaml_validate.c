@@ -368,7 +368,7 @@ static void test_files(void **state)
                        "run.working_dir needs the project files");
     json_decref(out);
 
-    tu_files_add_str(&f, TG_SPEC_PROJECT_ARCHIVE, "not a zip at all, just text padding....");
+    tu_files_add_str(&f, TG_TAUYAML_PROJECT_ARCHIVE, "not a zip at all, just text padding....");
     assert_int_equal(tu_run(y, strlen(y), NULL, &f.set, NULL, &out), TG_EUNPROCESSABLE);
     tu_assert_contains(tu_msg(tu_find_error(out, "run.working_dir", 5)), "is not a valid zip");
     json_decref(out);

@@ -6,24 +6,24 @@
 
 typedef struct yt_res_s {
     tg_rc_e rc;
-    tg_spec_doc_t doc;
-    tg_spec_diag_t diag;
+    tg_tauyaml_doc_t doc;
+    tg_tauyaml_diag_t diag;
 } yt_res_t;
 
-static void yt_parse(yt_res_t *r, const char *text, size_t len, const tg_spec_limits_t *lim)
+static void yt_parse(yt_res_t *r, const char *text, size_t len, const tg_tauyaml_limits_t *lim)
 {
-    tg_spec_limits_t def;
-    tg_spec_limits_default(&def);
-    tg_spec_doc_init(&r->doc);
-    tg_spec_diag_init(&r->diag, NULL, 100);
-    r->rc = tg_spec_yaml_parse(text, len, lim ? lim : &def, &r->doc, &r->diag);
+    tg_tauyaml_limits_t def;
+    tg_tauyaml_limits_default(&def);
+    tg_tauyaml_doc_init(&r->doc);
+    tg_tauyaml_diag_init(&r->diag, NULL, 100);
+    r->rc = tg_tauyaml_yaml_parse(text, len, lim ? lim : &def, &r->doc, &r->diag);
     r->diag.pos = r->doc.pos;
 }
 
 static void yt_clean(yt_res_t *r)
 {
-    tg_spec_diag_clean(&r->diag);
-    tg_spec_doc_clean(&r->doc);
+    tg_tauyaml_diag_clean(&r->diag);
+    tg_tauyaml_doc_clean(&r->doc);
 }
 
 /* The first error of a failed parse, checked for line and message. */
@@ -88,7 +88,7 @@ static void test_scalar_resolution(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int nf = 0;
-        json_t *v = tg_spec_yaml_resolve_plain(cases[i].in, strlen(cases[i].in), &nf);
+        json_t *v = tg_tauyaml_yaml_resolve_plain(cases[i].in, strlen(cases[i].in), &nf);
         assert_false(nf);
         assert_non_null(v);
         char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
@@ -100,9 +100,9 @@ static void test_scalar_resolution(void **state)
         json_decref(v);
     }
     int nf = 0;
-    assert_null(tg_spec_yaml_resolve_plain(".inf", 4, &nf));
+    assert_null(tg_tauyaml_yaml_resolve_plain(".inf", 4, &nf));
     assert_true(nf);
-    json_t *big = tg_spec_yaml_resolve_plain("9223372036854775808", 19, &nf);
+    json_t *big = tg_tauyaml_yaml_resolve_plain("9223372036854775808", 19, &nf);
     assert_true(json_is_real(big));
     json_decref(big);
 }
@@ -144,23 +144,23 @@ static void test_positions(void **state)
                     "    - a\n    - b\n";
     yt_parse(&r, y, strlen(y), NULL);
     assert_int_equal(r.rc, TG_OK);
-    const tg_spec_mark_t *m = tg_spec_pos_get(r.doc.pos, "compute.gpus");
+    const tg_tauyaml_mark_t *m = tg_tauyaml_pos_get(r.doc.pos, "compute.gpus");
     assert_non_null(m);
     assert_int_equal(m->kline, 4);
     assert_int_equal(m->kcol, 3);
     assert_int_equal(m->vline, 4);
     assert_int_equal(m->vcol, 9);
     assert_string_equal(m->raw, "2");
-    m = tg_spec_pos_get(r.doc.pos, "compute.cpu_limit");
+    m = tg_tauyaml_pos_get(r.doc.pos, "compute.cpu_limit");
     assert_non_null(m);
     assert_int_equal(m->vcol, 16);
     assert_string_equal(m->raw, "1");
-    m = tg_spec_pos_get(r.doc.pos, "runtime.pip[1]");
+    m = tg_tauyaml_pos_get(r.doc.pos, "runtime.pip[1]");
     assert_non_null(m);
     assert_int_equal(m->kline, 9);
     assert_int_equal(m->kcol, 7);
     unsigned line, col;
-    tg_spec_pos_locate(r.doc.pos, "compute.nothing", 1, &line, &col);
+    tg_tauyaml_pos_locate(r.doc.pos, "compute.nothing", 1, &line, &col);
     assert_int_equal(line, 3); /* falls back to the parent key */
     assert_int_equal(col, 1);
     yt_clean(&r);
@@ -169,7 +169,7 @@ static void test_positions(void **state)
     y = "policy:\n  node_selector:\n    tau.azure.com/gpu-class: a100-80gb\n";
     yt_parse(&r, y, strlen(y), NULL);
     assert_int_equal(r.rc, TG_OK);
-    m = tg_spec_pos_get(r.doc.pos, "policy.node_selector[\"tau.azure.com/gpu-class\"]");
+    m = tg_tauyaml_pos_get(r.doc.pos, "policy.node_selector[\"tau.azure.com/gpu-class\"]");
     assert_non_null(m);
     assert_int_equal(m->kline, 3);
     yt_clean(&r);
@@ -246,9 +246,9 @@ static void test_invalid_utf8(void **state)
     assert_int_equal(json_integer_value(json_object_get(e, "column")), 15);
     json_decref(out);
     /* Overlong encodings and surrogates are invalid too. */
-    assert_int_equal(tg_spec_utf8_check("\xc0\xaf", 2), 0);
-    assert_int_equal(tg_spec_utf8_check("a\xed\xa0\x80", 4), 1);
-    assert_int_equal(tg_spec_utf8_check("\xe2\x82\xac", 3), 3);
+    assert_int_equal(tg_tauyaml_utf8_check("\xc0\xaf", 2), 0);
+    assert_int_equal(tg_tauyaml_utf8_check("a\xed\xa0\x80", 4), 1);
+    assert_int_equal(tg_tauyaml_utf8_check("\xe2\x82\xac", 3), 3);
 }
 
 static void test_empty_document(void **state)
@@ -306,7 +306,7 @@ static void test_byte_order_mark(void **state)
     yt_parse(&r, y, strlen(y), NULL);
     assert_int_equal(r.rc, TG_OK);
     assert_string_equal(json_string_value(json_object_get(r.doc.root, "name")), "x");
-    const tg_spec_mark_t *m = tg_spec_pos_get(r.doc.pos, "name");
+    const tg_tauyaml_mark_t *m = tg_tauyaml_pos_get(r.doc.pos, "name");
     assert_non_null(m);
     assert_int_equal(m->kline, 1);
     assert_int_equal(m->kcol, 1);
@@ -394,8 +394,8 @@ static void test_syntax_error_and_misc(void **state)
     yt_error(&r, 1, "non-finite");
     yt_clean(&r);
 
-    tg_spec_limits_t lim;
-    tg_spec_limits_default(&lim);
+    tg_tauyaml_limits_t lim;
+    tg_tauyaml_limits_default(&lim);
     lim.max_nodes = 10;
     y = "a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
     yt_parse(&r, y, strlen(y), &lim);
