@@ -245,6 +245,23 @@ static void client_slist_free(struct curl_slist *l)
 
 /* ---- lifetime ------------------------------------------------------------------- */
 
+/* What the constructor set up, undone (the token, locks, strings, curl's
+ * global state); the one teardown of both a failed construction and
+ * tg_kube_client_free. */
+static void client_release(tg_kube_client_t *c)
+{
+    client_token_set(c, NULL);
+    pthread_mutex_destroy(&c->live_lock);
+    pthread_mutex_destroy(&c->pool_lock);
+    pthread_mutex_destroy(&c->token_lock);
+    pthread_mutex_destroy(&c->reach_lock);
+    free(c->user_agent);
+    tg_kube_conn_clean(&c->conn);
+    c->magic = ~CLIENT_MAGIC;
+    free(c);
+    curl_global_cleanup();
+}
+
 tg_rc_e tg_kube_client_new_conn(const tg_kube_conn_t *conn, const tg_kube_config_t *t,
                                 tg_kube_client_t **out, char *err, size_t errlen)
 {
@@ -287,16 +304,7 @@ tg_rc_e tg_kube_client_new_conn(const tg_kube_conn_t *conn, const tg_kube_config
         c->token = tg_xstrdup(c->conn.token);
     } else if (c->conn.token_file && tg_kube_client_reload_token(c) < 0) {
         snprintf(err, errlen, "cannot read the bearer token file %s", c->conn.token_file);
-        /* not registered with metrics yet: undo by hand */
-        c->magic = ~CLIENT_MAGIC;
-        pthread_mutex_destroy(&c->live_lock);
-        pthread_mutex_destroy(&c->pool_lock);
-        pthread_mutex_destroy(&c->token_lock);
-        pthread_mutex_destroy(&c->reach_lock);
-        free(c->user_agent);
-        tg_kube_conn_clean(&c->conn);
-        free(c);
-        curl_global_cleanup();
+        client_release(c); /* not registered with metrics yet, no handle made */
         return TG_EINVAL;
     }
     tg_kube_metrics_acquire();
@@ -331,16 +339,7 @@ void tg_kube_client_free(tg_kube_client_t *c)
     tg_kube_metrics_release();
     for (int i = 0; i < c->nidle; i++)
         curl_easy_cleanup(c->idle[i]); /* closes their connections: live_lock still needed */
-    client_token_set(c, NULL);
-    pthread_mutex_destroy(&c->live_lock);
-    pthread_mutex_destroy(&c->pool_lock);
-    pthread_mutex_destroy(&c->token_lock);
-    pthread_mutex_destroy(&c->reach_lock);
-    free(c->user_agent);
-    tg_kube_conn_clean(&c->conn);
-    c->magic = ~CLIENT_MAGIC;
-    free(c);
-    curl_global_cleanup();
+    client_release(c);
 }
 
 /* ---- handle pool ---------------------------------------------------------------- */

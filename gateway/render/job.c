@@ -382,11 +382,7 @@ tg_rc_e tg_render_job(tg_render_ctx_t *c)
     tg_jw_end_arr(w); /* containers */
     tg_render_k_image_pull_secrets(c);
     job_init_containers(c, source, assets);
-    tg_render_k_node_selector(c, c->gpus > 0);
-    const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
-    if (ppc)
-        tg_jw_kstr(w, "priorityClassName", ppc);
-    tg_render_k_resource_claims(c, c->gpus);
+    tg_render_k_scheduling(c, 1, c->gpus);
     tg_jw_kstr(w, "restartPolicy", "Never");
     tg_render_k_pod_security(c);
     tg_render_k_service_account(c);

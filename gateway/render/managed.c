@@ -354,12 +354,7 @@ static void mr_pod(mr_t *r, mr_pod_t role)
     if (manifest)
         tg_render_k_payload_container(c, "tau-manifest-payload", &r->manifest);
     tg_jw_end_arr(w);
-    if (!head)
-        tg_render_k_node_selector(c, gpus > 0);
-    const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
-    if (ppc)
-        tg_jw_kstr(w, "priorityClassName", ppc);
-    tg_render_k_resource_claims(c, gpus);
+    tg_render_k_scheduling(c, !head, gpus);
     tg_jw_kstr(w, "restartPolicy", "Never");
     tg_render_k_pod_security(c);
     tg_render_k_service_account(c);

@@ -251,3 +251,13 @@ void tg_render_k_system_affinity(const tg_render_ctx_t *c)
     tg_jw_end_obj(w);
     tg_jw_end_obj(w);
 }
+
+void tg_render_k_scheduling(const tg_render_ctx_t *c, int with_node_selector, json_int_t gpus)
+{
+    if (with_node_selector)
+        tg_render_k_node_selector(c, gpus > 0);
+    const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
+    if (ppc)
+        tg_jw_kstr(c->w, "priorityClassName", ppc);
+    tg_render_k_resource_claims(c, gpus);
+}

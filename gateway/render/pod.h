@@ -31,6 +31,11 @@ void tg_render_k_tolerations(const tg_render_ctx_t *c, int head, int gpu);
  * clear_node_selector); nothing when empty. */
 void tg_render_k_node_selector(const tg_render_ctx_t *c, int gpu_pod);
 
+/* The pod's scheduling keys in the order every pod writes them:
+ * "nodeSelector" (when `with_node_selector`; a control-only Ray head has
+ * none), the profile's "priorityClassName", then "resourceClaims". */
+void tg_render_k_scheduling(const tg_render_ctx_t *c, int with_node_selector, json_int_t gpus);
+
 /* "affinity" of a control-only Ray head: the AKS system pool, or any node
  * without its label. */
 void tg_render_k_system_affinity(const tg_render_ctx_t *c);

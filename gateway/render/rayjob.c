@@ -284,12 +284,7 @@ static void rj_template(tg_render_ctx_t *c, int head, const char *res_prefix, js
     tg_render_k_image_pull_secrets(c);
     if (payload)
         tg_render_k_payload_init(c, "tau-payload", penv);
-    if (!head)
-        tg_render_k_node_selector(c, gpus > 0);
-    const char *ppc = tg_render_str(c->policy, NULL, "pod_priority_class");
-    if (ppc)
-        tg_jw_kstr(w, "priorityClassName", ppc);
-    tg_render_k_resource_claims(c, gpus);
+    tg_render_k_scheduling(c, !head, gpus);
     tg_render_k_pod_security(c);
     tg_render_k_service_account(c);
     tg_jw_kint(w, "terminationGracePeriodSeconds", 600);
