@@ -32,7 +32,7 @@ OBJECTS = [
     ("pod", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "sw-pod"},
              "spec": {"restartPolicy": "Never", "containers": [{
                  "name": "main", "image": "busybox:1.36",
-                 "command": ["sh", "-c", "echo sweep-log; sleep 120"]}]}}),
+                 "command": ["sh", "-c", "echo sweep-log; sleep 3600"]}]}}),
     ("event", {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "sw-ev"},
                "involvedObject": {"kind": "Pod", "name": "sw-pod", "namespace": NS},
                "reason": "Swept", "message": "sweep", "type": "Normal"}),
