@@ -52,10 +52,13 @@ FUZZ_SMOKE := fuzz-smoke
 
 fuzz-build: $(FUZZ_BINS)
 
+# The smoke runs for a fixed time beside the integration tests (make test):
+# at the lowest priority it takes the CPU they leave, so it slows nothing
+# (it then tries fewer inputs on a busy machine, the same number alone).
 fuzz-smoke: $(FUZZ_BINS)
 	@set -e; for n in $(FUZZ_NAMES); do \
 	  s=$(FUZZ_SMOKE_OTHER_SECONDS); [ $$n = spec ] && s=$(FUZZ_SMOKE_SECONDS); \
-	  tests/fuzz/run-fuzz.sh $$n $$s $(FUZZ_BUILD); done
+	  nice -n 19 tests/fuzz/run-fuzz.sh $$n $$s $(FUZZ_BUILD); done
 
 fuzz: $(FUZZ_BINS)
 	@set -e; for n in $(FUZZ_NAMES); do tests/fuzz/run-fuzz.sh $$n $(FUZZ_SECONDS) $(FUZZ_BUILD); done
