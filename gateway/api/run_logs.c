@@ -1,5 +1,6 @@
 /* GET /v1/runs/{id}/logs (see run_logs.h). */
 #include "api/run_logs.h"
+#include "core/run_state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -212,7 +213,17 @@ void tg_api_run_logs(tg_req_t *req)
     json_t *positions = NULL;
     long skip = 0;
     size_t nstreams = 0;
-    tg_rc_e rc = logs_start(conn, &sel, &q, &positions, &skip, &nstreams);
+    tg_rc_e rc = TG_OK;
+    /* An ended run's log is answered whole: while the collector is still
+     * storing it (its pods ended a moment ago), a plain read waits for it as
+     * a follow does, and ends where the log does. */
+    if (!q.follow && tg_run_state_ended(json_string_value(json_object_get(run, "state")))) {
+        int complete = 0;
+        rc = tg_store_log_complete(conn, &sel, &complete);
+        q.follow = rc == TG_OK && !complete;
+    }
+    if (rc == TG_OK)
+        rc = logs_start(conn, &sel, &q, &positions, &skip, &nstreams);
     /* a stream lives for minutes: the connection goes back to the pool now */
     tg_app_db_release(req);
     if (rc != TG_OK) {

@@ -103,6 +103,8 @@ static tg_rc_e w_apply_seen(const tg_watcher_env_t *env, tg_db_conn_t *conn, con
 }
 
 static const json_t *w_terminated(const json_t *pod);
+static tg_rc_e w_pod(const tg_watcher_env_t *env, tg_db_conn_t *conn, tg_kube_event_type_e type,
+                     const json_t *obj);
 
 /* How one attempt's pods ended, from a list of pods: "OOMKilled", "Evicted"
  * or NULL. *settled: 1 when the list holds pods of the attempt and every one
@@ -161,6 +163,44 @@ static const char *w_pods_reason(const tg_watcher_env_t *env, const char *ns, co
         why = w_pods_end(json_object_get(res.body, "items"), attempt, &settled);
     tg_kube_result_clean(&res);
     return why;
+}
+
+/* Record the attempt's pods before its success is: the Job and its pods come
+ * on different watches, and a run that ended with no pod recorded would
+ * have a log that is "complete" with nothing in it (the log collector works
+ * from the recorded pods). The informer's pods of the attempt, or when it
+ * has none yet, the cluster's (by label, once per attempt). */
+static tg_rc_e w_record_pods(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *ns,
+                             const char *run_id, int attempt)
+{
+    json_t *pods = env->pods ? tg_kube_cache_by_index(env->pods, run_id) : NULL;
+    tg_kube_result_t res;
+    tg_kube_result_init(&res);
+    int settled = 0;
+    (void)w_pods_end(pods, attempt, &settled);
+    char selector[160];
+    if (!settled && env->kube && ns &&
+        snprintf(selector, sizeof(selector), "%s=%s,%s=%d", TG_LABEL_RUN_ID, run_id,
+                 TG_LABEL_ATTEMPT, attempt) < (int)sizeof(selector)) {
+        tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods, .ns = ns};
+        tg_kube_list_opts_t lo = {.label_selector = selector, .timeout_ms = W_LOOKUP_MS};
+        if (tg_kube_list(env->kube, &ref, &lo, &res) == TG_OK) {
+            json_decref(pods);
+            pods = json_incref(json_object_get(res.body, "items"));
+        }
+    }
+    tg_rc_e rc = TG_OK;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) {
+        const char *att = json_string_value(json_object_get(
+            json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
+        if (rc == TG_OK && att && atoi(att) == attempt)
+            rc = w_pod(env, conn, TG_KUBE_EV_MODIFIED, pod);
+    }
+    json_decref(pods);
+    tg_kube_result_clean(&res);
+    return rc;
 }
 
 /* An attempt failed: when its pods say why (OOMKilled, Evicted), recovery
@@ -311,9 +351,12 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
     if (!strcmp(kind, "Job")) {
         const json_t *done = w_condition(obj, "Complete");
         const json_t *failed = w_condition(obj, "Failed");
-        if (w_true(done))
-            return w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Completed",
-                                "every pod finished successfully", src, ns, name);
+        if (w_true(done)) {
+            rc = w_record_pods(env, conn, ns, run_id, attempt);
+            return rc != TG_OK ? rc
+                               : w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Completed",
+                                              "every pod finished successfully", src, ns, name);
+        }
         if (w_true(failed))
             return w_failed(env, conn, ns, run_id, attempt,
                             json_string_value(json_object_get(failed, "reason")),
@@ -323,9 +366,12 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
     const char *job = w_str(obj, "status", "jobStatus");
     const char *dep = w_str(obj, "status", "jobDeploymentStatus");
     const char *msg = w_str(obj, "status", "message");
-    if (job && !strcmp(job, "SUCCEEDED"))
-        return w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Succeeded",
-                            msg ? msg : "the Ray job succeeded", src, ns, name);
+    if (job && !strcmp(job, "SUCCEEDED")) {
+        rc = w_record_pods(env, conn, ns, run_id, attempt);
+        return rc != TG_OK ? rc
+                           : w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Succeeded",
+                                          msg ? msg : "the Ray job succeeded", src, ns, name);
+    }
     if ((job && (!strcmp(job, "FAILED") || !strcmp(job, "STOPPED"))) ||
         (dep && !strcmp(dep, "Failed")))
         return w_failed(env, conn, ns, run_id, attempt,

@@ -218,6 +218,26 @@ def test_an_oomkill_the_job_reports_before_its_pod_is_still_oomkilled(gw, cluste
         cluster.control("watches/stall", {"seconds": 0})
 
 
+def test_a_run_whose_pod_events_lag_still_has_its_whole_log(gw, cluster):
+    """The Job's completion can reach the gateway before any event of its
+    pod. The run's pods are then recorded from the cluster with its end (the
+    log collector works from them), and a plain read of the ended run's log
+    waits for the collector: the log is whole, not empty."""
+    cluster.control("watches/stall", {"seconds": 120, "resource": "pods"})
+    try:
+        r = submit_spec(gw, spec_with("pods-lag", ""),
+                        "#!/usr/bin/env bash\necho first line of pods-lag\necho last line\n")
+        run_id = r.json()["id"]
+        # within the 120 s stall: the end comes from the Job's watch alone
+        done = wait_state(gw, run_id, {"Failed", "Succeeded"}, timeout=60)
+        assert done["state"] == "Succeeded", done
+        got = gw.req("GET", f"/v1/runs/{run_id}/logs", timeout=60)
+        assert got.status == 200
+        assert got.body.decode().splitlines() == ["first line of pods-lag", "last line"], got.body
+    finally:
+        cluster.control("watches/stall", {"seconds": 0})
+
+
 def test_preempted_run_is_retried_with_resume_env(gw, cluster):
     # a queue with room for one smoke run at a time, preempting lower priority
     cluster.create({"apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "tight-cq"},
