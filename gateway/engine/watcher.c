@@ -165,11 +165,11 @@ static const char *w_pods_reason(const tg_watcher_env_t *env, const char *ns, co
     return why;
 }
 
-/* Record the attempt's pods before its success is: the Job and its pods come
- * on different watches, and a run that ended with no pod recorded would
- * have a log that is "complete" with nothing in it (the log collector works
- * from the recorded pods). The informer's pods of the attempt, or when it
- * has none yet, the cluster's (by label, once per attempt). */
+/* Record the attempt's pods before its success is, when none is recorded
+ * yet: the Job and its pods come on different watches, and a run that ended
+ * with no pod recorded would have a log that is "complete" with nothing in
+ * it (the log collector works from the recorded pods). The informer's pods
+ * of the attempt, or when it has none ended, the cluster's (by label). */
 static tg_rc_e w_record_pods(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *ns,
                              const char *run_id, int attempt)
 {
@@ -268,7 +268,7 @@ static tg_rc_e w_workload(const tg_watcher_env_t *env, tg_db_conn_t *conn,
     /* reserved, not yet admitted: nothing to record (and no look-up) */
     if (w_true(reserved) && !w_true(admitted) && !w_true(evicted))
         return TG_OK;
-    tg_rc_e rc = tg_store_attempt_by_object(conn, ns, oname, run_id, &attempt);
+    tg_rc_e rc = tg_store_attempt_by_object(conn, ns, oname, run_id, &attempt, NULL);
     if (rc != TG_OK)
         return rc == TG_ENOTFOUND ? TG_OK : rc; /* not one of ours */
     if (w_true(evicted) && !w_true(admitted)) {
@@ -341,7 +341,8 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
     int attempt;
     if (!ns || !name || !w_owner_news(kind, type, obj))
         return TG_OK;
-    tg_rc_e rc = tg_store_attempt_by_object(conn, ns, name, run_id, &attempt);
+    int has_pods = 0;
+    tg_rc_e rc = tg_store_attempt_by_object(conn, ns, name, run_id, &attempt, &has_pods);
     if (rc != TG_OK)
         return rc == TG_ENOTFOUND ? TG_OK : rc;
     const char *src = !strcmp(kind, "Job") ? "job" : "rayjob";
@@ -352,7 +353,7 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
         const json_t *done = w_condition(obj, "Complete");
         const json_t *failed = w_condition(obj, "Failed");
         if (w_true(done)) {
-            rc = w_record_pods(env, conn, ns, run_id, attempt);
+            rc = has_pods ? TG_OK : w_record_pods(env, conn, ns, run_id, attempt);
             return rc != TG_OK ? rc
                                : w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Completed",
                                               "every pod finished successfully", src, ns, name);
@@ -367,7 +368,7 @@ static tg_rc_e w_owner(const tg_watcher_env_t *env, tg_db_conn_t *conn, const ch
     const char *dep = w_str(obj, "status", "jobDeploymentStatus");
     const char *msg = w_str(obj, "status", "message");
     if (job && !strcmp(job, "SUCCEEDED")) {
-        rc = w_record_pods(env, conn, ns, run_id, attempt);
+        rc = has_pods ? TG_OK : w_record_pods(env, conn, ns, run_id, attempt);
         return rc != TG_OK ? rc
                            : w_apply_seen(env, conn, run_id, attempt, "Succeeded", "Succeeded",
                                           msg ? msg : "the Ray job succeeded", src, ns, name);

@@ -9,7 +9,9 @@
 #include "store/json_rows.h"
 
 static tg_stmt_t stmt_by_object =
-    TG_STMT("SELECT run_id, attempt FROM run_attempts WHERE namespace = $1 AND object_name = $2");
+    TG_STMT("SELECT a.run_id, a.attempt, EXISTS (SELECT 1 FROM run_pods p WHERE p.run_id = a.run_id"
+            " AND p.attempt = a.attempt) FROM run_attempts a WHERE a.namespace = $1 AND "
+            "a.object_name = $2");
 /* A run that said it waited for the cluster and no longer does (a primary
  * key look-up that writes nothing for every other run). */
 static tg_stmt_t stmt_waited =
@@ -85,7 +87,7 @@ static tg_stmt_t stmt_pod_upsert = TG_STMT(
     " WHERE run_id = $1::uuid AND attempt = $2::int");
 
 tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const char *name,
-                                   char run_id[37], int *attempt)
+                                   char run_id[37], int *attempt, int *has_pods)
 {
     const char *vals[] = {ns, name};
     tg_rc_e rc;
@@ -98,6 +100,8 @@ tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const cha
     }
     snprintf(run_id, 37, "%s", PQgetvalue(r, 0, 0));
     *attempt = atoi(PQgetvalue(r, 0, 1));
+    if (has_pods)
+        *has_pods = !strcmp(PQgetvalue(r, 0, 2), "t");
     PQclear(r);
     return TG_OK;
 }

@@ -16,9 +16,10 @@
 #include "store/pool.h"
 
 /* The run and attempt owning a Job/RayJob, by namespace and object name.
- * *run_id: 37-byte buffer. TG_ENOTFOUND when it is not ours. */
+ * *run_id: 37-byte buffer; *has_pods (may be NULL): 1 when a pod of the
+ * attempt is recorded. TG_ENOTFOUND when it is not ours. */
 tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const char *name,
-                                   char run_id[37], int *attempt) TG_MUSTCHECK;
+                                   char run_id[37], int *attempt, int *has_pods) TG_MUSTCHECK;
 
 /* Set a run's reason and message while it is in `state` (nothing happens
  * in another state, or when the message is already that): what it waits
