@@ -168,18 +168,24 @@ static const char *w_pods_reason(const tg_watcher_env_t *env, const char *ns, co
 /* Record the attempt's pods before its success is, when none is recorded
  * yet: the Job and its pods come on different watches, and a run that ended
  * with no pod recorded would have a log that is "complete" with nothing in
- * it (the log collector works from the recorded pods). The informer's pods
- * of the attempt, or when it has none ended, the cluster's (by label). */
+ * it (the log collector works from the recorded pods; their own events
+ * update the rows later). The informer's pods of the attempt, or when it
+ * has none, the cluster's (by label). */
 static tg_rc_e w_record_pods(const tg_watcher_env_t *env, tg_db_conn_t *conn, const char *ns,
                              const char *run_id, int attempt)
 {
     json_t *pods = env->pods ? tg_kube_cache_by_index(env->pods, run_id) : NULL;
     tg_kube_result_t res;
     tg_kube_result_init(&res);
-    int settled = 0;
-    (void)w_pods_end(pods, attempt, &settled);
+    size_t seen = 0, i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) {
+        const char *att = json_string_value(json_object_get(
+            json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
+        seen += att && atoi(att) == attempt;
+    }
     char selector[160];
-    if (!settled && env->kube && ns &&
+    if (!seen && env->kube && ns &&
         snprintf(selector, sizeof(selector), "%s=%s,%s=%d", TG_LABEL_RUN_ID, run_id,
                  TG_LABEL_ATTEMPT, attempt) < (int)sizeof(selector)) {
         tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods, .ns = ns};
@@ -190,8 +196,6 @@ static tg_rc_e w_record_pods(const tg_watcher_env_t *env, tg_db_conn_t *conn, co
         }
     }
     tg_rc_e rc = TG_OK;
-    size_t i;
-    json_t *pod;
     json_array_foreach(pods, i, pod) {
         const char *att = json_string_value(json_object_get(
             json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
