@@ -111,13 +111,17 @@ PYTEST_JOBS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfi
 test-integration: all $(KUBESIM_BIN)
 	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_JOBS) tests/integration $(KUBESIM_TESTS)
 
-# The unit tests, the fuzz smoke and the console's browser tests that
-# measure no time run beside the integration tests (--output-sync prints
-# each suite's output whole, when it ends); the browser tests that measure
-# time budgets run alone after them (console/console.mk).
+# The unit tests and the fuzz smoke run beside the integration tests
+# (--output-sync prints each suite's output whole, when it ends); the
+# console's browser tests run after them, those that measure time budgets
+# last and alone (console/console.mk). The browser tests that measure no
+# time could run beside the integration tests (about a minute less), but on
+# two cores that load made the README walk-through's log step fail at times
+# (issue #16's closing note, session 7): they wait until that is understood.
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory -j4 --output-sync=target test-unit $(FUZZ_SMOKE) test-integration test-console-shared
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit $(FUZZ_SMOKE) test-integration
+	@$(MAKE) --no-print-directory test-console-shared
 	@$(MAKE) --no-print-directory test-console-budget
 
 sanitize: deps
