@@ -29,8 +29,8 @@ console: $(CONSOLE_DIST)
 # PostgreSQL (console/tests/stack.py starts them with tests/harness); each
 # test file has its own stack. test-console runs every file, one after
 # another. `make test` splits it: test-console-shared (the tests that measure
-# no time) runs beside the integration tests, test-console-budget (the time
-# budgets of tests/budget.test.mjs) alone after them, on an idle machine.
+# no time) runs after the integration tests, test-console-budget (the time
+# budgets of tests/budget.test.mjs) alone last, on an idle machine.
 CONSOLE_NODE_TEST     := cd console && TAUGATE_BUILD=$(abspath $(BUILD)) node --test --test-concurrency=1
 CONSOLE_BUDGET_TESTS  := tests/budget.test.mjs
 CONSOLE_SHARED_TESTS  := $(filter-out $(CONSOLE_BUDGET_TESTS),$(patsubst console/%,%,$(wildcard console/tests/*.test.mjs)))

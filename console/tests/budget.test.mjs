@@ -1,8 +1,8 @@
 // The console's timing budgets: the 10,000-run list's first rows and long
 // tasks, and how soon a live change shows. `make test` runs this file alone,
 // after everything else, so that nothing else loads the machine while it
-// measures; console.test.mjs holds the browser tests that measure no time and
-// runs beside the integration tests. Same stack, browser and guards as there.
+// measures; console.test.mjs holds the browser tests that measure no time.
+// Same stack, browser and guards as there.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';

@@ -3,8 +3,8 @@
 // browser for the whole file; each test opens its own context. Every page
 // runs with the gateway's CSP enforced and fails on a violation or on a
 // request to another origin. Screenshots land in test-results/screens.
-// No test here measures time (`make test` runs this file beside the
-// integration tests): the timing budgets are in budget.test.mjs.
+// No test here measures time: the timing budgets are in budget.test.mjs,
+// which `make test` runs alone, last.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
@@ -123,8 +123,7 @@ test('live: the change stream resumes after a cut with Last-Event-ID; polling st
   assert.match(resumes[0], /^\d+$/);
   await waitIndicator(p, 'live');
   // Deadlines here are for facts, not budgets: the 2 s budget of a change is
-  // measured alone in budget.test.mjs; this file runs beside the integration
-  // tests, where a loaded machine may take longer.
+  // measured alone in budget.test.mjs; a loaded machine may take longer.
   await p.locator('.vbody a.run-link', { hasText: 'console-after-cut' }).waitFor({ timeout: 30_000 });
   await stack.waitState(during.id, ['Succeeded']);
   await s.close();

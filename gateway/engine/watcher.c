@@ -106,6 +106,36 @@ static const json_t *w_terminated(const json_t *pod);
 static tg_rc_e w_pod(const tg_watcher_env_t *env, tg_db_conn_t *conn, tg_kube_event_type_e type,
                      const json_t *obj);
 
+/* A pod's attempt, from its label (-1 without one). */
+static int w_pod_attempt(const json_t *pod)
+{
+    const char *att = json_string_value(json_object_get(
+        json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
+    return att ? atoi(att) : -1;
+}
+
+/* The attempt's pods as the cluster has them now (by label, one list call):
+ * a new reference to the items, or NULL when they cannot be read. Used when
+ * the informer's pods lag the Job's end. */
+static json_t *w_cluster_pods(const tg_watcher_env_t *env, const char *ns, const char *run_id,
+                              int attempt)
+{
+    char selector[160];
+    if (!env->kube || !ns ||
+        snprintf(selector, sizeof(selector), "%s=%s,%s=%d", TG_LABEL_RUN_ID, run_id,
+                 TG_LABEL_ATTEMPT, attempt) >= (int)sizeof(selector))
+        return NULL;
+    tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods, .ns = ns};
+    tg_kube_list_opts_t lo = {.label_selector = selector, .timeout_ms = W_LOOKUP_MS};
+    tg_kube_result_t res;
+    tg_kube_result_init(&res);
+    json_t *items = tg_kube_list(env->kube, &ref, &lo, &res) == TG_OK
+                        ? json_incref(json_object_get(res.body, "items"))
+                        : NULL;
+    tg_kube_result_clean(&res);
+    return items;
+}
+
 /* How one attempt's pods ended, from a list of pods: "OOMKilled", "Evicted"
  * or NULL. *settled: 1 when the list holds pods of the attempt and every one
  * of them has ended. */
@@ -116,9 +146,7 @@ static const char *w_pods_end(const json_t *pods, int attempt, int *settled)
     size_t i;
     json_t *pod;
     json_array_foreach(pods, i, pod) {
-        const char *att = json_string_value(json_object_get(
-            json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
-        if (!att || atoi(att) != attempt)
+        if (w_pod_attempt(pod) != attempt)
             continue;
         seen++;
         const char *phase = w_str(pod, "status", "phase");
@@ -150,18 +178,12 @@ static const char *w_pods_reason(const tg_watcher_env_t *env, const char *ns, co
         why = w_pods_end(pods, attempt, &settled);
         json_decref(pods);
     }
-    char selector[160];
-    if (why || settled || !env->kube || !ns ||
-        snprintf(selector, sizeof(selector), "%s=%s,%s=%d", TG_LABEL_RUN_ID, run_id,
-                 TG_LABEL_ATTEMPT, attempt) >= (int)sizeof(selector))
+    if (why || settled)
         return why;
-    tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods, .ns = ns};
-    tg_kube_list_opts_t lo = {.label_selector = selector, .timeout_ms = W_LOOKUP_MS};
-    tg_kube_result_t res;
-    tg_kube_result_init(&res);
-    if (tg_kube_list(env->kube, &ref, &lo, &res) == TG_OK)
-        why = w_pods_end(json_object_get(res.body, "items"), attempt, &settled);
-    tg_kube_result_clean(&res);
+    json_t *pods = w_cluster_pods(env, ns, run_id, attempt);
+    if (pods)
+        why = w_pods_end(pods, attempt, &settled);
+    json_decref(pods);
     return why;
 }
 
@@ -175,35 +197,20 @@ static tg_rc_e w_record_pods(const tg_watcher_env_t *env, tg_db_conn_t *conn, co
                              const char *run_id, int attempt)
 {
     json_t *pods = env->pods ? tg_kube_cache_by_index(env->pods, run_id) : NULL;
-    tg_kube_result_t res;
-    tg_kube_result_init(&res);
     size_t seen = 0, i;
     json_t *pod;
-    json_array_foreach(pods, i, pod) {
-        const char *att = json_string_value(json_object_get(
-            json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
-        seen += att && atoi(att) == attempt;
-    }
-    char selector[160];
-    if (!seen && env->kube && ns &&
-        snprintf(selector, sizeof(selector), "%s=%s,%s=%d", TG_LABEL_RUN_ID, run_id,
-                 TG_LABEL_ATTEMPT, attempt) < (int)sizeof(selector)) {
-        tg_kube_ref_t ref = {.gvr = &tg_kube_gvr_pods, .ns = ns};
-        tg_kube_list_opts_t lo = {.label_selector = selector, .timeout_ms = W_LOOKUP_MS};
-        if (tg_kube_list(env->kube, &ref, &lo, &res) == TG_OK) {
-            json_decref(pods);
-            pods = json_incref(json_object_get(res.body, "items"));
-        }
+    json_array_foreach(pods, i, pod)
+        seen += w_pod_attempt(pod) == attempt;
+    if (!seen) {
+        json_decref(pods);
+        pods = w_cluster_pods(env, ns, run_id, attempt);
     }
     tg_rc_e rc = TG_OK;
     json_array_foreach(pods, i, pod) {
-        const char *att = json_string_value(json_object_get(
-            json_object_get(json_object_get(pod, "metadata"), "labels"), TG_LABEL_ATTEMPT));
-        if (rc == TG_OK && att && atoi(att) == attempt)
+        if (rc == TG_OK && w_pod_attempt(pod) == attempt)
             rc = w_pod(env, conn, TG_KUBE_EV_MODIFIED, pod);
     }
     json_decref(pods);
-    tg_kube_result_clean(&res);
     return rc;
 }
 
