@@ -138,7 +138,7 @@ static void logs_advance(logs_state_t *st, const char *pod, const char *containe
         }
     }
     json_array_append_new(st->positions, json_pack("{s:s, s:s, s:I}", "pod", pod, "container",
-                                                   container, (json_int_t)seq));
+                                                   container, "seq", (json_int_t)seq));
 }
 
 /* Add streams that appeared (a new pod) at seq 0. */
@@ -165,7 +165,10 @@ static tg_rc_e logs_fetch(tg_logs_streams_t *ls, tg_sse_stream_t *s, logs_state_
     tg_rc_e rc = TG_OK;
     if (st->follow) {
         rc = tg_store_log_complete(conn, &sel, &complete);
-        if (rc == TG_OK && now - st->last_pods_us >= STREAM_PODS_US) {
+        /* New pods join every STREAM_PODS_US, and always before the last
+         * fetch: a pod recorded after the follow began, whose whole log was
+         * stored within that period, is read before the stream ends. */
+        if (rc == TG_OK && (complete || now - st->last_pods_us >= STREAM_PODS_US)) {
             json_t *streams = NULL;
             rc = tg_store_log_streams(conn, &sel, 0, &streams);
             if (rc == TG_OK)

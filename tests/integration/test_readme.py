@@ -354,7 +354,7 @@ def test_the_readme_and_the_docs_run_as_written(stack, tmp_path):
         try:
             CHECKS[name](steps[name])
         except AssertionError as e:
-            raise AssertionError(f"step {name}:\n{body}\nshowed:\n{e}") from None
+            raise AssertionError(f"step {name}:\n{body}\nshowed:\n{e}{stack.logs()}") from None
 
 
 def test_ctrl_c_stops_everything_and_a_second_start_reuses_it(stack):

@@ -1,10 +1,12 @@
 """Runs end to end: PostgreSQL + kubesim + the gateway. Submission, queueing,
 execution and the recorded history, cancel, idempotent retries."""
 import base64
+import http.client
 import os
 
 import pytest
 
+import tokens
 from gateway import Gateway
 from kubesim import KubeSim
 from wait import wait_for, wait_run_state
@@ -234,6 +236,37 @@ def test_a_run_whose_pod_events_lag_still_has_its_whole_log(gw, cluster):
         got = gw.req("GET", f"/v1/runs/{run_id}/logs", timeout=60)
         assert got.status == 200
         assert got.body.decode().splitlines() == ["first line of pods-lag", "last line"], got.body
+    finally:
+        cluster.control("watches/stall", {"seconds": 0})
+
+
+def test_a_follow_begun_before_the_pod_is_recorded_reads_its_whole_log(gw, cluster, tmp_path):
+    """A follow reads the pods recorded when it began and looks for new ones
+    as it goes, and once more before it ends as complete. A pod recorded after
+    the follow began is read, even when its whole log was stored between two
+    looks (the follow ended empty: the README walk-through's `tau logs -f`)."""
+    go = tmp_path / "go"
+    cluster.control("watches/stall", {"seconds": 120, "resource": "pods"})
+    try:
+        r = submit_spec(gw, spec_with("late-pod", ""),
+                        f"#!/usr/bin/env bash\nwhile [ ! -e {go} ]; do sleep 0.05; done\n"
+                        "echo first line of late-pod\necho last line\n")
+        run_id = r.json()["id"]
+        conn = http.client.HTTPConnection("127.0.0.1", gw.port, timeout=60)
+        try:
+            conn.request("GET", f"/v1/runs/{run_id}/logs?follow=true",
+                         headers={"Authorization": "Bearer " + tokens.admin_token()})
+            resp = conn.getresponse()
+            assert resp.status == 200
+            # the follow has begun, and no pod of the run is recorded: the
+            # pods' watch stalls and the script waits for this file, so the
+            # pod is recorded with the run's end
+            go.touch()
+            body = resp.read().decode()
+        finally:
+            conn.close()
+        assert body.splitlines() == ["first line of late-pod", "last line"], body
+        assert wait_state(gw, run_id, {"Failed", "Succeeded"})["state"] == "Succeeded"
     finally:
         cluster.control("watches/stall", {"seconds": 0})
 
