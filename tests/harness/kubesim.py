@@ -311,7 +311,11 @@ class KubeSim:
             if not self._cachedir:
                 self._cachedir = tempfile.mkdtemp(prefix="kubecache-", dir=self.dir)
             cache_dir = self._cachedir
-        env = dict(os.environ, KUBECONFIG=self.kubeconfig, KUBECACHEDIR=cache_dir)
+        # a call lives for a fraction of a second: without Go's garbage
+        # collector and with one thread running Go code it costs a quarter
+        # less CPU (measured 238 -> 175 ms per apply or get on two cores)
+        env = dict(os.environ, KUBECONFIG=self.kubeconfig, KUBECACHEDIR=cache_dir, GOGC="off",
+                   GOMAXPROCS="1")
         cp = subprocess.run([binary] + list(args), input=input, capture_output=True, text=True,
                             env=env, timeout=timeout)
         if check and cp.returncode != 0:

@@ -172,7 +172,7 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
         errors_before = metric(gw, 'taugate_engine_apply_total{result="error"}')
         dbname = db_url.rsplit("/", 1)[1]
         locker = subprocess.Popen(
-            ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d",
+            [pg.psql_bin, "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d",
              dbname, "-c", "BEGIN; LOCK TABLE run_events IN EXCLUSIVE MODE;"
                            " SELECT pg_sleep(600); COMMIT;"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -219,7 +219,7 @@ class Session:
 
     def __init__(self, env):
         self.proc = subprocess.Popen(
-            ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+            [env.pg.psql_bin, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
              "-p", str(env.pg.port), "-U", env.pg.user, "-d", env.db],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
