@@ -3,28 +3,17 @@
 // after everything else, so that nothing else loads the machine while it
 // measures; console.test.mjs holds the browser tests that measure no time.
 // Same stack, browser and guards as there.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Stack, until } from './lib/stack.mjs';
-import { launch, newSession, screenshot, waitIndicator, settle } from './lib/browser.mjs';
+import { until } from './lib/stack.mjs';
+import { newSession, screenshot, waitIndicator, settle } from './lib/browser.mjs';
+import { browserSuite } from './lib/suite.mjs';
 
 let stack;
 let browser;
-const flagDir = mkdtempSync(path.join(tmpdir(), 'console-flags-'));
-
-before(async () => {
-  stack = await Stack.start();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-  rmSync(flagDir, { recursive: true, force: true });
-});
+const { flagDir } = browserSuite((s) => ({ stack, browser } = s));
 
 test('10,000 runs: first rows within 1 s of a cold load, at most 150 rows in the DOM, no long task over 100 ms', async () => {
   await stack.cmd('seed_runs', { workspace: 'bulk', n: 10000 });

@@ -4,30 +4,19 @@
 // runs with the gateway's CSP enforced and fails on a violation or on a
 // request to another origin. Screenshots land in test-results/screens.
 // No test here measures time: the timing budgets are in budget.test.mjs,
-// which `make test` runs alone, last.
-import { test, before, after } from 'node:test';
+// which `make test` runs alone, last; the accessibility sweep is in
+// a11y.test.mjs, which runs beside this file.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Stack, until, jobSpec } from './lib/stack.mjs';
-import { launch, newSession, axe, screenshot, waitIndicator, settle } from './lib/browser.mjs';
+import { readFileSync } from 'node:fs';
+import { until, jobSpec } from './lib/stack.mjs';
+import { newSession, axe, screenshot, waitIndicator, settle } from './lib/browser.mjs';
+import { browserSuite, finishedRuns, idleRun } from './lib/suite.mjs';
 
 let stack;
 let browser;
-const flagDir = mkdtempSync(path.join(tmpdir(), 'console-flags-'));
-
-before(async () => {
-  stack = await Stack.start();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-  rmSync(flagDir, { recursive: true, force: true });
-});
+const { flagDir } = browserSuite((s) => ({ stack, browser } = s));
 
 /** Press Tab until the focused element matches `selector` (keyboard only). */
 async function tabTo(page, selector, max = 80) {
@@ -57,14 +46,7 @@ let doneRun;
 let otherRun;
 
 test('two finished runs exist (kubesim runs them)', async () => {
-  doneRun = await stack.submit('console-done', [
-    'for i in $(seq 1 20); do echo "step $i"; echo "TAU_METRIC {\\"_step\\": $i, \\"loss\\": 0.$((100 - i))}"; done',
-    'echo \'TAU_METRIC {"_step": 21, "loss": "NaN"}\'',
-    'echo \'TAU_CHECKPOINT {"path": "/outputs/ckpt-20", "step": 20}\'',
-  ].join('\n'));
-  otherRun = await stack.submit('console-other', 'echo other');
-  await stack.waitState(doneRun.id, ['Succeeded']);
-  await stack.waitState(otherRun.id, ['Succeeded']);
+  ({ done: doneRun, other: otherRun } = await finishedRuns(stack));
 });
 
 test('initial load of the runs page is within budget and never loads chart code', async () => {
@@ -347,120 +329,8 @@ test('evidence verifies in the browser; one altered byte or a tampered event is 
   await s.close();
 });
 
-let idleRun;
-
-test('every route passes axe (WCAG 2.2 A/AA) in both themes, dialogs and drawer open; screenshots kept', async () => {
-  idleRun = await stack.submit('console-idle', `while [ ! -e ${flagDir}/never ]; do sleep 0.2; done`);
-  await stack.waitState(idleRun.id, ['Running']);
-  await stack.json('POST', '/v1/workspaces/ray/quota-requests', { token: stack.researcher, body: { resource: 'cpu', amount: '2', reason: 'more experiments' } });
-  const nodes = await until(async () => (await stack.json('GET', '/v1/admin/nodes')).items, 30_000, 'nodes observed');
-  const d = doneRun.id;
-  const click = (name) => async (p) => {
-    await p.getByRole('button', { name, exact: true }).first().click();
-    await p.locator('dialog[open]').waitFor();
-  };
-  const routes = [
-    ['home', '/ui/w/ray'],
-    ['runs', '/ui/w/ray/runs'],
-    ['runs-drawer', `/ui/w/ray/runs?peek=${d}`, async (p) => p.locator('dialog.drawer[open] .facts').waitFor()],
-    ['runs-bulk-cancel', '/ui/w/ray/runs?name=console-idle', async (p) => {
-      await p.getByRole('checkbox', { name: 'Select console-idle' }).check();
-      await click('Cancel 1 selected')(p);
-    }],
-    ['run-overview', `/ui/runs/${d}`],
-    ['run-logs', `/ui/runs/${d}/logs`, async (p) => p.locator('.log-status', { hasText: 'complete' }).waitFor()],
-    ['run-metrics', `/ui/runs/${d}/metrics?m=loss`, async (p) => p.locator('.chart canvas').waitFor()],
-    ['run-checkpoints', `/ui/runs/${d}/checkpoints`],
-    ['run-spec', `/ui/runs/${d}/spec`],
-    ['run-evidence', `/ui/runs/${d}/evidence`, async (p) => p.locator('.verdict', { hasText: 'Verified' }).first().waitFor()],
-    ['run-events', `/ui/runs/${d}/events`],
-    ['run-commands', `/ui/runs/${d}/commands`],
-    ['run-cancel-dialog', `/ui/runs/${idleRun.id}`, click('Cancel run')],
-    ['submit', '/ui/w/ray/submit', async (p) => p.locator('#spec-diags .card h2', { hasText: /Valid|Problems/ }).waitFor()],
-    ['compare', `/ui/w/ray/compare?runs=${d},${otherRun.id}`, async (p) => p.locator('.chart canvas').waitFor({ timeout: 10_000 }).catch(async (e) => {
-      throw new Error(`${e.message}: ${await p.locator('main').innerText()}`);
-    })],
-    ['runs-grouped', '/ui/w/ray/runs?by=owner', async (p) => p.locator('table.groups').waitFor()],
-    ['experiments', '/ui/w/ray/experiments'],
-    ['experiment-runs', '/ui/w/ray/experiments?project=Console&experiment=sweep', async (p) => p.locator('table.experiment-runs tbody tr').first().waitFor()],
-    ['queue', '/ui/w/ray/queue'],
-    ['quota', '/ui/w/ray/quota'],
-    ['quota-request-dialog', '/ui/w/ray/quota?request=1', async (p) => p.locator('dialog[open]').waitFor()],
-    ['tokens', '/ui/tokens'],
-    ['token-created-dialog', '/ui/tokens', async (p) => {
-      await p.getByLabel('Name').fill(`axe-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`);
-      await p.getByRole('button', { name: 'Create token' }).click();
-      await p.locator('dialog[open] .secret').waitFor();
-    }],
-    ['token-revoke-dialog', '/ui/tokens', async (p) => {
-      await p.locator('td button.danger').first().click();
-      await p.locator('dialog[open]').waitFor();
-    }],
-    ['settings', '/ui/settings'],
-    ['admin', '/ui/admin'],
-    ['admin-quota-requests', '/ui/admin/quota-requests'],
-    ['admin-approve-dialog', '/ui/admin/quota-requests', async (p) => {
-      await p.locator('button.primary', { hasText: 'Approve' }).first().click();
-      await p.locator('dialog[open]').waitFor();
-    }],
-    ['admin-workspaces', '/ui/admin/workspaces'],
-    ['admin-workspace', '/ui/admin/workspaces/ray'],
-    ['admin-edit-dialog', '/ui/admin/workspaces', async (p) => {
-      await p.getByRole('button', { name: 'Edit ray' }).click();
-      await p.locator('dialog[open]').waitFor();
-    }],
-    ['admin-catalog', '/ui/admin/catalog', async (p) => p.locator('.cq-usage th', { hasText: 'kind-cpu-cq' }).locator('xpath=..').locator('meter').first().waitFor()],
-    ['admin-policies', '/ui/admin/policies'],
-    ['admin-nodes', '/ui/admin/nodes'],
-    ['admin-node', `/ui/admin/nodes/${nodes[0].name}`],
-    ['admin-node-cordon-dialog', `/ui/admin/nodes/${nodes[0].name}`, async (p) => {
-      await p.locator('button.op-cordon, button.op-uncordon').first().click();
-      await p.locator('dialog[open] #node-op-reason').waitFor();
-    }],
-    ['admin-node-drain-dialog', `/ui/admin/nodes/${nodes[0].name}`, async (p) => {
-      await p.locator('button.op-drain').click();
-      await p.locator('dialog[open] #node-op-grace').waitFor();
-    }],
-    ['admin-usage', '/ui/admin/usage'],
-    ['admin-audit', '/ui/admin/audit'],
-    ['not-found', '/ui/no/such/page'],
-  ];
-  const failures = [];
-  // the two themes in two browser contexts at once: nothing here changes
-  // what the other sees (dialogs are opened, never confirmed)
-  await Promise.all(['light', 'dark'].map(async (theme) => {
-    const s = await newSession(browser, stack, { theme });
-    const p = s.page;
-    for (const [name, url, prepare] of routes) {
-      await p.goto(url);
-      await settle(p);
-      if (prepare) await prepare(p);
-      await settle(p);
-      const v = await axe(p);
-      if (v.length) failures.push({ route: name, theme, v });
-      await screenshot(p, `${name}-${theme}`);
-    }
-    await s.checkGuards();
-    await s.close();
-    // Signed out, and a token the gateway refuses (the re-auth dialog).
-    const out = await newSession(browser, stack, { theme, signedIn: false });
-    await out.page.goto('/ui/w/ray/runs');
-    await out.page.locator('#login-token').waitFor();
-    let v = await axe(out.page);
-    if (v.length) failures.push({ route: 'login', theme, v });
-    await screenshot(out.page, `login-${theme}`);
-    await out.page.locator('#login-token').fill('tgp_not_a_real_token');
-    await out.page.getByRole('button', { name: 'Sign in' }).click();
-    await out.page.locator('.problem').waitFor();
-    v = await axe(out.page);
-    if (v.length) failures.push({ route: 'login-refused', theme, v });
-    await out.checkGuards();
-    await out.close();
-  }));
-  assert.deepEqual(failures, [], JSON.stringify(failures, null, 1));
-});
-
 test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submit, approve a quota request, cordon and uncordon a node', async () => {
+  const idle = await idleRun(stack, flagDir);
   const s = await newSession(browser, stack, { signedIn: false });
   const p = s.page;
   const key = (k) => p.keyboard.press(k);
@@ -489,9 +359,9 @@ test('keyboard only: sign in, filter, open a run, follow its logs, cancel, submi
   await key('Enter');
   await p.locator('.log-status', { hasText: 'The log is complete.' }).waitFor();
   // Cancel a running run, with the confirmation; Escape first returns focus.
-  await p.goto(`/ui/runs/${idleRun.id}`);
+  await p.goto(`/ui/runs/${idle.id}`);
   await p.locator('.run-state .badge', { hasText: 'Running' }).waitFor({ timeout: 10_000 }).catch(async (e) => {
-    throw new Error(`${e.message}; the API says ${JSON.stringify(await stack.json('GET', `/v1/runs/${idleRun.id}`))}`);
+    throw new Error(`${e.message}; the API says ${JSON.stringify(await stack.json('GET', `/v1/runs/${idle.id}`))}`);
   });
   await tabTo(p, 'button.danger');
   await key('Enter');
