@@ -101,7 +101,8 @@ void tg_api_run_resume(tg_req_t *req)
     }
     char why[256] = "";
     tg_db_conn_t *conn = tg_app_db_or_reply(req);
-    tg_rc_e rc = tg_recovery_resume(conn, id, who->subject, force, why, sizeof(why));
+    tg_recovery_resume_t ask = {.run_id = id, .who = who->subject, .force = force};
+    tg_rc_e rc = tg_recovery_resume(conn, &ask, why, sizeof(why));
     if (rc == TG_ECONFLICT) {
         tg_problem(req, rc, NULL, "%s", why);
         goto out;

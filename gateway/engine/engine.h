@@ -64,11 +64,18 @@ int tg_reconcile_is_leader(tg_reconcile_loop_t *rl);
 tg_rc_e tg_recovery_on_failure(tg_db_conn_t *conn, const char *run_id, int attempt,
                                const char *reason, const char *message, const char *source);
 
+/* A resume asked for by hand. */
+typedef struct {
+    const char *run_id;
+    const char *who; /* named in the run's event */
+    int force;       /* resume even though the last attempt was OOMKilled */
+} tg_recovery_resume_t;
+
 /* Start a new attempt of a Failed run by hand. TG_ECONFLICT when the run has
- * not failed, or its last attempt was OOMKilled and `force` is 0 (why says
- * which). */
-tg_rc_e tg_recovery_resume(tg_db_conn_t *conn, const char *run_id, const char *who, int force,
-                           char *why, size_t whylen);
+ * not failed, or its last attempt was OOMKilled and the resume is not forced
+ * (why says which). */
+tg_rc_e tg_recovery_resume(tg_db_conn_t *conn, const tg_recovery_resume_t *ask, char *why,
+                           size_t whylen);
 
 /* Nodes (engine/node_health.h, engine/node_policy.h). The annotations a
  * cordon leaves on a Node, whoever cordoned it (the automation or an admin

@@ -118,9 +118,10 @@ out:
     return rc;
 }
 
-tg_rc_e tg_recovery_resume(tg_db_conn_t *conn, const char *run_id, const char *who, int force,
-                           char *why, size_t whylen)
+tg_rc_e tg_recovery_resume(tg_db_conn_t *conn, const tg_recovery_resume_t *ask, char *why,
+                           size_t whylen)
 {
+    const char *run_id = ask->run_id;
     json_t *facts = NULL;
     const char *oom = NULL;
     tg_rc_e rc = recovery_begin(conn, run_id, &facts);
@@ -134,7 +135,7 @@ tg_rc_e tg_recovery_resume(tg_db_conn_t *conn, const char *run_id, const char *w
         goto out;
     }
     rc = tg_store_recovery_pod_reason(conn, run_id, attempt, &oom);
-    if (rc == TG_OK && oom && !strcmp(oom, "OOMKilled") && !force) {
+    if (rc == TG_OK && oom && !strcmp(oom, "OOMKilled") && !ask->force) {
         snprintf(why, whylen,
                  "the last attempt was OOMKilled and would likely fail the same way; "
                  "raise compute.memory or resume with force");
@@ -145,7 +146,7 @@ tg_rc_e tg_recovery_resume(tg_db_conn_t *conn, const char *run_id, const char *w
         rc = tg_store_recovery_reopen(conn, run_id);
     if (rc == TG_OK) {
         char msg[256];
-        snprintf(msg, sizeof(msg), "resumed by %s as attempt %d", who, attempt + 1);
+        snprintf(msg, sizeof(msg), "resumed by %s as attempt %d", ask->who, attempt + 1);
         tg_event_t ev = {
             .state = "Recovering", .reason = "Resumed", .message = msg, .source = "user"};
         rc = tg_store_event_append(conn, run_id, &ev);

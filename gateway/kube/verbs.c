@@ -47,11 +47,10 @@ static tg_rc_e verbs_path(verbs_call_t *v, const tg_kube_ref_t *ref, int want_na
     return TG_OK;
 }
 
-static tg_rc_e verbs_write_query(verbs_call_t *v, const tg_kube_write_opts_t *o, int need_fm,
+static tg_rc_e verbs_write_query(verbs_call_t *v, const tg_kube_write_opts_t *o,
                                  tg_kube_result_t *res)
 {
-    const char *fm = o && o->field_manager ? o->field_manager : need_fm ? "taugate" : NULL;
-    if (tg_kube_query_add(&v->query, "fieldManager", fm) != TG_OK ||
+    if (tg_kube_query_add(&v->query, "fieldManager", o ? o->field_manager : NULL) != TG_OK ||
         (o && o->dry_run && tg_kube_query_add(&v->query, "dryRun", "All") != TG_OK) ||
         (o && tg_kube_query_add(&v->query, "fieldValidation", o->field_validation) != TG_OK)) {
         tg_kube_result_fail(res, TG_KUBE_R_CONFIG, "query string too long");
@@ -217,7 +216,7 @@ tg_rc_e tg_kube_create(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *ob
     verbs_call_init(&v);
     tg_rc_e rc = verbs_path(&v, ref, 0, res);
     if (rc == TG_OK)
-        rc = verbs_write_query(&v, o, 0, res);
+        rc = verbs_write_query(&v, o, res);
     if (rc == TG_OK)
         rc = verbs_body(&v, obj, res);
     if (rc == TG_OK) {
@@ -234,8 +233,6 @@ tg_rc_e tg_kube_create(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *ob
 typedef struct {
     tg_kube_verb_e verb;
     const char *content_type;
-    int need_fm;       /* a fieldManager is required (server-side apply) */
-    const char *force; /* the apply's force parameter ("true"), or NULL */
 } verbs_write_t;
 
 static tg_rc_e verbs_put_or_patch(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *obj,
@@ -246,11 +243,7 @@ static tg_rc_e verbs_put_or_patch(tg_kube_client_t *c, const tg_kube_ref_t *ref,
     verbs_call_init(&v);
     tg_rc_e rc = verbs_path(&v, ref, 1, res);
     if (rc == TG_OK)
-        rc = verbs_write_query(&v, o, w->need_fm, res);
-    if (rc == TG_OK && tg_kube_query_add(&v.query, "force", w->force) != TG_OK) {
-        tg_kube_result_fail(res, TG_KUBE_R_CONFIG, "query string too long");
-        rc = res->rc;
-    }
+        rc = verbs_write_query(&v, o, res);
     if (rc == TG_OK)
         rc = verbs_body(&v, obj, res);
     if (rc == TG_OK) {
@@ -284,16 +277,6 @@ tg_rc_e tg_kube_merge_patch(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_
     static const verbs_write_t merge = {.verb = TG_KUBE_VERB_PATCH,
                                         .content_type = "application/merge-patch+json"};
     return verbs_put_or_patch(c, ref, patch, &merge, o, res);
-}
-
-tg_rc_e tg_kube_apply(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *obj, int force,
-                      const tg_kube_write_opts_t *o, tg_kube_result_t *res)
-{
-    const verbs_write_t apply = {.verb = TG_KUBE_VERB_PATCH,
-                                 .content_type = "application/apply-patch+yaml",
-                                 .need_fm = 1,
-                                 .force = force ? "true" : NULL};
-    return verbs_put_or_patch(c, ref, obj, &apply, o, res);
 }
 
 tg_rc_e tg_kube_delete(tg_kube_client_t *c, const tg_kube_ref_t *ref, tg_kube_propagation_e prop,

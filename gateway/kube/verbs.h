@@ -1,5 +1,5 @@
 /* Typed Kubernetes API verbs: get, list, create, update (PUT), merge patch,
- * server-side apply, delete, status update.
+ * delete, status update.
  *
  * Every call fills a caller-initialised tg_kube_result_t (kube/result.h)
  * and returns its rc. On success res->body holds the server's answer (the
@@ -20,7 +20,7 @@
 
 /* Options shared by the writing verbs; NULL means all defaults. */
 typedef struct tg_kube_write_opts_s {
-    const char *field_manager;    /* ?fieldManager= (required for apply; "taugate" default) */
+    const char *field_manager;    /* ?fieldManager= (none when NULL) */
     int dry_run;                  /* ?dryRun=All */
     const char *field_validation; /* ?fieldValidation=Strict|Warn|Ignore; NULL → server default */
     atomic_int *stop;             /* cancel (also stops retry sleeps) */
@@ -90,11 +90,6 @@ tg_rc_e tg_kube_update_status(tg_kube_client_t *c, const tg_kube_ref_t *ref, jso
  * removed. ref->sub may be "status". */
 tg_rc_e tg_kube_merge_patch(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *patch,
                             const tg_kube_write_opts_t *o, tg_kube_result_t *res);
-
-/* Server-side apply (application/apply-patch+yaml; JSON is valid YAML):
- * creates the object when missing. `force` takes over conflicting fields. */
-tg_rc_e tg_kube_apply(tg_kube_client_t *c, const tg_kube_ref_t *ref, json_t *obj, int force,
-                      const tg_kube_write_opts_t *o, tg_kube_result_t *res);
 
 /* DELETE with DeleteOptions in the body ({"propagationPolicy": ...,
  * "gracePeriodSeconds": ...}); grace_seconds < 0 leaves the server default.

@@ -500,7 +500,6 @@ static void test_verbs_on_the_wire(void **state)
     assert_int_equal(tg_kube_update(c, &job_x, job, NULL, &r), TG_OK);
     assert_int_equal(tg_kube_update_status(c, &job_x, job, NULL, &r), TG_OK);
     assert_int_equal(tg_kube_merge_patch(c, &job_x, patch, NULL, &r), TG_OK);
-    assert_int_equal(tg_kube_apply(c, &job_x, job, 1, NULL, &r), TG_OK);
     assert_int_equal(tg_kube_delete(c, &job_x, TG_KUBE_PROPAGATION_BACKGROUND, 0, NULL, &r), TG_OK);
     assert_string_equal(json_string_value(json_object_get(r.body, "status")), "Success");
     tg_kube_list_opts_t lo = {.label_selector = "taugate.io/run-id=r1",
@@ -513,7 +512,7 @@ static void test_verbs_on_the_wire(void **state)
     assert_int_equal(r.reason, TG_KUBE_R_CONFIG);
     assert_int_equal(tg_kube_create(c, &job_x, job, NULL, &r), TG_EINVAL);
 
-    assert_int_equal(ts_nlog(s), 7);
+    assert_int_equal(ts_nlog(s), 6);
     ts_req_t *l = s->log;
     assert_string_equal(l[0].method, "POST");
     assert_string_equal(l[0].path, "/apis/batch/v1/namespaces/ns/jobs");
@@ -526,19 +525,16 @@ static void test_verbs_on_the_wire(void **state)
     assert_string_equal(l[3].method, "PATCH");
     assert_string_equal(l[3].content_type, "application/merge-patch+json");
     assert_string_equal(l[3].body, "{\"metadata\":{\"labels\":{\"gone\":null}}}");
-    assert_string_equal(l[4].method, "PATCH");
-    assert_string_equal(l[4].content_type, "application/apply-patch+yaml");
-    assert_string_equal(l[4].query, "fieldManager=taugate&force=true");
-    assert_string_equal(l[5].method, "DELETE");
-    json_t *dopts = json_loads(l[5].body, 0, NULL);
+    assert_string_equal(l[4].method, "DELETE");
+    json_t *dopts = json_loads(l[4].body, 0, NULL);
     assert_string_equal(json_string_value(json_object_get(dopts, "propagationPolicy")),
                         "Background");
     assert_int_equal(json_integer_value(json_object_get(dopts, "gracePeriodSeconds")), 0);
     json_decref(dopts);
-    assert_string_equal(l[6].method, "GET");
-    assert_string_equal(l[6].query, "labelSelector=taugate.io%2Frun-id%3Dr1&fieldSelector=status."
+    assert_string_equal(l[5].method, "GET");
+    assert_string_equal(l[5].query, "labelSelector=taugate.io%2Frun-id%3Dr1&fieldSelector=status."
                                     "successful%3D1&limit=50&resourceVersion=0");
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 6; i++)
         assert_string_equal(l[i].authorization, "Bearer t"); /* loopback http: sent */
 
     json_decref(job);
