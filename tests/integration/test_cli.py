@@ -556,7 +556,10 @@ def test_runs_pages_with_all(gw, tau, tmp_path):
         wait_state(gw, i, {"Succeeded", "Failed"})
 
 
-def test_colour_only_on_a_terminal_and_never_with_no_color(gw, tau):
+def test_colour_only_on_a_terminal_and_never_with_no_color(gw, tau, tmp_path):
+    # a run to list (with none, `tau runs` prints no table to colour)
+    finished_run(gw, tau, tmp_path, "colour")
+
     def on_tty(extra_env):
         master, slave = pty.openpty()
         p = subprocess.Popen([TAU, "runs", "-w", "ray"], stdout=slave, stderr=subprocess.PIPE,

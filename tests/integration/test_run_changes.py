@@ -502,7 +502,8 @@ def test_bad_requests_and_strangers(env):
     assert gw.req("GET", PATH, token=None).status == 401
 
 
-def test_shutdown_ends_open_streams(pg, db_url):
+def test_shutdown_ends_open_streams(env, db_url):
+    # env: the workspace the stream is for exists (this test may run first)
     gw = Gateway(BUILD, db_url).start()
     try:
         f = sse.Follower(gw.url, PATH, auth())
