@@ -257,7 +257,8 @@ def test_readme_config_table_matches_the_code():
                 assert code[k] in words, (k, code[k], defaults)
 
 
-def test_sigterm_finishes_in_flight_request(db_url):
+def test_sigterm_finishes_in_flight_request(gateway, db_url):
+    # `gateway` (the module's) has migrated the database this one only uses
     gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_MIGRATE_ON_START": "false"}).start()
     try:
         s = socket.create_connection(("127.0.0.1", gw.port), timeout=10)

@@ -213,19 +213,24 @@ def test_a_flood_past_every_limit_wedges_no_event_loop(flood_gw):
         s.close()
     wait_until("the descriptors back", lambda: fd_count(flood_gw) <= baseline + 2)
     # each loop gets some of these (the acceptor spreads them): all answered.
-    # A wedged loop never answers; 30 s only bounds the wait on a loaded
-    # machine (make test runs the browser suite beside this file).
-    many = [connect(flood_gw, "127.0.0.5", timeout=30) for _ in range(PER_IP)]
-    for s in many:
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    statuses = []
-    for s in many:
-        try:
-            statuses.append(parse(read_all(s))[0])
-        except socket.timeout:
-            statuses.append("no answer in 30 s")
-        s.close()
-    assert statuses == [200] * PER_IP, statuses
+    # A wedged loop never answers. On a loaded machine the acceptor may still
+    # be taking closed flood connections off the listen queue (the
+    # descriptors are back, but the limit is still full: 503), so the fact
+    # awaited is every one of a full address's worth answered 200.
+    def healthz_from_one_address():
+        many = [connect(flood_gw, "127.0.0.5", timeout=30) for _ in range(PER_IP)]
+        for s in many:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        statuses = []
+        for s in many:
+            try:
+                statuses.append(parse(read_all(s))[0])
+            except socket.timeout:
+                statuses.append("no answer in 30 s")
+            s.close()
+        return statuses
+    wait_for(healthz_from_one_address, 90, "every event loop serving",
+             cond=lambda statuses: statuses == [200] * PER_IP)
 
 
 # ---- 2. slow clients ----------------------------------------------------------------
