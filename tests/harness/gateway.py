@@ -63,7 +63,12 @@ class Gateway:
                                      stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         if wait:
-            self.wait_ready(probe=probe)
+            try:
+                self.wait_ready(probe=probe)
+            except BaseException:
+                # the caller gets no gateway to close: none is left running
+                self.kill()
+                raise
         return self
 
     def wait_ready(self, timeout=20, probe="/readyz"):
