@@ -278,16 +278,20 @@ def test_runs_waiting_to_be_sealed_show_in_the_sealing_backlog(pg, db_url, ks):
 
 def test_cluster_restarted_with_runs_in_flight_every_run_ends(pg, db_url, tmp_path):
     k = KubeSim(simulated=True, port=free_port(), state_file=str(tmp_path / "state.json"),
-                extra_args=["--sim-duration", "3"]).start()
+                extra_args=["--sim-duration", "8"]).start()
     gw = None
     try:
         kind_cpu_cluster(k, cpu="100", memory="1000Gi")
         gw = Gateway(BUILD, db_url, extra_env=engine_env(k)).start()
         kind_cpu_workspace(gw, ok=(201, 409))
         ids = batch(gw, 10, "ks-restart")
-        wait_for(lambda: count(
-            pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
-                        " AND state = 'Running'") >= len(ids) // 2, 60, "the runs running")
+        # half of them started and some still running (under load they start
+        # over several seconds: some may end before the last one runs)
+        wait_for(lambda: sql(
+            pg, db_url, "SELECT count(*) FILTER (WHERE state IN ('Running', 'Succeeded',"
+                        " 'Failed')) >= 5 AND count(*) FILTER (WHERE state = 'Running') >= 1"
+                        f" FROM runs WHERE id IN ({in_list(ids)})"), 60, "runs in flight",
+                 cond=lambda v: v == "t")
         k.stop()  # saves its state file; what runs is lost with it
         k.start()
         wait_for(lambda: count(
