@@ -175,17 +175,9 @@ static inline tg_rc_e tu_run_ctx(const char *yaml, size_t len, const json_t *ctx
 static inline tg_rc_e tu_run(const char *yaml, size_t len, const char *ctx_path,
                              const tg_tauyaml_files_t *files, const char *run_id, json_t **out)
 {
-    tg_tauyaml_limits_t lim;
-    tg_tauyaml_limits_default(&lim);
     json_t *ctx = tu_load_json(ctx_path ? ctx_path : "tests/fixtures/context/ws-ray.json");
     assert_non_null(ctx);
-    tg_submit_request_t req = {.yaml = yaml,
-                               .yaml_len = len,
-                               .files = files,
-                               .context = ctx,
-                               .run_id = run_id,
-                               .attempt = 1};
-    tg_rc_e rc = tg_submit_pipeline(tu_schema, &lim, &req, out);
+    tg_rc_e rc = tu_run_ctx(yaml, len, ctx, files, run_id, out);
     json_decref(ctx);
     return rc;
 }
