@@ -9,12 +9,10 @@
 #include "core/ids.h"
 #include "store/json_rows.h"
 
-/* The run locked and its last event read in one round trip (no row: no
- * run; NULL seq: no event yet). */
-static tg_stmt_t stmt_lock_last =
-    TG_STMT("SELECT e.seq, e.hash FROM runs r LEFT JOIN LATERAL (SELECT seq, hash FROM run_events"
-            " WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true"
-            " WHERE r.id = $1::uuid FOR UPDATE OF r");
+static tg_stmt_t stmt_lock =
+    TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid" TG_RUN_LOCK);
+static tg_stmt_t stmt_last =
+    TG_STMT("SELECT seq, hash FROM run_events WHERE run_id = $1::uuid ORDER BY seq DESC LIMIT 1");
 static tg_stmt_t stmt_insert = TG_STMT(
     "INSERT INTO run_events (run_id, seq, at, state, reason, message, source, data, prev_hash,"
     " hash) VALUES ($1::uuid, $2::int, $3::timestamptz, $4, $5, $6, $7, $8::jsonb, $9, $10)");
@@ -50,20 +48,35 @@ void tg_store_event_hash(const char *prev_hash, const char *run_id, long seq, co
     free(canon);
 }
 
-tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id, tg_event_chain_t *chain)
+tg_rc_e tg_store_run_lock(tg_db_conn_t *conn, const char *run_id, char *state, int *attempt)
 {
     tg_rc_e rc;
     const char *id[] = {run_id};
-    chain->seq = 0;
-    chain->hash[0] = '\0';
-    PGresult *r = tg_db_exec(conn, &stmt_lock_last, 1, id, &rc);
+    PGresult *r = tg_db_exec(conn, &stmt_lock, 1, id, &rc);
     if (!r)
         return rc;
     if (PQntuples(r) == 0) {
         PQclear(r);
         return TG_ENOTFOUND;
     }
-    if (!PQgetisnull(r, 0, 0)) {
+    if (state)
+        snprintf(state, 32, "%s", PQgetvalue(r, 0, 0));
+    if (attempt)
+        *attempt = atoi(PQgetvalue(r, 0, 1));
+    PQclear(r);
+    return TG_OK;
+}
+
+tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id, tg_event_chain_t *chain)
+{
+    tg_rc_e rc;
+    const char *id[] = {run_id};
+    chain->seq = 0;
+    chain->hash[0] = '\0';
+    PGresult *r = tg_db_exec(conn, &stmt_last, 1, id, &rc);
+    if (!r)
+        return rc;
+    if (PQntuples(r) == 1) {
         chain->seq = atol(PQgetvalue(r, 0, 0));
         snprintf(chain->hash, sizeof(chain->hash), "%s", PQgetvalue(r, 0, 1));
     }
@@ -122,7 +135,9 @@ tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, co
 tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev)
 {
     tg_event_chain_t chain;
-    tg_rc_e rc = tg_store_event_chain_end(conn, run_id, &chain);
+    tg_rc_e rc = tg_store_run_lock(conn, run_id, NULL, NULL);
+    if (rc == TG_OK)
+        rc = tg_store_event_chain_end(conn, run_id, &chain);
     return rc == TG_OK ? tg_store_event_append_chained(conn, run_id, ev, &chain) : rc;
 }
 

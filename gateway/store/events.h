@@ -21,6 +21,22 @@ typedef struct {
     const json_t *data;  /* borrowed; NULL for {} */
 } tg_event_t;
 
+/* How a writer of a run locks its row: FOR NO KEY UPDATE. Writers of one
+ * run queue behind each other, and the foreign-key checks of rows inserted
+ * for the run (FOR KEY SHARE) do not. With FOR UPDATE, a transition holding
+ * the run and waiting for its attempt's row deadlocked with a pod upsert
+ * holding that row and checking its foreign key to the run: PostgreSQL broke
+ * each cycle after deadlock_timeout (1 s), about 6 in 1,000 runs of the
+ * engine bench. */
+#define TG_RUN_LOCK " FOR NO KEY UPDATE"
+
+/* Lock the run (TG_RUN_LOCK) in a statement of its own, so that the
+ * statements after it read what was committed while it waited. *state (32
+ * bytes) and *attempt (both may be NULL): the run as locked. TG_ENOTFOUND:
+ * no such run. */
+tg_rc_e tg_store_run_lock(tg_db_conn_t *conn, const char *run_id, char *state,
+                          int *attempt) TG_MUSTCHECK;
+
 /* Append inside the caller's transaction. Locks the run row, so appends to
  * one run are serialised across replicas. */
 tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id,
@@ -32,12 +48,11 @@ typedef struct {
     char hash[65];
 } tg_event_chain_t;
 
-/* Lock the run (if the caller has not) and read the end of its chain, in
- * the caller's transaction. A caller that already holds the run's row lock
- * reads it here in a statement of its own: a statement that waited for the
- * lock would still read the events as its snapshot, taken before the
- * waiting, shows them (a concurrent append would be missed). TG_ENOTFOUND:
- * no such run. */
+/* Read the end of a run's chain, in the caller's transaction, which holds
+ * the run's lock (tg_store_run_lock, or a statement of its own with
+ * TG_RUN_LOCK): read by the statement that waited for the lock, the events
+ * would be those its snapshot, taken before the wait, shows, and an event
+ * appended meanwhile would be missed (its seq then taken twice). */
 tg_rc_e tg_store_event_chain_end(tg_db_conn_t *conn, const char *run_id,
                                  tg_event_chain_t *chain) TG_MUSTCHECK;
 /* Append after *chain (read by tg_store_event_chain_end in this

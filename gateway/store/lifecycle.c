@@ -34,8 +34,6 @@ static tg_stmt_t stmt_unfinished =
             "  FROM run_attempts WHERE run_id = r.id AND attempt = r.attempt OFFSET 0) a ON true"
             " WHERE r.state NOT IN ('Succeeded', 'Failed', 'Cancelled') AND r.id > $1::uuid"
             " ORDER BY r.id LIMIT $2::int");
-static tg_stmt_t stmt_lock =
-    TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR UPDATE");
 static tg_stmt_t stmt_update_words =
     TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
             " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4");
@@ -153,19 +151,11 @@ static tg_rc_e lifecycle_transition(tg_db_conn_t *conn, const char *run_id, int 
                                     int *applied)
 {
     *applied = 0;
-    const char *id[] = {run_id};
-    tg_rc_e rc;
-    PGresult *r = tg_db_exec(conn, &stmt_lock, 1, id, &rc);
-    if (!r)
-        return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return TG_ENOTFOUND;
-    }
     char cur[32];
-    snprintf(cur, sizeof(cur), "%s", PQgetvalue(r, 0, 0));
-    int cur_attempt = atoi(PQgetvalue(r, 0, 1));
-    PQclear(r);
+    int cur_attempt;
+    tg_rc_e rc = tg_store_run_lock(conn, run_id, cur, &cur_attempt);
+    if (rc != TG_OK)
+        return rc;
     char at[16];
     snprintf(at, sizeof(at), "%d", attempt);
     if (attempt != cur_attempt || tg_run_state_ended(cur))

@@ -59,8 +59,6 @@ static tg_stmt_t stmt_recovered =
     TG_STMT("UPDATE node_fault_runs SET recovered = true"
             " WHERE run_id = $1::uuid AND attempt = $2::int AND node = $3 AND NOT recovered"
             " RETURNING 1");
-static tg_stmt_t stmt_lock_run =
-    TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR UPDATE");
 static tg_stmt_t stmt_run_message =
     TG_STMT("UPDATE runs SET message = $2, updated_at = now() WHERE id = $1::uuid");
 static tg_stmt_t stmt_fault_for = TG_STMT(
@@ -247,28 +245,26 @@ tg_rc_e tg_store_node_fault_note(tg_db_conn_t *conn, const char *run_id, int att
                                  int *applied)
 {
     *applied = 0;
-    const char *id[] = {run_id};
+    char state[32];
+    int locked_attempt = 0;
     tg_rc_e rc = tg_db_begin(conn);
-    PGresult *r = rc == TG_OK ? tg_db_exec(conn, &stmt_lock_run, 1, id, &rc) : NULL;
-    if (!r)
-        goto out;
-    int go = PQntuples(r) == 1 && atoi(PQgetvalue(r, 0, 1)) == attempt;
-    if (go) {
-        const char *st = PQgetvalue(r, 0, 0);
-        go = !tg_run_state_ended(st);
-    }
-    PQclear(r);
-    if (!go)
-        goto out;
-    tg_event_t ev = {
-        .state = NULL, .reason = "NodeFault", .message = message, .source = "node", .data = data};
-    rc = tg_store_event_append(conn, run_id, &ev);
-    const char *mv[] = {run_id, message};
-    if (rc == TG_OK && set_message)
-        rc = tg_db_run(conn, &stmt_run_message, 2, mv);
     if (rc == TG_OK)
-        *applied = 1;
-out:
+        rc = tg_store_run_lock(conn, run_id, state, &locked_attempt);
+    if (rc == TG_ENOTFOUND) /* a run deleted meanwhile: nothing to note */
+        rc = TG_OK;
+    else if (rc == TG_OK && locked_attempt == attempt && !tg_run_state_ended(state)) {
+        tg_event_t ev = {.state = NULL,
+                         .reason = "NodeFault",
+                         .message = message,
+                         .source = "node",
+                         .data = data};
+        rc = tg_store_event_append(conn, run_id, &ev);
+        const char *mv[] = {run_id, message};
+        if (rc == TG_OK && set_message)
+            rc = tg_db_run(conn, &stmt_run_message, 2, mv);
+        if (rc == TG_OK)
+            *applied = 1;
+    }
     if (rc == TG_OK)
         rc = tg_db_commit(conn);
     if (rc != TG_OK) {

@@ -16,7 +16,7 @@ static tg_stmt_t stmt_facts = TG_STMT(
     "   AND a.attempt > 1 AND COALESCE(a.retry_reason, '') NOT IN ('NodeFault', 'Resumed')),"
     " 'namespace', cur.namespace, 'object_kind', cur.object_kind)"
     " FROM runs r LEFT JOIN run_attempts cur ON cur.run_id = r.id AND cur.attempt = r.attempt"
-    " WHERE r.id = $1::uuid FOR UPDATE OF r");
+    " WHERE r.id = $1::uuid" TG_RUN_LOCK " OF r");
 static tg_stmt_t stmt_new_attempt =
     TG_STMT("INSERT INTO run_attempts (run_id, attempt, state, namespace, object_name, object_kind,"
             " retry_reason) VALUES ($1::uuid, $2::int, 'Accepted', $3, $4, $5, $6)");

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import uuid
 
 from wait import wait_for
 
@@ -136,6 +137,37 @@ class Postgres:
             yield release
         finally:
             release()
+
+    @contextlib.contextmanager
+    def transaction_open(self, db, sql):
+        """Another session runs `sql` in a transaction that it keeps open:
+        its locks are held and its writes not yet seen. Yields, once `sql`
+        has run, a function that commits it; leaving the block without it
+        rolls the transaction back."""
+        name = "test-open-" + uuid.uuid4().hex[:12]
+        holder = subprocess.Popen(
+            [self.psql_bin, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
+             str(self.port), "-U", self.user, "-d", db],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        holder.stdin.write(f"SET application_name = '{name}';\nBEGIN;\n{sql};\n")
+        holder.stdin.flush()
+
+        def commit():
+            holder.stdin.write("COMMIT;\n")
+            holder.stdin.close()
+            assert holder.wait(30) == 0, holder.stderr.read()
+        try:
+            wait_for(lambda: self.psql("SELECT count(*) FROM pg_stat_activity WHERE"
+                                       f" application_name = '{name}'"
+                                       " AND state = 'idle in transaction'", db=db) == "1"
+                     or holder.poll() is not None,
+                     10, "the transaction open", interval=0.05)
+            assert holder.poll() is None, holder.stderr.read()
+            yield commit
+        finally:
+            if not holder.stdin.closed:
+                holder.stdin.close()  # psql ends: the transaction is rolled back
+            holder.wait(30)
 
     def lock_waiters(self, db, application="taugate"):
         """How many of `application`'s sessions in `db` wait for a lock now."""

@@ -309,6 +309,89 @@ def test_cluster_restarted_with_runs_in_flight_every_run_ends(pg, db_url, tmp_pa
         k.cleanup()
 
 
+def test_a_transition_in_progress_leaves_its_runs_foreign_keys_free(pg, db_url, ks):
+    # A transition holds its run while it writes the run's attempt. A pod
+    # upsert writes that attempt too, then checks its pod's foreign key to
+    # the run (FOR KEY SHARE). With the run held FOR UPDATE the check waited
+    # for the transition, which waited for the attempt: a deadlock, broken by
+    # PostgreSQL after a second (a dozen in 2,000 runs of the engine bench).
+    gw = Gateway(BUILD, db_url, extra_env=engine_env(ks)).start()
+    nodes = [n["metadata"]["name"] for n in ks.list("v1", "nodes")]
+    dbname = db_url.rsplit("/", 1)[1]
+    try:
+        kind_cpu_workspace(gw, ok=(201, 409))
+        for node in nodes:
+            ks.control(f"nodes/{node}/cordon")
+        [run] = batch(gw, 1, "key-share")
+        wait_for(lambda: sql(pg, db_url, f"SELECT state FROM runs WHERE id = '{run}'"), 60,
+                 "the run admitted", cond=lambda s: s == "Admitted")
+        # the attempt's row held, as a pod upsert holds it within its statement
+        with pg.transaction_open(dbname, "SELECT 1 FROM run_attempts WHERE run_id ="
+                                         f" '{run}' FOR UPDATE"):
+            for node in nodes:
+                ks.control(f"nodes/{node}/uncordon")
+            wait_for(lambda: count(pg, db_url, "SELECT count(*) FROM pg_stat_activity WHERE"
+                                               " application_name = 'taugate' AND"
+                                               " wait_event_type = 'Lock' AND query ~"
+                                               " '^WITH run AS \\(UPDATE runs'"), 60,
+                     "the transition to Running waiting for the attempt")
+            # what the foreign key of a pod or event inserted now checks
+            assert sql(pg, db_url, f"SELECT 1 FROM runs WHERE id = '{run}'"
+                                   " FOR KEY SHARE NOWAIT") == "1"
+        wait_for(lambda: sql(pg, db_url, f"SELECT state FROM runs WHERE id = '{run}'"), 60,
+                 "the run to succeed", cond=lambda s: s == "Succeeded")
+    finally:
+        for node in nodes:
+            ks.control(f"nodes/{node}/uncordon")
+        assert gw.stop() == 0, gw.logs()[-3000:]
+        gw.close()
+
+
+def test_an_event_appended_after_waiting_for_its_run_follows_what_was_committed_meanwhile(
+        pg, db_url):
+    # The submitter records "Created" after it created the Job. An operator
+    # (or another replica) holds the run and appends an event meanwhile. The
+    # submitter's append waited for the run and then read the chain's end
+    # with the snapshot taken before its wait: it took the same seq again,
+    # failed on the unique key, and the Job's creation was tried once more.
+    k = KubeSim(simulated=True).start()
+    gw = None
+    dbname = db_url.rsplit("/", 1)[1]
+    try:
+        kind_cpu_cluster(k, cpu="100", memory="1000Gi")
+        # no watch event reaches the gateway: the submitter alone writes
+        k.control("watches/stall", {"seconds": 600})
+        setup = Gateway(BUILD, db_url, extra_env=engine_env(k, TAUGATE_ENGINE="false")).start()
+        try:
+            kind_cpu_workspace(setup, ok=(201, 409))
+            [run] = batch(setup, 1, "chain-wait")
+        finally:
+            assert setup.stop() == 0, setup.logs()[-3000:]
+            setup.close()
+        with pg.transaction_open(
+                dbname, f"SELECT 1 FROM runs WHERE id = '{run}' FOR UPDATE;"
+                        " INSERT INTO run_events (run_id, seq, at, reason, message, source,"
+                        " data, prev_hash, hash) SELECT run_id, 2, now(), 'Note', 'held',"
+                        f" 'user', '{{}}', hash, repeat('0', 64) FROM run_events"
+                        f" WHERE run_id = '{run}' AND seq = 1") as commit:
+            gw = Gateway(BUILD, db_url, extra_env=engine_env(k)).start()
+            wait_for(lambda: k.list("batch/v1", "jobs", "ray"), 60, "the Job created")
+            wait_for(lambda: pg.lock_waiters(dbname), 60, "the submitter waiting for the run")
+            commit()
+        wait_for(lambda: sql(pg, db_url, "SELECT string_agg(seq || ':' || coalesce(reason, ''),"
+                                         f" ' ' ORDER BY seq) FROM run_events"
+                                         f" WHERE run_id = '{run}'"), 60,
+                 "the Created event", cond=lambda s: "Created" in s) == \
+            "1:Submitted 2:Note 3:Created"
+        with open(pg.logfile) as f:
+            assert f"Key (run_id, seq)=({run}," not in f.read()
+    finally:
+        if gw:
+            assert gw.stop() == 0, gw.logs()[-3000:]
+            gw.close()
+        k.cleanup()
+
+
 def test_submitter_waits_for_a_namespace_being_created(pg, db_url, ks):
     # no reconciler: the workspace's namespace does not exist until we make it
     gw = Gateway(BUILD, db_url, extra_env=engine_env(ks, TAUGATE_RECONCILE="false")).start()
