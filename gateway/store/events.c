@@ -10,7 +10,7 @@
 #include "store/json_rows.h"
 
 static tg_stmt_t stmt_lock =
-    TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid" TG_RUN_LOCK);
+    TG_STMT("SELECT state, attempt FROM runs WHERE id = $1::uuid FOR NO KEY UPDATE");
 static tg_stmt_t stmt_last =
     TG_STMT("SELECT seq, hash FROM run_events WHERE run_id = $1::uuid ORDER BY seq DESC LIMIT 1");
 static tg_stmt_t stmt_insert = TG_STMT(

@@ -16,7 +16,7 @@ static tg_stmt_t stmt_facts = TG_STMT(
     "   AND a.attempt > 1 AND COALESCE(a.retry_reason, '') NOT IN ('NodeFault', 'Resumed')),"
     " 'namespace', cur.namespace, 'object_kind', cur.object_kind)"
     " FROM runs r LEFT JOIN run_attempts cur ON cur.run_id = r.id AND cur.attempt = r.attempt"
-    " WHERE r.id = $1::uuid" TG_RUN_LOCK " OF r");
+    " WHERE r.id = $1::uuid");
 static tg_stmt_t stmt_new_attempt =
     TG_STMT("INSERT INTO run_attempts (run_id, attempt, state, namespace, object_name, object_kind,"
             " retry_reason) VALUES ($1::uuid, $2::int, 'Accepted', $3, $4, $5, $6)");
@@ -44,7 +44,8 @@ static tg_stmt_t stmt_pod_reason =
 tg_rc_e tg_store_recovery_facts(tg_db_conn_t *conn, const char *run_id, json_t **out)
 {
     const char *vals[] = {run_id};
-    return tg_db_json_one(conn, &stmt_facts, 1, vals, out);
+    tg_rc_e rc = tg_store_run_lock(conn, run_id, NULL, NULL);
+    return rc == TG_OK ? tg_db_json_one(conn, &stmt_facts, 1, vals, out) : rc;
 }
 
 tg_rc_e tg_store_recovery_next_attempt(tg_db_conn_t *conn, const char *run_id, int attempt,
