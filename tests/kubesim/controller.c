@@ -8,6 +8,7 @@
 #include "gc.h"
 #include "jobs.h"
 #include "kueue.h"
+#include "logs.h"
 #include "pods.h"
 #include "rayjob.h"
 #include "scheduler.h"
@@ -32,6 +33,7 @@ static void on_change(int rt, json_t *old, json_t *obj)
     ks_deploy_observe(rt, old, obj);
     ks_sched_observe(rt, old, obj);
     ks_pods_observe(rt, old, obj);
+    ks_logs_observe(rt, old, obj);
 }
 
 void ks_controller_init(void)

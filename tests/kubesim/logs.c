@@ -1,17 +1,30 @@
 /* Pod logs. Each stored line is "<RFC3339Nano> <text>\n". */
 #include "logs.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "core/monotonic.h"
 
 #include "pods.h"
 #include "rtypes.h"
 #include "store.h"
 #include "util.h"
 
+/* How long a follower with nothing to send waits before it looks at the
+ * file again: a real process's output and a simulated pod's timed lines
+ * arrive without a store change. A change of the follower's own pod (its
+ * container ending) wakes it at once (ks_logs_observe). */
+#define FOLLOW_POLL_MS 100
+
 typedef struct ks_logf_s {
+    struct ks_logf_s *next; /* in the followers list, under g_follow_lock */
+    pthread_cond_t wake;
+    int kicked;     /* its pod changed since it last looked (g_follow_lock) */
+    int registered; /* in the followers list (set before its stream starts) */
     char uid[40];
     char container[64];
     int previous, timestamps;
@@ -99,6 +112,80 @@ static long tail_offset(const char *text, size_t len, long n)
     return 0;
 }
 
+/* The followers, so that a pod's change wakes only those following it (a
+ * store-wide wake-up on every change cost every follower a pass through
+ * the store lock per published change). Lock order: the store lock, then
+ * g_follow_lock; a follower never takes the store lock holding it. */
+static pthread_mutex_t g_follow_lock = PTHREAD_MUTEX_INITIALIZER;
+static ks_logf_t *g_followers;
+
+static void follower_add(ks_logf_t *f)
+{
+    tg_cond_init_monotonic(&f->wake);
+    f->registered = 1;
+    pthread_mutex_lock(&g_follow_lock);
+    f->next = g_followers;
+    g_followers = f;
+    pthread_mutex_unlock(&g_follow_lock);
+}
+
+static void follower_remove(ks_logf_t *f)
+{
+    pthread_mutex_lock(&g_follow_lock);
+    for (ks_logf_t **p = &g_followers; *p; p = &(*p)->next)
+        if (*p == f) {
+            *p = f->next;
+            break;
+        }
+    pthread_mutex_unlock(&g_follow_lock);
+    pthread_cond_destroy(&f->wake);
+}
+
+/* Forget earlier kicks: called before a look at the file, so a change
+ * during the look is not lost. */
+static void follower_unkick(ks_logf_t *f)
+{
+    pthread_mutex_lock(&g_follow_lock);
+    f->kicked = 0;
+    pthread_mutex_unlock(&g_follow_lock);
+}
+
+/* Wait for a change of the pod, the poll period, or kubesim's stop. */
+static void follower_wait(ks_logf_t *f)
+{
+    struct timespec until = tg_mono_deadline_ms(FOLLOW_POLL_MS);
+    pthread_mutex_lock(&g_follow_lock);
+    if (!f->kicked && !ks_stopping)
+        pthread_cond_timedwait(&f->wake, &g_follow_lock, &until);
+    pthread_mutex_unlock(&g_follow_lock);
+}
+
+void ks_logs_observe(int rt, json_t *old, json_t *obj)
+{
+    if (rt != KS_RT_PODS)
+        return;
+    const char *uid = ks_meta_uid(obj ? obj : old);
+    if (!uid)
+        return;
+    pthread_mutex_lock(&g_follow_lock);
+    for (ks_logf_t *f = g_followers; f; f = f->next)
+        if (!strcmp(f->uid, uid)) {
+            f->kicked = 1;
+            pthread_cond_signal(&f->wake);
+        }
+    pthread_mutex_unlock(&g_follow_lock);
+}
+
+void ks_logs_stop(void)
+{
+    pthread_mutex_lock(&g_follow_lock);
+    for (ks_logf_t *f = g_followers; f; f = f->next) {
+        f->kicked = 1;
+        pthread_cond_signal(&f->wake);
+    }
+    pthread_mutex_unlock(&g_follow_lock);
+}
+
 static int lookup(ks_logf_t *f, char *path, size_t n, int *running)
 {
     ks_lock();
@@ -128,6 +215,7 @@ static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
             return MHD_CONTENT_READER_END_OF_STREAM;
         char path[1200];
         int running = 0;
+        follower_unkick(f);
         if (lookup(f, path, sizeof(path), &running) != 0) {
             f->done = 1;
             continue;
@@ -155,11 +243,8 @@ static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
             f->done = 1; /* the container exited and everything was sent */
             continue;
         }
-        if (!got) {
-            ks_lock();
-            ks_store_wait(0.2);
-            ks_unlock();
-        }
+        if (!got)
+            follower_wait(f);
     }
 }
 
@@ -168,6 +253,8 @@ static void follow_free(void *cls)
     ks_logf_t *f = cls;
     if (!f)
         return;
+    if (f->registered)
+        follower_remove(f);
     tg_buf_clean(&f->out);
     tg_buf_clean(&f->partial);
     free(f);
@@ -201,8 +288,8 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
             size_t i;
             json_t *x;
             int rc = 0;
-            json_array_foreach(cs, i, x) rc |=
-                tg_buf_printf(&b, "%s%s", i ? " " : "", ks_jstr(x, "name"));
+            json_array_foreach(cs, i, x)
+                rc |= tg_buf_printf(&b, "%s%s", i ? " " : "", ks_jstr(x, "name"));
             (void)rc;
             snprintf(msg, sizeof(msg),
                      "a container name must be specified for pod %s, choose one of: [%s]", t->name,
@@ -216,8 +303,12 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
     int known = 0;
     size_t i;
     json_t *x;
-    json_array_foreach(cs, i, x) if (ks_streq(ks_jstr(x, "name"), c)) known = 1;
-    json_array_foreach(ks_jget(pod, "spec.initContainers"), i, x) if (ks_streq(ks_jstr(x, "name"), c)) known = 1;
+    json_array_foreach(cs, i, x)
+        if (ks_streq(ks_jstr(x, "name"), c))
+            known = 1;
+    json_array_foreach(ks_jget(pod, "spec.initContainers"), i, x)
+        if (ks_streq(ks_jstr(x, "name"), c))
+            known = 1;
     if (!known) {
         snprintf(msg, sizeof(msg), "container %s is not valid for pod %s", c, t->name);
         ks_reply_badrequest(r, msg);
@@ -266,6 +357,7 @@ void ks_logs_serve(ks_req_t *r, ks_target_t *t)
     }
     free(text);
     json_decref(pod);
+    follower_add(f);
     ks_reply_stream(r, "text/plain", follow_read, f, follow_free);
     return;
 fail:

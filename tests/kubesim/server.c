@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "faults.h"
+#include "logs.h"
 #include "rtypes.h"
 #include "util.h"
 
@@ -216,6 +217,7 @@ int ks_server_port(void)
 void ks_server_stop(void)
 {
     ks_stopping = 1;
+    ks_logs_stop(); /* followers waiting for output end their streams */
     if (g_daemon) {
         MHD_stop_daemon(g_daemon);
         g_daemon = NULL;

@@ -12,7 +12,6 @@
 #include "util.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_watch_cond;
 static pthread_cond_t g_ctl_cond;
 static int g_published;   /* events published since the lock was taken */
 static int g_dirty;       /* controller needs a pass */
@@ -27,7 +26,6 @@ static size_t g_ngrave, g_capgrave;
 
 void ks_store_init(size_t ring_cap, size_t ring_bytes)
 {
-    tg_cond_init_monotonic(&g_watch_cond);
     tg_cond_init_monotonic(&g_ctl_cond);
     for (int i = 0; i < KS_RT_COUNT; i++)
         g_objs[i] = ks_map_new();
@@ -99,7 +97,6 @@ void ks_unlock(void)
     if (g_published) {
         g_published = 0;
         g_dirty = 1;
-        pthread_cond_broadcast(&g_watch_cond);
         pthread_cond_signal(&g_ctl_cond);
         ks_ring_notify();
     }
@@ -111,16 +108,8 @@ static void deadline(struct timespec *ts, double secs)
     *ts = tg_mono_deadline_ms(secs > 0 ? (uint64_t)(secs * 1000) : 0);
 }
 
-void ks_store_wait(double secs)
-{
-    struct timespec ts;
-    deadline(&ts, secs);
-    pthread_cond_timedwait(&g_watch_cond, &g_lock, &ts);
-}
-
 void ks_store_kick(void)
 {
-    pthread_cond_broadcast(&g_watch_cond);
     pthread_cond_signal(&g_ctl_cond);
     ks_ring_notify();
 }
@@ -320,15 +309,13 @@ static int obj_equal_except(json_t *a, json_t *b, const char *skip)
         if (sa != sb)
             return 0;
     }
-    json_object_foreach(a, key, v)
-    {
+    json_object_foreach(a, key, v) {
         if (!strcmp(key, skip))
             continue;
         if (!json_equal(v, json_object_get(b, key)))
             return 0;
     }
-    json_object_foreach(b, key, v)
-    {
+    json_object_foreach(b, key, v) {
         if (!strcmp(key, skip))
             continue;
         if (!json_object_get(a, key))
@@ -348,16 +335,14 @@ static int spec_changed(json_t *old, json_t *new_)
 {
     const char *key;
     json_t *v;
-    json_object_foreach(new_, key, v)
-    {
+    json_object_foreach(new_, key, v) {
         if (!strcmp(key, "metadata") || !strcmp(key, "status") || !strcmp(key, "kind") ||
             !strcmp(key, "apiVersion"))
             continue;
         if (!json_equal(v, json_object_get(old, key)))
             return 1;
     }
-    json_object_foreach(old, key, v)
-    {
+    json_object_foreach(old, key, v) {
         if (!strcmp(key, "metadata") || !strcmp(key, "status") || !strcmp(key, "kind") ||
             !strcmp(key, "apiVersion"))
             continue;

@@ -59,10 +59,9 @@ void ks_lock(void);
 /* Releases the lock; wakes watchers and the controller when something was
  * published while it was held. */
 void ks_unlock(void);
-/* With the lock held: wait until a new event is published or `secs` pass.
- * (Watch streams wait in ks_ring_wait instead, without the lock.) */
-void ks_store_wait(double secs);
-/* Wake every waiter (used at shutdown and by watch faults). */
+/* Wake the controller and the watch streams (used at shutdown and by watch
+ * faults). Watch streams wait in ks_ring_wait, without the lock; log
+ * follows wait for their own pod's changes (logs.h). */
 void ks_store_kick(void);
 /* Controller side: wait (lock held) until the store changed or `secs`
  * pass; returns 1 when it changed. Clears the change flag. */
