@@ -18,10 +18,17 @@ runs in <= 120 s, gateway <= 128 MiB, kubesim <= 300 MiB.
 The gateway runs with production settings except its HTTP threads and pool
 (4 and 8, as this machine has 2 cores) and the rate limits (off). Not a
 test: it asserts nothing; a size that does not finish within
-BENCH_ENGINE_TIMEOUT_S (default 900) is reported with how far it got."""
+BENCH_ENGINE_TIMEOUT_S (default 900) is reported with how far it got.
+
+It also prints the errors PostgreSQL logged while the runs went through
+(a deadlock or a unique-key violation is work thrown away and done again)
+and what kubesim holds at the end. BENCH_KUBESIM_ARGS adds arguments to
+kubesim's command line (e.g. "--no-events"); BENCH_TAUGATE_X=v sets the
+gateway's TAUGATE_X (e.g. BENCH_TAUGATE_LOGS_MAX_FOLLOWERS=8)."""
 import base64
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -137,6 +144,20 @@ def committed_xacts(pg, db):
                        db=db))
 
 
+def pg_log_errors(pg, offset):
+    """The ERRORs PostgreSQL logged after `offset` in its log, counted by
+    message (a deadlock or a unique-key violation is work done twice)."""
+    counts = {}
+    with open(pg.logfile, errors="replace") as f:
+        f.seek(offset)
+        for line in f:
+            m = re.search(r"\bERROR:\s+(.*?)(\s+\(|$)", line)
+            if m:
+                msg = re.sub(r'"[^"]*"', '"…"', m.group(1))
+                counts[msg] = counts.get(msg, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def batch_bodies(n):
     spec = open(os.path.join(SHARED, "conformance", "taugrid", "01-kind-smoke_tau.yaml")).read()
     files = {"train.sh": base64.b64encode(b"#!/usr/bin/env bash\necho hi\n").decode()}
@@ -179,7 +200,8 @@ def one_size(pg, n):
     pg.psql(f"DROP DATABASE IF EXISTS {db}", db="postgres")
     pg.psql(f"CREATE DATABASE {db}", db="postgres")
     url = f"postgresql://{pg.user}@127.0.0.1:{pg.port}/{db}"
-    ks = KubeSim(simulated=True, nodes=NODES).start()
+    ks = KubeSim(simulated=True, nodes=NODES,
+                 extra_args=os.environ.get("BENCH_KUBESIM_ARGS", "").split()).start()
     gw = None
     try:
         kind_cpu_cluster(ks, cpu="1000", memory="100000Gi")
@@ -187,14 +209,17 @@ def one_size(pg, n):
             "TAUGATE_KUBE_API_URL": ks.url, "TAUGATE_ACCESS_LOG": "false",
             "TAUGATE_THREADS": "4", "TAUGATE_DB_POOL_SIZE": "8",
             "TAUGATE_DB_CHECKOUT_TIMEOUT_MS": "2000", "TAUGATE_ENGINE_POLL_MS": "500",
-            "TAUGATE_EVIDENCE_LOG_GRACE_S": "60", "TAUGATE_LOG_LEVEL": "warn"}).start()
+            "TAUGATE_EVIDENCE_LOG_GRACE_S": "60", "TAUGATE_LOG_LEVEL": "warn",
+            **{k[6:]: v for k, v in os.environ.items() if k.startswith("BENCH_TAUGATE_")}}).start()
         kind_cpu_workspace(gw)
         if PGSTAT:
             pg.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements;"
                     " SELECT pg_stat_statements_reset()", db=db)
         bodies = batch_bodies(n)
+        log_from = os.path.getsize(pg.logfile)
         xacts0 = committed_xacts(pg, db)
         threads0 = thread_cpu_s(gw.proc.pid)
+        ks_threads0 = thread_cpu_s(ks.proc.pid)
         cpu0 = (cpu_s(gw.proc.pid), cpu_s(ks.proc.pid), postgres_cpu_s(pg.datadir),
                 client_cpu_s(), machine_busy_s())
         perf = subprocess.Popen(["perf", "record", "-F", "499", "-p", str(gw.proc.pid), "-o",
@@ -236,11 +261,23 @@ def one_size(pg, n):
             perf.send_signal(signal.SIGINT)
             perf.wait(60)
         gw_mib, ks_mib = vm_hwm_mib(gw.proc.pid), vm_hwm_mib(ks.proc.pid)
+        ks_objects = ks.get("/kubesim/stats")["objects"]
+        kube_calls = {}
+        for line in gw.req("GET", "/metrics").body.decode().splitlines():
+            if line.startswith("taugate_kube_requests_total{"):
+                labels, value = line[len("taugate_kube_requests_total"):].rsplit(" ", 1)
+                kube_calls[labels] = float(value) / n
+        pg_errors = pg_log_errors(pg, log_from)
         cpu = (cpu_s(gw.proc.pid) - cpu0[0], cpu_s(ks.proc.pid) - cpu0[1],
                postgres_cpu_s(pg.datadir) - cpu0[2], client_cpu_s() - cpu0[3],
                machine_busy_s() - cpu0[4])
         threads = thread_cpu_s(gw.proc.pid)
+        ks_threads = thread_cpu_s(ks.proc.pid)
         stats = {"commits_per_run": (committed_xacts(pg, db) - xacts0) / n,
+                 # request threads live as long as their connection: those
+                 # still alive at the end are mostly the gateway's watches
+                 "cpu_kubesim_live_threads_s": {
+                     k: round(v - ks_threads0.get(k, 0.0), 1) for k, v in ks_threads.items()},
                  "cpu_gateway_threads_s": dict(sorted(
                      ((k, round(v - threads0.get(k, 0.0), 1)) for k, v in threads.items()),
                      key=lambda kv: -kv[1]))}
@@ -263,7 +300,8 @@ def one_size(pg, n):
                 "rate": n / span if done and span > 0 else sealed / (time.time() - t0),
                 "gw_mib": gw_mib, "ks_mib": ks_mib, "cpu_gateway_s": cpu[0],
                 "cpu_kubesim_s": cpu[1], "cpu_postgres_s": cpu[2], "cpu_bench_s": cpu[3],
-                "cpu_machine_s": cpu[4], **stats}
+                "cpu_machine_s": cpu[4], "ks_objects": ks_objects, "pg_errors": pg_errors,
+                "kube_calls_per_run": kube_calls, **stats}
     finally:
         if gw:
             gw.stop()
@@ -280,6 +318,9 @@ def main():
             pg.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'",
                     db="postgres")
             pg.restart()
+            # the statements of triggers and foreign-key checks too
+            pg.psql("ALTER SYSTEM SET pg_stat_statements.track = 'all'", db="postgres")
+            pg.restart()
         for n in SIZES:
             r = one_size(pg, n)
             results.append(r)
@@ -293,6 +334,17 @@ def main():
                   f"{r['cpu_machine_s']:.0f}; per run: {r['commits_per_run']:.1f} commits"
                   + (f", {r['statements_per_run']:.1f} statements" if PGSTAT else "")
                   + f"; runs: {r['states']}", flush=True)
+            print("  PostgreSQL errors: " + (", ".join(
+                f"{c} {m}" for m, c in r["pg_errors"].items()) or "none"), flush=True)
+            print("  cluster requests per run: " + ", ".join(
+                f"{k} {v:.2f}" for k, v in sorted(r["kube_calls_per_run"].items(),
+                                                  key=lambda kv: -kv[1]) if v >= 0.01),
+                flush=True)
+            print("  kubesim objects: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(r["ks_objects"].items()) if v), flush=True)
+            print("  kubesim CPU s of the threads alive at the end: " + ", ".join(
+                f"{k} {v:.1f}" for k, v in r["cpu_kubesim_live_threads_s"].items() if v >= 0.1),
+                flush=True)
             print("  gateway CPU s by thread: " + ", ".join(
                 f"{k} {v:.1f}" for k, v in r["cpu_gateway_threads_s"].items() if v >= 0.1),
                 flush=True)
