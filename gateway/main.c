@@ -434,8 +434,11 @@ static int main_serve(const tg_config_t *cfg)
         tg_log_error("main", "cannot start the audit writer");
         goto out;
     }
-    app->tenancy = tg_tenancy_cache_start(cfg->database_url, (int)cfg->db_connect_timeout_s,
-                                          (int)cfg->tenancy_cache_ms);
+    tg_tenancy_cache_config_t tc = {.conninfo = cfg->database_url,
+                                    .connect_timeout_s = (int)cfg->db_connect_timeout_s,
+                                    .ttl_ms = (int)cfg->tenancy_cache_ms,
+                                    .wait_ms = (int)cfg->tenancy_cache_wait_ms};
+    app->tenancy = tg_tenancy_cache_start(&tc);
     tg_sse_hub_config_t hc = {.poll_ms = cfg->logs_http_poll_ms,
                               .keepalive_s = cfg->logs_http_keepalive_s};
     app->streams = tg_sse_hub_start(app->pool, app->tenancy, &hc);

@@ -201,6 +201,9 @@ static const cfg_key_t cfg_keys[] = {
     {"tenancy_cache_ms", CFG_INT, OFF(tenancy_cache_ms), "10000", 0, 600000, NULL, 0,
      "how long roles and workspace settings are kept in memory at most (0: never); any change"
      " voids them at once through PostgreSQL notifications"},
+    {"tenancy_cache_wait_ms", CFG_INT, OFF(tenancy_cache_wait_ms), "2000", 1, 600000, NULL, 0,
+     "how long a request that misses the tenancy cache waits for another request already reading"
+     " the same entry before it reads it itself"},
     {"rate_limit_rps", CFG_INT, OFF(rate_limit_rps), "50", 1, 1000000, NULL, 0,
      "requests per second each principal may sustain"},
     {"rate_limit_burst", CFG_INT, OFF(rate_limit_burst), "200", 1, 1000000, NULL, 0,

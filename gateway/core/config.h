@@ -96,6 +96,7 @@ typedef struct tg_config_s {
     long node_resync_s;
     long platform_metrics_cache_ms;
     long tenancy_cache_ms;
+    long tenancy_cache_wait_ms;
     /* rate limits, per principal */
     long rate_limit_rps;
     long rate_limit_burst;

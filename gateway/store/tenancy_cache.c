@@ -12,13 +12,13 @@
 
 #include "core/ids.h"
 #include "core/log.h"
+#include "core/monotonic.h"
 #include "store/context.h"
 #include "store/principals.h"
 
 #define CACHE_SLOTS    1024 /* workspaces × active principals on one replica */
 #define LISTEN_POLL_MS 250
 #define RECONNECT_MS   1000
-#define CACHE_WAIT_MS  2000 /* at most this long behind another request's read */
 
 typedef struct {
     char *key; /* length-prefixed parts, so no subject can forge a key */
@@ -38,6 +38,7 @@ typedef struct {
 struct tg_tenancy_cache_s {
     char *conninfo;
     int connect_timeout_s;
+    int wait_ms; /* tenancy_cache_wait_ms */
     uint64_t ttl_us;
     /* 0 while the listener is not connected: nothing is trusted then */
     _Atomic uint64_t generation;
@@ -112,17 +113,18 @@ static void *cache_listener_main(void *arg)
     return NULL;
 }
 
-tg_tenancy_cache_t *tg_tenancy_cache_start(const char *conninfo, int connect_timeout_s, int ttl_ms)
+tg_tenancy_cache_t *tg_tenancy_cache_start(const tg_tenancy_cache_config_t *cfg)
 {
-    if (ttl_ms <= 0)
+    if (cfg->ttl_ms <= 0)
         return NULL;
     tg_tenancy_cache_t *c = tg_xcalloc(1, sizeof(*c));
-    c->conninfo = tg_xstrdup(conninfo);
-    c->connect_timeout_s = connect_timeout_s;
-    c->ttl_us = (uint64_t)ttl_ms * 1000;
+    c->conninfo = tg_xstrdup(cfg->conninfo);
+    c->connect_timeout_s = cfg->connect_timeout_s;
+    c->ttl_us = (uint64_t)cfg->ttl_ms * 1000;
+    c->wait_ms = cfg->wait_ms > 0 ? cfg->wait_ms : 1;
     atomic_init(&c->generation, 1);
     pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->loaded, NULL);
+    tg_cond_init_monotonic(&c->loaded);
     if (pthread_create(&c->listener, NULL, cache_listener_main, c) != 0) {
         tg_log_warn("store", "tenancy cache off: cannot start its listener");
         pthread_cond_destroy(&c->loaded);
@@ -173,7 +175,7 @@ static uint64_t cache_hash(const char *s)
 /* The cached value for key (a new reference to the shared tree), or NULL:
  * then *claimed says whether this caller is to load it (and cache_put or
  * cache_release the slot). A caller that finds another loading the same key
- * waits for it, up to CACHE_WAIT_MS, then loads on its own unclaimed. */
+ * waits for it, up to wait_ms, then loads on its own unclaimed. */
 static json_t *cache_get(tg_tenancy_cache_t *c, const char *key, int *claimed)
 {
     *claimed = 0;
@@ -182,11 +184,7 @@ static json_t *cache_get(tg_tenancy_cache_t *c, const char *key, int *claimed)
         return NULL;
     cache_slot_t *s = &c->slots[cache_hash(key) % CACHE_SLOTS];
     json_t *out = NULL;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += CACHE_WAIT_MS * 1000000L;
-    until.tv_sec += until.tv_nsec / 1000000000L;
-    until.tv_nsec %= 1000000000L;
+    struct timespec until = tg_mono_deadline_ms((uint64_t)c->wait_ms);
     pthread_mutex_lock(&c->lock);
     for (;;) {
         int same = s->key && strcmp(s->key, key) == 0;

@@ -20,9 +20,16 @@
 
 typedef struct tg_tenancy_cache_s tg_tenancy_cache_t;
 
-/* Start the listener. ttl_ms 0 disables caching (NULL is returned, and the
- * functions below then always query). */
-tg_tenancy_cache_t *tg_tenancy_cache_start(const char *conninfo, int connect_timeout_s, int ttl_ms);
+typedef struct {
+    const char *conninfo; /* the listener's own connection */
+    int connect_timeout_s;
+    int ttl_ms;  /* an entry's life at most; 0 disables caching */
+    int wait_ms; /* a miss waits this long at most for another request's read */
+} tg_tenancy_cache_config_t;
+
+/* Start the listener. With ttl_ms 0, NULL is returned, and the functions
+ * below then always query. */
+tg_tenancy_cache_t *tg_tenancy_cache_start(const tg_tenancy_cache_config_t *cfg);
 void tg_tenancy_cache_stop(tg_tenancy_cache_t *c);
 void tg_tenancy_cache_invalidate(tg_tenancy_cache_t *c);
 

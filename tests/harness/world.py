@@ -66,15 +66,16 @@ def smoke_body(script=b"#!/bin/sh\necho hi\n"):
 
 
 @contextlib.contextmanager
-def kind_cpu_gateway(db_url, threads=None):
+def kind_cpu_gateway(db_url, threads=None, **env):
     """A gateway without a cluster (runs stay Accepted), workspace `ray`
     registered; `threads` HTTP event loops and as many database connections
-    when given. It must exit cleanly."""
-    env = {"TAUGATE_THREADS": str(threads), "TAUGATE_DB_POOL_SIZE": str(threads)} if threads \
-        else None
-    g = Gateway(BUILD, db_url, extra_env=env).start()
+    when given, and the settings in `env` (TAUGATE_...). It must exit
+    cleanly."""
+    if threads:
+        env.update(TAUGATE_THREADS=str(threads), TAUGATE_DB_POOL_SIZE=str(threads))
+    g = Gateway(BUILD, db_url, extra_env=env or None).start()
     try:
-        kind_cpu_workspace(g)
+        kind_cpu_workspace(g, ok=(201, 409))  # another gateway may have registered it
         yield g
     finally:
         status = g.stop()

@@ -16,7 +16,9 @@ BODY = smoke_body()
 
 @pytest.fixture(scope="module")
 def gw(db_url):
-    with kind_cpu_gateway(db_url, THREADS) as g:
+    # the requests behind the reader wait for it far longer than the test
+    # looks: under load, their default 2 s could run out while it looks
+    with kind_cpu_gateway(db_url, THREADS, TAUGATE_TENANCY_CACHE_WAIT_MS="120000") as g:
         yield g
 
 
@@ -49,3 +51,27 @@ def test_concurrent_misses_read_the_workspace_settings_once(gw, pg, db_url):
         for t in threads:
             t.join(30)
         assert statuses == [201] * THREADS
+
+
+def test_requests_behind_a_stuck_reader_read_on_their_own_after_the_wait(db_url, pg):
+    # a reader that takes too long (here: held by the lock) holds the others
+    # back only tenancy_cache_wait_ms; then each reads the entry itself
+    db = db_url.rsplit("/", 1)[1]
+    with kind_cpu_gateway(db_url, THREADS, TAUGATE_TENANCY_CACHE_WAIT_MS="100") as g:
+        assert g.req("POST", "/v1/admin/priority-classes",
+                     body={"name": "herd-wait", "value": 6}).status == 201
+        with pg.table_locked(db, "compute_profiles") as release:
+            statuses = []
+
+            def submit():
+                statuses.append(g.req("POST", "/v1/workspaces/ray/runs", body=BODY).status)
+
+            threads = [threading.Thread(target=submit) for _ in range(THREADS)]
+            for t in threads:
+                t.start()
+            wait_for(lambda: pg.lock_waiters(db), 30, f"{THREADS} readers of the settings",
+                     cond=lambda n: n == THREADS, interval=0.02)
+            release()
+            for t in threads:
+                t.join(30)
+            assert statuses == [201] * THREADS
