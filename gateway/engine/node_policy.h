@@ -10,7 +10,7 @@
  *      once per attempt and node — a run_event {state: null, reason:
  *      NodeFault, source: node, data: {node_fault: {node, problem, since,
  *      action}}} and the run's message "node_fault: <node> is unhealthy:
- *      <problem>" —;
+ *      <problem>", which stays until the run's state changes —;
  *   3. with evict_on_fault: start the NodeFault recovery of the run's
  *      attempt (engine/recovery.c: a new attempt, the old objects deleted,
  *      the retry budget untouched), then evict the pod (policy/v1 Eviction,

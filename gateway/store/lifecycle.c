@@ -34,9 +34,13 @@ static tg_stmt_t stmt_unfinished =
             "  FROM run_attempts WHERE run_id = r.id AND attempt = r.attempt OFFSET 0) a ON true"
             " WHERE r.state NOT IN ('Succeeded', 'Failed', 'Cancelled') AND r.id > $1::uuid"
             " ORDER BY r.id LIMIT $2::int");
+/* A node fault's note (engine/node_policy.h) stays until the state
+ * changes: the words of another look at the same state say nothing new,
+ * and the fault is still there. */
 static tg_stmt_t stmt_update_words =
     TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
-            " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4");
+            " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4"
+            " AND coalesce(message, '') NOT LIKE 'node\\_fault: %'");
 /* A transition: the run, its attempt and the event that records it, in one
  * statement ($7.. are the event's seq, at, source, data, prev_hash and hash;
  * its state, reason and message are the run's $3-$5). */

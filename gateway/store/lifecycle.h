@@ -22,8 +22,9 @@ tg_rc_e tg_store_attempt_by_object(tg_db_conn_t *conn, const char *ns, const cha
                                    char run_id[37], int *attempt, int *has_pods) TG_MUSTCHECK;
 
 /* Set a run's reason and message while it is in `state` (nothing happens
- * in another state, or when the message is already that): what it waits
- * for, in words. No event is recorded: the state does not change. */
+ * in another state, when the message is already that, or over a node
+ * fault's note): what it waits for, in words. No event is recorded: the
+ * state does not change. */
 tg_rc_e tg_store_run_words(tg_db_conn_t *conn, const char *run_id, const char *state,
                            const char *reason, const char *message) TG_MUSTCHECK;
 /* A run whose reason is WaitingForCluster (and still Accepted) gets these
