@@ -156,7 +156,8 @@ def test_metrics_pass_promtool(gateway, tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_slow_client_cannot_hold_the_server(db_url):
+def test_slow_client_cannot_hold_the_server(gateway, db_url):
+    # `gateway` (the module's) has migrated the database this one only uses
     gw = Gateway(BUILD, db_url, extra_env={"TAUGATE_CONNECTION_TIMEOUT_S": "1",
                                            "TAUGATE_MIGRATE_ON_START": "false"}).start()
     try:
