@@ -149,7 +149,7 @@ tg_rc_e tg_recovery_resume(tg_db_conn_t *conn, const tg_recovery_resume_t *ask, 
         snprintf(msg, sizeof(msg), "resumed by %s as attempt %d", ask->who, attempt + 1);
         tg_event_t ev = {
             .state = "Recovering", .reason = "Resumed", .message = msg, .source = "user"};
-        rc = tg_store_event_append(conn, run_id, &ev);
+        rc = tg_store_event_append_locked(conn, run_id, &ev); /* facts locked the run */
     }
     if (rc == TG_OK)
         rc = recovery_next(conn, run_id, facts, "Resumed", 0);

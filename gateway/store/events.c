@@ -132,13 +132,17 @@ tg_rc_e tg_store_event_append_chained(tg_db_conn_t *conn, const char *run_id, co
     return rc;
 }
 
-tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev)
+tg_rc_e tg_store_event_append_locked(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev)
 {
     tg_event_chain_t chain;
-    tg_rc_e rc = tg_store_run_lock(conn, run_id, NULL, NULL);
-    if (rc == TG_OK)
-        rc = tg_store_event_chain_end(conn, run_id, &chain);
+    tg_rc_e rc = tg_store_event_chain_end(conn, run_id, &chain);
     return rc == TG_OK ? tg_store_event_append_chained(conn, run_id, ev, &chain) : rc;
+}
+
+tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id, const tg_event_t *ev)
+{
+    tg_rc_e rc = tg_store_run_lock(conn, run_id, NULL, NULL);
+    return rc == TG_OK ? tg_store_event_append_locked(conn, run_id, ev) : rc;
 }
 
 tg_rc_e tg_store_events_list(tg_db_conn_t *conn, const char *run_id, long after_seq, int limit,

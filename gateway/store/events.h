@@ -44,6 +44,9 @@ tg_rc_e tg_store_run_lock(tg_db_conn_t *conn, const char *run_id, char *state,
  * one run are serialised across replicas. */
 tg_rc_e tg_store_event_append(tg_db_conn_t *conn, const char *run_id,
                               const tg_event_t *ev) TG_MUSTCHECK;
+/* The same for a caller that holds the run's lock already. */
+tg_rc_e tg_store_event_append_locked(tg_db_conn_t *conn, const char *run_id,
+                                     const tg_event_t *ev) TG_MUSTCHECK;
 
 /* The end of a run's chain: the last event's seq (0: none yet) and hash. */
 typedef struct {

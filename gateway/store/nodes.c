@@ -258,7 +258,7 @@ tg_rc_e tg_store_node_fault_note(tg_db_conn_t *conn, const char *run_id, int att
                          .message = message,
                          .source = "node",
                          .data = data};
-        rc = tg_store_event_append(conn, run_id, &ev);
+        rc = tg_store_event_append_locked(conn, run_id, &ev);
         const char *mv[] = {run_id, message};
         if (rc == TG_OK && set_message)
             rc = tg_db_run(conn, &stmt_run_message, 2, mv);

@@ -7,7 +7,6 @@ import glob
 import os
 import pwd
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -114,29 +113,13 @@ class Postgres:
         return out.stdout.strip()
 
     @contextlib.contextmanager
-    def table_locked(self, db, table):
-        """Another session holds ACCESS EXCLUSIVE on `table` in database `db`:
-        statements touching it wait. Yields, once the lock is held, a function
-        that lets it go (psql cancels its sleep, the transaction rolls back);
-        leaving the block lets it go too."""
-        holder = subprocess.Popen(
-            [self.psql_bin, "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user,
-             "-d", db, "-c", f"BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE;"
-                            " SELECT pg_sleep(600); COMMIT;"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-        def release():
-            if holder.poll() is None:
-                holder.send_signal(signal.SIGINT)
-            holder.wait(30)
-        try:
-            wait_for(lambda: self.psql("SELECT count(*) FROM pg_locks WHERE mode ="
-                                       " 'AccessExclusiveLock' AND granted AND relation ="
-                                       f" '{table}'::regclass", db=db) == "1",
-                     10, f"the lock on {table} held", interval=0.05)
+    def table_locked(self, db, table, mode="ACCESS EXCLUSIVE"):
+        """Another session holds a `mode` lock on `table` in database `db`:
+        statements that need a conflicting lock wait. Yields, once the lock
+        is held, a function that lets it go; leaving the block lets it go
+        too."""
+        with self.transaction_open(db, f"LOCK TABLE {table} IN {mode} MODE") as release:
             yield release
-        finally:
-            release()
 
     @contextlib.contextmanager
     def transaction_open(self, db, sql):
@@ -153,6 +136,8 @@ class Postgres:
         holder.stdin.flush()
 
         def commit():
+            if holder.stdin.closed:
+                return
             holder.stdin.write("COMMIT;\n")
             holder.stdin.close()
             assert holder.wait(30) == 0, holder.stderr.read()

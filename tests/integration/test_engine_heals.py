@@ -6,12 +6,11 @@ replica within 5 s; evidence keys outlive the process that used them.
 Every wait here is on a fact (a state in the database or the cluster, a
 metric) with a deadline, never on the clock."""
 import base64
-import json
+import contextlib
 import os
 import re
 import signal
 import subprocess
-import tempfile
 import time
 
 import pytest
@@ -158,7 +157,7 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
         ks, TAUGATE_DB_POOL_SIZE="2", TAUGATE_ENGINE_WORKERS="4",
         TAUGATE_ENGINE_RESYNC_S="30")).start()
     nodes = [n["metadata"]["name"] for n in ks.list("v1", "nodes")]
-    locker = None
+    held = contextlib.ExitStack()
     try:
         kind_cpu_workspace(gw, ok=(201, 409))
         # no node takes a pod until the lock is held: every run is admitted
@@ -171,15 +170,7 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
                         " AND state = 'Admitted'") == len(ids), 60, "the runs admitted")
         errors_before = metric(gw, 'taugate_engine_apply_total{result="error"}')
         dbname = db_url.rsplit("/", 1)[1]
-        locker = subprocess.Popen(
-            [pg.psql_bin, "-X", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", pg.user, "-d",
-             dbname, "-c", "BEGIN; LOCK TABLE run_events IN EXCLUSIVE MODE;"
-                           " SELECT pg_sleep(600); COMMIT;"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(lambda: sql(pg, db_url, "SELECT EXISTS (SELECT 1 FROM pg_locks"
-                                         " WHERE relation = 'run_events'::regclass"
-                                         " AND mode = 'ExclusiveLock' AND granted)") == "t",
-                 60, "the lock")
+        release = held.enter_context(pg.table_locked(dbname, "run_events", mode="EXCLUSIVE"))
         for node in nodes:
             ks.control(f"nodes/{node}/uncordon")
         wait_for(lambda: jobs_complete(ks, set(ids)) == len(ids), 60, "the Jobs to finish")
@@ -188,9 +179,7 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
                  60, "applies refused by the exhausted pool")
         assert count(pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
                                  " AND state = 'Admitted'") == len(ids)
-        locker.send_signal(signal.SIGINT)  # psql cancels the sleep: the lock goes
-        locker.wait(30)
-        locker = None
+        release()
         wait_for(lambda: count(
             pg, db_url, f"SELECT count(*) FROM runs WHERE id IN ({in_list(ids)})"
                         " AND state = 'Succeeded'") == len(ids), 60, "every run to succeed")
@@ -198,9 +187,7 @@ def test_pool_exhausted_while_watch_events_arrive_no_transition_is_lost(pg, db_u
         assert count(pg, db_url, "SELECT count(DISTINCT run_id) FROM run_events WHERE run_id IN"
                                  f" ({in_list(ids)}) AND state = 'Running'") == len(ids)
     finally:
-        if locker:
-            locker.send_signal(signal.SIGINT)
-            locker.wait(30)
+        held.close()
         for node in nodes:
             ks.control(f"nodes/{node}/uncordon")
         assert gw.stop() == 0, gw.logs()[-3000:]
