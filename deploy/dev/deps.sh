@@ -59,7 +59,9 @@ case "$MODE" in
 esac
 
 # One dpkg-query for all of them (a second `make run` should not wait here).
-installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null |
+# It exits 1 when dpkg has never heard of one of them, which is what a fresh
+# machine looks like: that is an answer ("missing"), not a failure.
+installed=$({ dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true; } |
   awk '$NF == "installed" { print $1 }')
 missing=()
 for p in "${packages[@]}"; do

@@ -689,24 +689,24 @@ static const char *route(json_t *wl, char *why, size_t n)
 
 json_t *ks_kueue_pending(const char *cqname)
 {
-    json_t **wls = NULL;
-    size_t n = ks_store_list(KS_RT_WORKLOADS, NULL, &wls);
-    json_t **sel = tg_xcalloc(n ? n : 1, sizeof(*sel));
+    /* From the tracked pending set, not a list of every Workload: the
+     * visibility API is asked often, and finished Workloads outnumber
+     * pending ones. */
+    kq_list_t all = kq_pending_list();
+    json_t **sel = tg_xcalloc(all.n + 1, sizeof(*sel));
     size_t k = 0;
     char why[300];
-    for (size_t i = 0; i < n; i++) {
-        if (!kq_wl_pending(wls[i]))
-            continue;
-        const char *cq = route(wls[i], why, sizeof(why));
+    for (size_t i = 0; i < all.n; i++) {
+        const char *cq = route(all.items[i], why, sizeof(why));
         if (cq && !strcmp(cq, cqname))
-            sel[k++] = wls[i];
+            sel[k++] = all.items[i];
     }
     qsort(sel, k, sizeof(*sel), wl_order);
     json_t *out = json_array();
     for (size_t i = 0; i < k; i++)
         json_array_append(out, sel[i]);
     free(sel);
-    free(wls);
+    kq_list_free(&all);
     return out;
 }
 

@@ -1,11 +1,13 @@
 /* visibility.kueue.x-k8s.io/v1beta1 pending workloads. */
 #include "visibility.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kueue.h"
+#include "map.h"
 #include "rtypes.h"
 #include "store.h"
 #include "util.h"
@@ -44,30 +46,21 @@ void ks_visibility_serve(ks_req_t *r, char **rest, int n)
     json_t *pending = ks_kueue_pending(cq ? cq : "");
     ks_unlock();
     json_t *items = json_array();
-    long pos_cq = 0;
-    long lq_pos[1] = {0};
+    /* Entries seen so far per LocalQueue ("ns\x1fname" -> count + 1 as a
+     * pointer), so each position is known in one pass over the queue. */
+    ks_map_t *lq_seen = ks_map_new();
+    long pos_cq = 0, emitted = 0, seen = 0;
     size_t i;
     json_t *wl;
-    long emitted = 0, seen = 0;
     json_array_foreach(pending, i, wl)
     {
         const char *wq = ks_jstr(wl, "spec.queueName");
+        char key[KS_REF_MAX];
+        ks_fmt(key, sizeof(key), "%s\x1f%s", ks_meta_ns(wl), wq ? wq : "");
+        long my_lq_pos = (long)(intptr_t)ks_map_get(lq_seen, key);
+        ks_map_put(lq_seen, key, (void *)(intptr_t)(my_lq_pos + 1));
         int in_lq = lq && ks_streq(wq, lq) && ks_streq(ks_meta_ns(wl), ns);
-        long my_lq_pos = -1;
-        /* Position in its own LocalQueue: count earlier entries of it. */
-        long cnt = 0;
-        for (size_t k = 0; k < i; k++) {
-            json_t *o = json_array_get(pending, k);
-            if (ks_streq(ks_jstr(o, "spec.queueName"), wq) &&
-                ks_streq(ks_meta_ns(o), ks_meta_ns(wl)))
-                cnt++;
-        }
-        my_lq_pos = cnt;
-        if (lq && !in_lq) {
-            pos_cq++;
-            continue;
-        }
-        if (seen++ < offset) {
+        if ((lq && !in_lq) || seen++ < offset) {
             pos_cq++;
             continue;
         }
@@ -87,7 +80,7 @@ void ks_visibility_serve(ks_req_t *r, char **rest, int n)
         pos_cq++;
         emitted++;
     }
-    (void)lq_pos;
+    ks_map_free(lq_seen);
     json_decref(pending);
     ks_reply_json(r, 200, json_pack("{s:s,s:s,s:{},s:o}", "kind", "PendingWorkloadsSummary",
                                     "apiVersion", "visibility.kueue.x-k8s.io/v1beta1", "metadata",
