@@ -16,6 +16,7 @@ temporary state directory; stop() (or leaving the with-block) kills the
 simulator's process group and every pod process it started, found by the
 KUBESIM_INSTANCE marker in their environment.
 """
+import contextlib
 import http.client
 import json
 import os
@@ -484,3 +485,16 @@ class KubeSim:
     def wait_for(self, fn, cond=bool, timeout=30, interval=0.1, what="condition"):
         """Call fn() until cond(result) holds; returns the result (wait.wait_for)."""
         return wait.wait_for(fn, timeout, what, cond=cond, interval=interval)
+
+
+@contextlib.contextmanager
+def checked(sim):
+    """Start sim and hand it over; when the block ends cleanly, stop it and
+    require a log free of sanitizer reports; remove it either way."""
+    sim.start()
+    try:
+        yield sim
+        sim.stop()
+        assert sim.sanitizer_errors() == [], sim.read_log()
+    finally:
+        sim.cleanup()

@@ -10,7 +10,6 @@ import gzip
 import hashlib
 import http.client
 import json
-import os
 
 import pytest
 

@@ -13,7 +13,6 @@ import os
 import pytest
 
 from contract_check import CHECK, NODE_MODULES, TESTS, node_missing, run_node
-from paths import REPO
 
 
 def node_or_skip():

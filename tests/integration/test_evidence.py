@@ -260,8 +260,8 @@ def test_taugate_verify_passes_then_detects_tampering(gw, sealed, sql):
     rc, out = verify(gw, run_id)
     assert rc == 1, out
     assert "FAIL events: seq 2" in out and "the event was edited" in out
-    sql(f"UPDATE run_events e SET message = b.message FROM ev_backup b "
-        f"WHERE e.id = b.id AND e.seq = 2")
+    sql("UPDATE run_events e SET message = b.message FROM ev_backup b "
+        "WHERE e.id = b.id AND e.seq = 2")
     assert verify(gw, run_id)[0] == 0
 
     # one log chunk edited
@@ -285,8 +285,8 @@ def test_taugate_verify_passes_then_detects_tampering(gw, sealed, sql):
         f"FROM run_events WHERE run_id = '{run_id}')")
     rc, out = verify(gw, run_id)
     assert rc == 1 and "events deleted" in out, out
-    sql(f"INSERT INTO run_events SELECT * FROM ev_backup b WHERE NOT EXISTS "
-        f"(SELECT 1 FROM run_events e WHERE e.id = b.id)")
+    sql("INSERT INTO run_events SELECT * FROM ev_backup b WHERE NOT EXISTS "
+        "(SELECT 1 FROM run_events e WHERE e.id = b.id)")
     assert verify(gw, run_id)[0] == 0
 
     # the stored record edited

@@ -9,10 +9,7 @@ import threading
 import time
 import uuid
 
-import pytest
-
 from gateway import Gateway
-from http_client import request
 from kubesim import KubeSim
 from paths import BUILD, SHARED
 from pg import free_port

@@ -7,7 +7,6 @@ mirror each pod's phase there. The gateway under test is
 tests/tools/logs_probe (taugate plus the collector and the three routes),
 built here with the main Makefile's flags."""
 import http.client
-import json
 import os
 import re
 import signal

@@ -2,20 +2,14 @@
 
 import pytest
 
-from kubesim import KubeSim, kubectl_binary
+from kubesim import KubeSim, checked, kubectl_binary
 
 
 @pytest.fixture
 def ks():
     """A running kubesim in process mode (real pod processes)."""
-    sim = KubeSim()
-    sim.start()
-    try:
+    with checked(KubeSim()) as sim:
         yield sim
-        sim.stop()
-        assert sim.sanitizer_errors() == [], sim.read_log()
-    finally:
-        sim.cleanup()
 
 
 @pytest.fixture

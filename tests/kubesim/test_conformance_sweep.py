@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import yaml
 
-from kubesim import KubeSim, kubectl_binary
+from kubesim import KubeSim, checked, kubectl_binary
 
 NS = "default"
 KV = "kueue.x-k8s.io/v1beta1"
@@ -128,14 +128,8 @@ def multi_doc(objs):
 def sim():
     if not kubectl_binary():
         pytest.skip("kubectl 1.32 is not installed")
-    ks = KubeSim()
-    ks.start()
-    try:
+    with checked(KubeSim()) as ks:
         yield ks
-        ks.stop()
-        assert ks.sanitizer_errors() == [], ks.read_log()
-    finally:
-        ks.cleanup()
 
 
 @pytest.fixture(scope="module")
@@ -417,18 +411,12 @@ def own_kc():
     a test that deletes them (the module's objects stay for the others)."""
     if not kubectl_binary():
         pytest.skip("kubectl 1.32 is not installed")
-    ks = KubeSim()
-    ks.start()
-    try:
+    with checked(KubeSim()) as ks:
         def run(*args, input=None, ok=True):
             return ks.kubectl(*args, input=input, check=ok)
         out = run("create", "-f", "-", input=multi_doc([o for _, o in OBJECTS])).stdout
         assert out.splitlines() == ["%s created" % r for r in REFS]
         yield run
-        ks.stop()
-        assert ks.sanitizer_errors() == [], ks.read_log()
-    finally:
-        ks.cleanup()
 
 
 def test_delete_with_each_cascade(own_kc):

@@ -2,8 +2,7 @@
 import hashlib
 
 from job_manifests import job_manifest
-from kueue_fixtures import KV, cluster_queue, cond, local_queue, priority_class, setup_queue, \
-    workload_of
+from kueue_fixtures import KV, cond, priority_class, setup_queue, workload_of
 
 
 def wait_wl(ks, job, predicate, what, timeout=20):

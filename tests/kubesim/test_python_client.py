@@ -3,12 +3,11 @@ a typed round trip of every built-in kind kubesim serves (create, read,
 list, patch, replace, delete through the generated API classes and models),
 the custom resources through CustomObjectsApi, typed watches, log follow,
 and nodes read back into V1Node."""
-import threading
 
 import pytest
 
 from job_manifests import job_manifest
-from kubesim import KubeSim
+from kubesim import KubeSim, checked
 
 k8s = pytest.importorskip("kubernetes", reason="python3-kubernetes is not installed (make deps)")
 from kubernetes import client, config, watch  # noqa: E402
@@ -18,14 +17,8 @@ NS = "default"
 
 @pytest.fixture(scope="module")
 def sim():
-    ks = KubeSim()
-    ks.start()
-    try:
+    with checked(KubeSim()) as ks:
         yield ks
-        ks.stop()
-        assert ks.sanitizer_errors() == [], ks.read_log()
-    finally:
-        ks.cleanup()
 
 
 @pytest.fixture(scope="module")

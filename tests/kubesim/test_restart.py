@@ -7,19 +7,13 @@ import json
 import pytest
 
 from job_manifests import job_manifest
-from kubesim import ApiError, KubeSim, api_path
+from kubesim import ApiError, KubeSim, api_path, checked
 
 
 @pytest.fixture
 def ks_state(tmp_path):
-    sim = KubeSim(state_file=str(tmp_path / "state.json"))
-    sim.start()
-    try:
+    with checked(KubeSim(state_file=str(tmp_path / "state.json"))) as sim:
         yield sim
-        sim.stop()
-        assert sim.sanitizer_errors() == [], sim.read_log()
-    finally:
-        sim.cleanup()
 
 
 def test_restore_keeps_versions_and_expires_old_watches(ks_state):
