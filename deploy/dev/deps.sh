@@ -29,6 +29,7 @@ RUN_PACKAGES=(
   pkg-config
   postgresql
   python3
+  zlib1g-dev
 )
 TEST_PACKAGES=(
   chromium

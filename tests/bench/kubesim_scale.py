@@ -90,9 +90,16 @@ def run_one(n):
         cpu = cpu_seconds(ks.proc.pid) - cpu0
         st = ks.stats()
         objs = sum(st["objects"].values()) - sum(base["objects"].values())
+        # At rest: every Job, pod and Workload cold (store.h), nothing read
+        # meanwhile but the statistics (unless cooling is off).
+        cooling = "--cool-after" not in extra or float(extra[extra.index("--cool-after") + 1]) > 0
+        rest = st if not cooling else ks.wait_for(ks.stats, cond=lambda s: all(
+            s["coldObjects"][r] == s["objects"][r] for r in ("jobs", "pods", "workloads")),
+            timeout=120, interval=0.5, what="every Job, pod and Workload cold")
         return {"n": n, "wall": wall, "cpu": cpu, "peak": st["peakRssKiB"] / 1024.0,
                 "rss": st["rssKiB"] / 1024.0, "objects": objs, "relists": inf.relists,
-                "writes": st["resourceVersion"] - base["resourceVersion"]}
+                "writes": st["resourceVersion"] - base["resourceVersion"],
+                "rest_heap": rest["heapInUseKiB"] / 1024.0}
     finally:
         ks.cleanup()
 
@@ -103,9 +110,10 @@ def main():
     for r in rows:
         print("N=%-6d all Complete after %5.1fs; %d objects, %d writes; kubesim CPU %.1fs "
               "(%.2f ms/Job); peak RSS %.1f MiB (%.1f KiB/Job), RSS at the end %.1f MiB; "
-              "%d relists" % (r["n"], r["wall"], r["objects"], r["writes"], r["cpu"],
-                              1000 * r["cpu"] / r["n"], r["peak"], 1024 * r["peak"] / r["n"],
-                              r["rss"], r["relists"]))
+              "%d relists; at rest (all cold) its heap holds %.1f MiB" % (
+                  r["n"], r["wall"], r["objects"], r["writes"], r["cpu"],
+                  1000 * r["cpu"] / r["n"], r["peak"], 1024 * r["peak"] / r["n"],
+                  r["rss"], r["relists"], r["rest_heap"]))
     if len(rows) > 1:
         a, b = rows[0], rows[-1]
         print("CPU per Job at N=%d / at N=%d: %.2f" % (b["n"], a["n"],

@@ -233,28 +233,15 @@ static void do_list(ks_req_t *r, ks_target_t *t)
         goto out;
     }
     uint64_t rv = ks_store_rv();
-    size_t n = ks_store_list(t->rt, t->ns, &items);
+    ks_page_t pg = {t->ns, ls, fs, cont && *cont ? cns : NULL, cont && *cont ? cname : NULL, limit};
+    long remaining = 0;
+    size_t n = ks_store_list_page(t->rt, &pg, &items, &remaining);
     json_t *arr = json_array();
-    size_t taken = 0, remaining = 0;
     const char *last_ns = NULL, *last_name = NULL;
     for (size_t i = 0; i < n; i++) {
-        json_t *o = items[i];
-        if (cont && *cont) {
-            const char *ons = ks_meta_ns(o);
-            int c = strcmp(ons ? ons : "", cns);
-            if (c < 0 || (c == 0 && strcmp(ks_meta_name(o), cname) <= 0))
-                continue;
-        }
-        if (!ks_labelsel_match(ls, o) || !ks_fieldsel_match(fs, o))
-            continue;
-        if (limit > 0 && (long)taken >= limit) {
-            remaining++;
-            continue;
-        }
-        json_array_append(arr, o);
-        taken++;
-        last_ns = ks_meta_ns(o);
-        last_name = ks_meta_name(o);
+        json_array_append(arr, items[i]);
+        last_ns = ks_meta_ns(items[i]);
+        last_name = ks_meta_name(items[i]);
     }
     char rvs[32], token[600] = "";
     snprintf(rvs, sizeof(rvs), "%llu", (unsigned long long)rv);
@@ -282,7 +269,8 @@ static void do_list(ks_req_t *r, ks_target_t *t)
                              "resourceVersion", rvs, "items", arr);
     if (token[0]) {
         ks_jset(list, "metadata.continue", json_string(token));
-        ks_jset(list, "metadata.remainingItemCount", json_integer((json_int_t)remaining));
+        if (remaining > 0)
+            ks_jset(list, "metadata.remainingItemCount", json_integer((json_int_t)remaining));
     }
     ks_reply_json(r, 200, list);
 out:
@@ -605,10 +593,10 @@ static void do_delete_collection(ks_req_t *r, ks_target_t *t)
     const char *policy = ks_req_query(r, "propagationPolicy");
     json_t **items = NULL;
     ks_lock();
-    size_t n = ks_store_list(t->rt, t->ns, &items);
+    size_t n = ks_store_list_labeled(t->rt, t->ns, ls, &items);
     json_t *names = json_array();
     for (size_t i = 0; i < n; i++)
-        if (ks_labelsel_match(ls, items[i]) && ks_fieldsel_match(fs, items[i]))
+        if (ks_fieldsel_match(fs, items[i]))
             json_array_append_new(
                 names, json_pack("[s?,s]", ks_meta_ns(items[i]), ks_meta_name(items[i])));
     free(items);

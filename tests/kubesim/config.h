@@ -23,6 +23,7 @@ typedef struct ks_config_s {
     size_t ring_bytes;      /* ... and most bytes of event text kept */
     char map_paths[512];    /* always-mapped path prefixes ("/data,...") */
     int events;             /* emit core/v1 Events */
+    double cool_secs;       /* sweep period of the store's cold objects; 0 = off */
     int verbose;
 } ks_config_t;
 

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "deploy.h"
 #include "gc.h"
 #include "jobs.h"
@@ -45,14 +46,20 @@ void ks_controller_init(void)
 static void *ctl_main(void *arg)
 {
     (void)arg;
-    double last_ray = 0;
+    double last_ray = 0, last_cool = ks_now();
     ks_lock();
     while (!g_stop) {
         double now = ks_now();
+        if (ks_cfg.cool_secs > 0 && now - last_cool >= ks_cfg.cool_secs) {
+            ks_store_cool();
+            last_cool = now;
+        }
         double next = ks_work_timers(now);
         int ray = ks_rayjob_active();
         if (!ks_work_pending() && !(ray && now - last_ray >= RAY_POLL_SECS)) {
             double wait = ray ? RAY_POLL_SECS - (now - last_ray) : 1.0;
+            if (ks_cfg.cool_secs > 0 && ks_cfg.cool_secs - (now - last_cool) < wait)
+                wait = ks_cfg.cool_secs - (now - last_cool);
             if (next >= 0 && next < wait)
                 wait = next;
             ks_store_wait_dirty(wait > 0.0005 ? wait : 0.0005);

@@ -16,6 +16,7 @@ struct ks_evline_s {
     atomic_int refs;
     char ns[64]; /* namespaces are DNS labels: at most 63 characters */
     size_t len;
+    size_t obj_off; /* where the object starts in text */
     char text[];
 };
 
@@ -72,12 +73,31 @@ static ks_evline_t *line_new(int type, json_t *obj)
     memcpy(line->text + hl, g_buf, need);
     memcpy(line->text + hl + need, "}\n", 3);
     line->len = len;
+    line->obj_off = (size_t)hl;
     return line;
 }
 
-void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj)
+ks_evline_t *ks_evline_of(json_t *obj)
+{
+    return line_new(KS_EV_ADDED, obj);
+}
+
+const char *ks_evline_object(const ks_evline_t *line, size_t *len)
+{
+    *len = line->len - line->obj_off - 2;
+    return line->text + line->obj_off;
+}
+
+void ks_evline_release(ks_evline_t *line)
+{
+    if (line && atomic_fetch_sub(&line->refs, 1) == 1)
+        free(line);
+}
+
+ks_evline_t *ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj)
 {
     ks_evline_t *line = line_new(type, obj);
+    atomic_init(&line->refs, 2); /* the ring's and the caller's */
     ks_event_t dropped[16];
     size_t ndropped = 0;
     pthread_mutex_lock(&g_rlock);
@@ -104,6 +124,7 @@ void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj)
     pthread_mutex_unlock(&g_rlock);
     for (size_t i = 0; i < ndropped; i++)
         ks_event_clean(&dropped[i]);
+    return line;
 }
 
 void ks_ring_restart(uint64_t rv)
@@ -171,8 +192,7 @@ void ks_event_clean(ks_event_t *ev)
 {
     if (!ev || !ev->line)
         return;
-    if (atomic_fetch_sub(&ev->line->refs, 1) == 1)
-        free(ev->line);
+    ks_evline_release(ev->line);
     ev->line = NULL;
 }
 

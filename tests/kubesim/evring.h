@@ -13,10 +13,21 @@
 #include <jansson.h>
 #include <stdint.h>
 
+typedef struct ks_evline_s ks_evline_t;
+
 void ks_ring_init(size_t cap, size_t max_bytes);
 void ks_ring_free(void);
-/* Append the change of obj (type ks_evtype_e) at resourceVersion rv. */
-void ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj);
+/* Append the change of obj (type ks_evtype_e) at resourceVersion rv.
+ * Returns its line with a reference for the caller: the store keeps an
+ * object's last line as its text once it is cold (store.h), so the window
+ * and the cold objects share their text. Store lock held. */
+ks_evline_t *ks_ring_publish(uint64_t rv, int type, int rt, json_t *obj);
+/* A line for obj outside the ring (an object restored from a state file
+ * has none); one reference. Store lock held. */
+ks_evline_t *ks_evline_of(json_t *obj);
+/* The object's compact JSON within the line (not NUL-terminated). */
+const char *ks_evline_object(const ks_evline_t *line, size_t *len);
+void ks_evline_release(ks_evline_t *line);
 /* Wake the watchers waiting in ks_ring_wait: after publishing, or to make
  * them look at their own state (stream closed, shutdown). */
 void ks_ring_notify(void);

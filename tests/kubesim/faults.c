@@ -2,6 +2,7 @@
 #include "faults.h"
 
 #include <openssl/rand.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,11 +91,14 @@ static json_t *body(ks_req_t *r)
 
 static void stats(ks_req_t *r)
 {
-    json_t *counts = json_object();
+    json_t *counts = json_object(), *cold = json_object();
     ks_lock();
-    for (int i = 0; i < KS_RT_COUNT; i++)
+    for (int i = 0; i < KS_RT_COUNT; i++) {
         json_object_set_new(counts, ks_rtype(i)->resource,
                             json_integer((json_int_t)ks_store_count(i)));
+        json_object_set_new(cold, ks_rtype(i)->resource,
+                            json_integer((json_int_t)ks_store_cold_count(i)));
+    }
     json_int_t rv = (json_int_t)ks_store_rv();
     int running = ks_pods_running();
     ks_unlock();
@@ -114,7 +118,9 @@ static void stats(ks_req_t *r)
     json_int_t inj = (json_int_t)g_injected;
     pthread_mutex_unlock(&g_flock);
     ks_reply_json(r, 200,
-                  json_pack("{s:o,s:I,s:i,s:i,s:I,s:I,s:I,s:I}", "objects", counts,
+                  json_pack("{s:o,s:o,s:I,s:I,s:i,s:i,s:I,s:I,s:I,s:I}", "objects", counts,
+                            "coldObjects", cold, "heapInUseKiB",
+                            (json_int_t)(mallinfo2().uordblks >> 10),
                             "resourceVersion", rv, "runningProcesses", running, "watches",
                             ks_watch_count(), "rssKiB", (json_int_t)rss, "peakRssKiB",
                             (json_int_t)peak, "faultsInjected", inj, "controllerPasses",

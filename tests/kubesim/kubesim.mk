@@ -10,8 +10,9 @@ $(BUILD)/tests/kubesim/%.o: tests/kubesim/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# zlib keeps the store's cold objects small (store.h); the gateway has no use for it.
 $(KUBESIM_BIN): $(KUBESIM_OBJ) $(BUILD)/libtgcore.a
-	$(CC) $(LDFLAGS) -o $@ $(KUBESIM_OBJ) $(BUILD)/libtgcore.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(KUBESIM_OBJ) $(BUILD)/libtgcore.a $(LDLIBS) -lz
 
 -include $(KUBESIM_OBJ:.o=.d)
 

@@ -46,9 +46,10 @@ static void usage(FILE *f)
                "  --bookmark-interval S  watch bookmark interval (5)\n"
                "  --grace-cap SECS       cap on pod termination grace (5)\n"
                "  --watch-window N       watch event window: most events kept (100000)\n"
-               "  --watch-window-mib N   ... and most MiB of event text kept (64)\n"
+               "  --watch-window-mib N   ... and most MiB of event text kept (32)\n"
                "  --map-paths LIST       path prefixes mapped per namespace (/data)\n"
                "  --no-events            do not record core/v1 Events\n"
+               "  --cool-after SECS      keep objects unused this long deflated (1; 0: never)\n"
                "  -v, --verbose\n");
 }
 
@@ -73,6 +74,7 @@ static int parse_args(int argc, char **argv)
         {"watch-window-mib", required_argument, NULL, 'W'},
         {"map-paths", required_argument, NULL, 'm'},
         {"no-events", no_argument, NULL, 'E'},
+        {"cool-after", required_argument, NULL, 'C'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -88,8 +90,9 @@ static int parse_args(int argc, char **argv)
     ks_cfg.sim_duration = 1;
     ks_cfg.grace_secs = 5;
     ks_cfg.ring_cap = 100000;
-    ks_cfg.ring_bytes = (size_t)64 << 20;
+    ks_cfg.ring_bytes = (size_t)32 << 20;
     ks_cfg.events = 1;
+    ks_cfg.cool_secs = 1;
     int c;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
         switch (c) {
@@ -146,6 +149,9 @@ static int parse_args(int argc, char **argv)
             break;
         case 'E':
             ks_cfg.events = 0;
+            break;
+        case 'C':
+            ks_cfg.cool_secs = strtod(optarg, NULL);
             break;
         case 'v':
             ks_cfg.verbose = 1;

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "core/monotonic.h"
 #include "evring.h"
 #include "map.h"
+#include "selectors.h"
 #include "util.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -16,8 +18,32 @@ static pthread_cond_t g_ctl_cond;
 static int g_published;   /* events published since the lock was taken */
 static int g_dirty;       /* controller needs a pass */
 static uint64_t g_rv = 1; /* last resourceVersion handed out */
-static ks_map_t *g_objs[KS_RT_COUNT];
-static ks_map_t *g_uids; /* uid -> malloc'd object reference */
+/* What the maps of g_objs hold. An object is warm (the jansson value
+ * controllers read) while it is in use, and cold once a sweep found it
+ * unused for a whole period: most objects of a busy cluster are finished
+ * Jobs, pods, Workloads and Events that nobody reads. A cold object is its
+ * compact JSON deflated (zlib, fastest level): about a fifteenth of its
+ * jansson size (the text alone is a fifth). Its labels stay as plain
+ * text for label selectors. Reading a cold object by name warms it again;
+ * lists and scans inflate and parse it for the caller only. */
+typedef struct {
+    int rt;
+    json_t *obj;       /* warm; NULL while cold */
+    ks_evline_t *line; /* warm: the line its last change was published in */
+    unsigned char *z;  /* cold: the object's JSON, deflated */
+    uint32_t zlen, len;
+    char *labels;      /* cold: metadata.labels, NULL when it has none */
+    uint8_t used;      /* read by name or written since the last sweep */
+    uint8_t idle;      /* sweeps in a row that found it unused */
+    uint8_t patience;  /* ... it takes to cool: doubled each time a cold
+                        * read warms it, so that an object read every few
+                        * seconds stays warm instead of being deflated and
+                        * parsed again each time */
+} ks_entry_t;
+
+static ks_map_t *g_objs[KS_RT_COUNT]; /* "ns/name" -> ks_entry_t * */
+static size_t g_cold[KS_RT_COUNT];
+static ks_map_t *g_uids; /* uid -> ks_entry_t * (owned by g_objs) */
 static ks_store_observer_fn g_observer;
 /* Objects replaced or removed while the lock is held. Callers may still
  * hold borrowed pointers to them, valid until they unlock. */
@@ -38,19 +64,25 @@ void ks_store_set_observer(ks_store_observer_fn fn)
     g_observer = fn;
 }
 
-static int free_obj(const char *key, void *val, void *arg)
+static void z_free(void);
+
+/* Most sweeps an object read now and then waits before it cools. */
+#define KS_PATIENCE_MAX 8
+
+static void entry_free(ks_entry_t *e)
 {
-    (void)key;
-    (void)arg;
-    json_decref(val);
-    return 0;
+    json_decref(e->obj);
+    ks_evline_release(e->line);
+    free(e->z);
+    free(e->labels);
+    free(e);
 }
 
-static int free_str(const char *key, void *val, void *arg)
+static int free_entry(const char *key, void *val, void *arg)
 {
     (void)key;
     (void)arg;
-    free(val);
+    entry_free(val);
     return 0;
 }
 
@@ -59,16 +91,17 @@ void ks_store_shutdown(void)
     for (int i = 0; i < KS_RT_COUNT; i++) {
         if (!g_objs[i])
             continue;
-        ks_map_each(g_objs[i], free_obj, NULL);
+        ks_map_each(g_objs[i], free_entry, NULL);
         ks_map_free(g_objs[i]);
         g_objs[i] = NULL;
+        g_cold[i] = 0;
     }
     if (g_uids) {
-        ks_map_each(g_uids, free_str, NULL);
         ks_map_free(g_uids);
         g_uids = NULL;
     }
     ks_ring_free();
+    z_free();
     for (size_t i = 0; i < g_ngrave; i++)
         json_decref(g_graveyard[i]);
     TG_FREE_NULL(g_graveyard);
@@ -87,6 +120,177 @@ static void bury(json_t *obj)
         g_graveyard = tg_xrealloc(g_graveyard, g_capgrave * sizeof(*g_graveyard));
     }
     g_graveyard[g_ngrave++] = obj;
+}
+
+static json_t *parse_or_die(const char *text, size_t len)
+{
+    json_error_t err;
+    json_t *o = json_loadb(text, len, 0, &err);
+    if (!o) {
+        /* Text this store wrote itself: only memory corruption gets here. */
+        fprintf(stderr, "kubesim: a cold object does not parse: %s\n", err.text);
+        abort();
+    }
+    return o;
+}
+
+/* One deflate and one inflate stream, reused under the store lock: zlib's
+ * one-shot calls would allocate about 270 KB of state for every object and
+ * clear a 64 KB hash table, where a 16 KB window and a 4 KB table are
+ * plenty for objects of a few KB. */
+static z_stream g_deflate, g_inflate;
+static int g_zready;
+static unsigned char *g_zbuf; /* output of either, consumed at once */
+static size_t g_zcap;
+
+/* The streams, and g_zbuf of at least n bytes. */
+static void z_scratch(size_t n)
+{
+    if (!g_zready) {
+        if (deflateInit2(&g_deflate, Z_BEST_SPEED, Z_DEFLATED, 14, 4, Z_DEFAULT_STRATEGY) !=
+                Z_OK ||
+            inflateInit2(&g_inflate, 14) != Z_OK) {
+            fprintf(stderr, "kubesim: out of memory for zlib\n");
+            abort();
+        }
+        g_zready = 1;
+    }
+    if (n > g_zcap) {
+        g_zcap = n + n / 2;
+        g_zbuf = tg_xrealloc(g_zbuf, g_zcap);
+    }
+}
+
+static void z_free(void)
+{
+    if (g_zready) {
+        deflateEnd(&g_deflate);
+        inflateEnd(&g_inflate);
+        g_zready = 0;
+    }
+    TG_FREE_NULL(g_zbuf);
+    g_zcap = 0;
+}
+
+/* The text deflated, in an allocation of its own size. */
+static unsigned char *deflate_text(const char *text, size_t len, uint32_t *zlen)
+{
+    z_scratch(0);
+    z_scratch(deflateBound(&g_deflate, len));
+    deflateReset(&g_deflate);
+    g_deflate.next_in = (Bytef *)text;
+    g_deflate.avail_in = (uInt)len;
+    g_deflate.next_out = g_zbuf;
+    g_deflate.avail_out = (uInt)g_zcap;
+    if (deflate(&g_deflate, Z_FINISH) != Z_STREAM_END) {
+        fprintf(stderr, "kubesim: deflate failed\n");
+        abort();
+    }
+    *zlen = (uint32_t)g_deflate.total_out;
+    unsigned char *z = tg_xmalloc(*zlen ? *zlen : 1);
+    memcpy(z, g_zbuf, *zlen);
+    return z;
+}
+
+/* A cold entry's object, parsed (a new reference). */
+static json_t *inflate_obj(const ks_entry_t *e)
+{
+    z_scratch(e->len ? e->len : 1);
+    inflateReset(&g_inflate);
+    g_inflate.next_in = e->z;
+    g_inflate.avail_in = e->zlen;
+    g_inflate.next_out = g_zbuf;
+    g_inflate.avail_out = (uInt)g_zcap;
+    if (inflate(&g_inflate, Z_FINISH) != Z_STREAM_END || g_inflate.total_out != e->len) {
+        /* Bytes this store deflated itself: only memory corruption gets here. */
+        fprintf(stderr, "kubesim: a cold object does not inflate\n");
+        abort();
+    }
+    return parse_or_die((const char *)g_zbuf, e->len);
+}
+
+/* The entry's object. warm: keep it warm (a read by name, a write);
+ * otherwise a cold object is parsed for this caller alone, valid until
+ * the lock is released. */
+static json_t *entry_obj(ks_entry_t *e, int warm)
+{
+    if (e->obj) {
+        if (warm)
+            e->used = 1;
+        return e->obj;
+    }
+    json_t *o = inflate_obj(e);
+    if (!warm) {
+        bury(o);
+        return o;
+    }
+    e->obj = o;
+    TG_FREE_NULL(e->z);
+    TG_FREE_NULL(e->labels);
+    e->used = 1;
+    if (e->patience < KS_PATIENCE_MAX)
+        e->patience *= 2;
+    g_cold[e->rt]--;
+    return o;
+}
+
+static ks_entry_t *entry_new(int rt, json_t *obj, ks_evline_t *line)
+{
+    ks_entry_t *e = tg_xcalloc(1, sizeof(*e));
+    e->rt = rt;
+    e->obj = obj;
+    e->line = line;
+    e->used = 1;
+    e->patience = 1;
+    return e;
+}
+
+static int cool_one(const char *key, void *val, void *arg)
+{
+    (void)key;
+    (void)arg;
+    ks_entry_t *e = val;
+    if (!e->obj)
+        return 0;
+    if (e->used) {
+        e->used = 0;
+        e->idle = 0;
+        return 0;
+    }
+    if (++e->idle < e->patience)
+        return 0;
+    e->idle = 0;
+    json_t *labels = ks_jget(e->obj, "metadata.labels");
+    if (!e->line)
+        e->line = ks_evline_of(e->obj);
+    size_t len;
+    const char *text = ks_evline_object(e->line, &len);
+    e->z = deflate_text(text, len, &e->zlen);
+    e->len = (uint32_t)len;
+    e->labels = json_object_size(labels) ? json_dumps(labels, JSON_COMPACT) : NULL;
+    if (json_object_size(labels) && !e->labels) {
+        /* Only memory runs out here: the policy of tg_xmalloc (core/mem.h). */
+        fprintf(stderr, "kubesim: out of memory cooling an object\n");
+        abort();
+    }
+    ks_evline_release(e->line);
+    e->line = NULL;
+    /* Borrowed pointers to it may live until the lock is released. */
+    bury(e->obj);
+    e->obj = NULL;
+    g_cold[e->rt]++;
+    return 0;
+}
+
+void ks_store_cool(void)
+{
+    for (int rt = 0; rt < KS_RT_COUNT; rt++)
+        ks_map_each(g_objs[rt], cool_one, NULL);
+}
+
+size_t ks_store_cold_count(int rt)
+{
+    return g_cold[rt];
 }
 
 void ks_unlock(void)
@@ -148,7 +352,8 @@ json_t *ks_store_get(int rt, const char *ns, const char *name)
     if (rt < 0 || rt >= KS_RT_COUNT || !name)
         return NULL;
     obj_key(ks_rtype(rt)->namespaced ? ns : NULL, name, key, sizeof(key));
-    return ks_map_get(g_objs[rt], key);
+    ks_entry_t *e = ks_map_get(g_objs[rt], key);
+    return e ? entry_obj(e, 1) : NULL;
 }
 
 json_t *ks_store_copy(int rt, const char *ns, const char *name)
@@ -187,8 +392,12 @@ json_t *ks_store_get_uid(const char *uid, int *rt)
 {
     if (!uid)
         return NULL;
-    const char *ref = ks_map_get(g_uids, uid);
-    return ref ? ks_store_get_ref(ref, rt) : NULL;
+    ks_entry_t *e = ks_map_get(g_uids, uid);
+    if (!e)
+        return NULL;
+    if (rt)
+        *rt = e->rt;
+    return entry_obj(e, 1);
 }
 
 json_t *ks_store_get_ref(const char *ref, int *rt)
@@ -209,13 +418,15 @@ json_t *ks_store_get_ref(const char *ref, int *rt)
     return ks_store_get(t, s1 + 1, s2 + 1);
 }
 
-/* obj is the new state (the last one for DELETED), old the previous one. */
-static void publish(int type, int rt, json_t *obj, json_t *old)
+/* obj is the new state (the last one for DELETED), old the previous one.
+ * Returns the change's line (a reference for the caller). */
+static ks_evline_t *publish(int type, int rt, json_t *obj, json_t *old)
 {
-    ks_ring_publish(g_rv, type, rt, obj);
+    ks_evline_t *line = ks_ring_publish(g_rv, type, rt, obj);
     g_published = 1;
     if (g_observer)
         g_observer(rt, old, type == KS_EV_DELETED ? NULL : obj);
+    return line;
 }
 
 static void set_rv(json_t *obj)
@@ -230,7 +441,7 @@ ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out)
     const ks_rtype_t *t = ks_rtype(rt);
     const char *ns = t->namespaced ? ks_meta_ns(obj) : NULL;
     const char *name = ks_meta_name(obj);
-    char key[600], uid[40], ref[KS_REF_MAX];
+    char key[600], uid[40];
     if (!name) {
         json_decref(obj);
         return KS_EINVALID;
@@ -252,10 +463,10 @@ ks_rc_e ks_store_create(int rt, json_t *obj, json_t **out)
     if (!ks_jget(obj, "metadata.generation"))
         ks_jset(obj, "metadata.generation", json_integer(1));
     set_rv(obj);
-    ks_map_put(g_objs[rt], key, obj);
-    ks_ref_fmt(ref, sizeof(ref), rt, ns, name);
-    free(ks_map_put(g_uids, ks_meta_uid(obj), tg_xstrdup(ref)));
-    publish(KS_EV_ADDED, rt, obj, NULL);
+    ks_entry_t *e = entry_new(rt, obj, NULL);
+    ks_map_put(g_objs[rt], key, e);
+    ks_map_put(g_uids, ks_meta_uid(obj), e);
+    e->line = publish(KS_EV_ADDED, rt, obj, NULL);
     if (out)
         *out = obj;
     return KS_OK;
@@ -267,7 +478,7 @@ ks_rc_e ks_store_restore(int rt, json_t *obj)
     const char *ns = t->namespaced ? ks_meta_ns(obj) : NULL;
     const char *name = ks_meta_name(obj), *uid = ks_meta_uid(obj);
     const char *rvs = ks_jstr(obj, "metadata.resourceVersion");
-    char key[600], ref[KS_REF_MAX];
+    char key[600];
     if (!name || !uid || !rvs) {
         json_decref(obj);
         return KS_EINVALID;
@@ -280,9 +491,9 @@ ks_rc_e ks_store_restore(int rt, json_t *obj)
     uint64_t rv = strtoull(rvs, NULL, 10);
     if (rv > g_rv)
         g_rv = rv;
-    ks_map_put(g_objs[rt], key, obj);
-    ks_ref_fmt(ref, sizeof(ref), rt, ns, name);
-    free(ks_map_put(g_uids, uid, tg_xstrdup(ref)));
+    ks_entry_t *e = entry_new(rt, obj, NULL);
+    ks_map_put(g_objs[rt], key, e);
+    ks_map_put(g_uids, uid, e);
     g_dirty = 1;
     if (g_observer)
         g_observer(rt, NULL, obj);
@@ -361,11 +572,12 @@ ks_rc_e ks_store_update(int rt, json_t *obj, json_t **out)
     if (out)
         *out = NULL;
     obj_key(ns, name, key, sizeof(key));
-    json_t *old = ks_map_get(g_objs[rt], key);
-    if (!old) {
+    ks_entry_t *e = ks_map_get(g_objs[rt], key);
+    if (!e) {
         json_decref(obj);
         return KS_ENOTFOUND;
     }
+    json_t *old = entry_obj(e, 1);
     /* Identity fields are the server's. */
     ks_jset(obj, "metadata.uid", json_incref(ks_jget(old, "metadata.uid")));
     ks_jset(obj, "metadata.creationTimestamp",
@@ -396,8 +608,9 @@ ks_rc_e ks_store_update(int rt, json_t *obj, json_t **out)
         return KS_OK;
     }
     set_rv(obj);
-    ks_map_put(g_objs[rt], key, obj);
-    publish(KS_EV_MODIFIED, rt, obj, old);
+    e->obj = obj;
+    ks_evline_release(e->line);
+    e->line = publish(KS_EV_MODIFIED, rt, obj, old);
     bury(old);
     if (out)
         *out = obj;
@@ -408,59 +621,146 @@ ks_rc_e ks_store_remove(int rt, const char *ns, const char *name)
 {
     char key[600];
     obj_key(ks_rtype(rt)->namespaced ? ns : NULL, name, key, sizeof(key));
-    json_t *old = ks_map_del(g_objs[rt], key);
-    if (!old)
+    ks_entry_t *e = ks_map_del(g_objs[rt], key);
+    if (!e)
         return KS_ENOTFOUND;
-    free(ks_map_del(g_uids, ks_meta_uid(old)));
+    json_t *old = json_incref(entry_obj(e, 1));
+    ks_map_del(g_uids, ks_meta_uid(old));
+    entry_free(e);
     /* The DELETED event carries the last state with a fresh resourceVersion:
      * a shallow copy with its own metadata leaves the published object as is. */
     json_t *last = json_copy(old);
     json_object_set_new(last, "metadata", json_copy(json_object_get(old, "metadata")));
     set_rv(last);
-    publish(KS_EV_DELETED, rt, last, old);
+    ks_evline_release(publish(KS_EV_DELETED, rt, last, old));
     json_decref(last);
     bury(old);
     return KS_OK;
 }
 
+/* "ns/name" keys sort by namespace, then name (a '/' is in neither). */
+static int cmp_key(const char *x, const char *y)
+{
+    const char *sx = strchr(x, '/'), *sy = strchr(y, '/');
+    size_t nx = (size_t)(sx - x), ny = (size_t)(sy - y);
+    int c = memcmp(x, y, nx < ny ? nx : ny);
+    if (c || nx != ny)
+        return c ? c : (nx < ny ? -1 : 1);
+    return strcmp(sx + 1, sy + 1);
+}
+
 typedef struct {
-    const char *ns;
-    json_t **items;
+    const char *key;
+    ks_entry_t *e;
+} list_item_t;
+
+static int cmp_item(const void *a, const void *b)
+{
+    return cmp_key(((const list_item_t *)a)->key, ((const list_item_t *)b)->key);
+}
+
+typedef struct {
+    const char *ns; /* "ns/" prefix, or NULL for all */
+    size_t nslen;
+    const ks_sel_t *labels;
+    list_item_t *items;
     size_t n, cap;
 } list_ctx_t;
 
+/* Does an entry's labels match, without parsing a cold object? */
+static int labels_match(const ks_sel_t *sel, ks_entry_t *e)
+{
+    if (!sel || ks_sel_empty(sel))
+        return 1;
+    if (e->obj)
+        return ks_labelsel_match(sel, e->obj);
+    json_t *labels = e->labels ? parse_or_die(e->labels, strlen(e->labels)) : json_object();
+    int m = ks_labels_match(sel, labels);
+    json_decref(labels);
+    return m;
+}
+
 static int list_one(const char *key, void *val, void *arg)
 {
-    (void)key;
     list_ctx_t *c = arg;
-    if (c->ns && !ks_streq(ks_meta_ns(val), c->ns))
+    if (c->ns && strncmp(key, c->ns, c->nslen))
+        return 0;
+    if (!labels_match(c->labels, val))
         return 0;
     if (c->n == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 64;
         c->items = tg_xrealloc(c->items, c->cap * sizeof(*c->items));
     }
-    c->items[c->n++] = val;
+    c->items[c->n++] = (list_item_t){key, val};
     return 0;
 }
 
-static int cmp_obj(const void *a, const void *b)
+/* The entries of a type in namespace ns (all when NULL or "") whose labels
+ * match, sorted; free() the array. */
+static size_t list_entries(int rt, const char *ns, const ks_sel_t *labels, list_item_t **out)
 {
-    json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-    const char *nx = ks_meta_ns(x), *ny = ks_meta_ns(y);
-    int c = strcmp(nx ? nx : "", ny ? ny : "");
-    if (c)
-        return c;
-    return strcmp(ks_meta_name(x), ks_meta_name(y));
+    char prefix[300];
+    list_ctx_t c = {NULL, 0, labels, NULL, 0, 0};
+    if (ns && *ns) {
+        snprintf(prefix, sizeof(prefix), "%s/", ns);
+        c.ns = prefix;
+        c.nslen = strlen(prefix);
+    }
+    ks_map_each(g_objs[rt], list_one, &c);
+    if (c.n > 1)
+        qsort(c.items, c.n, sizeof(*c.items), cmp_item);
+    *out = c.items;
+    return c.n;
+}
+
+size_t ks_store_list_labeled(int rt, const char *ns, const ks_sel_t *labels, json_t ***items)
+{
+    list_item_t *all = NULL;
+    size_t n = list_entries(rt, ns, labels, &all);
+    json_t **out = tg_xcalloc(n + 1, sizeof(*out));
+    for (size_t i = 0; i < n; i++)
+        out[i] = entry_obj(all[i].e, 0);
+    free(all);
+    *items = out;
+    return n;
+}
+
+size_t ks_store_list_page(int rt, const ks_page_t *pg, json_t ***items, long *remaining)
+{
+    list_item_t *all = NULL;
+    size_t n = list_entries(rt, pg->ns, pg->labels, &all), taken = 0, i = 0;
+    char after[600];
+    if (pg->after_name)
+        obj_key(pg->after_ns, pg->after_name, after, sizeof(after));
+    json_t **out = tg_xcalloc(n + 1, sizeof(*out));
+    *remaining = 0;
+    int selected = !ks_sel_empty(pg->labels) || !ks_sel_empty(pg->fields);
+    for (; i < n; i++) {
+        if (pg->after_name && cmp_key(all[i].key, after) <= 0)
+            continue;
+        /* Past a full page, objects are parsed only to learn that one more
+         * matches; without selectors the rest is counted as it is. */
+        if (pg->limit > 0 && (long)taken >= pg->limit && !selected) {
+            *remaining = (long)(n - i);
+            break;
+        }
+        json_t *o = entry_obj(all[i].e, 0);
+        if (!ks_fieldsel_match(pg->fields, o))
+            continue;
+        if (pg->limit > 0 && (long)taken >= pg->limit) {
+            *remaining = -1; /* more, and how many is unknown */
+            break;
+        }
+        out[taken++] = o;
+    }
+    free(all);
+    *items = out;
+    return taken;
 }
 
 size_t ks_store_list(int rt, const char *ns, json_t ***items)
 {
-    list_ctx_t c = {ns && *ns ? ns : NULL, NULL, 0, 0};
-    ks_map_each(g_objs[rt], list_one, &c);
-    if (c.n > 1)
-        qsort(c.items, c.n, sizeof(*c.items), cmp_obj);
-    *items = c.items;
-    return c.n;
+    return ks_store_list_labeled(rt, ns, NULL, items);
 }
 
 typedef struct {
@@ -472,7 +772,7 @@ static int each_one(const char *key, void *val, void *arg)
 {
     (void)key;
     each_ctx_t *c = arg;
-    return c->fn(val, c->arg);
+    return c->fn(entry_obj(val, 0), c->arg);
 }
 
 void ks_store_each(int rt, int (*fn)(json_t *obj, void *arg), void *arg)

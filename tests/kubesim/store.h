@@ -12,7 +12,15 @@
  *
  * Every published change is reported to one observer (the controllers'
  * work queues, see work.h), and serialised once into the watch line every
- * watcher of it sends. */
+ * watcher of it sends.
+ *
+ * Objects nobody reads by name or writes for a whole sweep period are kept
+ * as deflated compact JSON ("cold"; ks_store_cool): a finished Job, its
+ * pod, Workload and Events take a fifteenth of their jansson size so.
+ * Reading one by name warms it again; lists and scans parse cold objects
+ * for their caller alone (valid until the lock is released, like every
+ * borrowed pointer), and label-selected lists parse only the objects that
+ * match. */
 #ifndef KS_STORE_H
 #define KS_STORE_H
 
@@ -21,6 +29,8 @@
 #include <stdint.h>
 
 #include "rtypes.h"
+
+typedef struct ks_sel_s ks_sel_t;
 
 typedef enum {
     KS_OK = 0,
@@ -107,10 +117,28 @@ void ks_store_restart_at(uint64_t rv);
 ks_rc_e ks_store_remove(int rt, const char *ns, const char *name);
 /* Sorted (namespace, name) array of borrowed objects; free() the array. */
 size_t ks_store_list(int rt, const char *ns, json_t ***items);
+/* The same, only the objects whose labels match (NULL: all). */
+size_t ks_store_list_labeled(int rt, const char *ns, const ks_sel_t *labels, json_t ***items);
+/* One page of a list request: the objects after (after_ns, after_name)
+ * that the selectors match, at most limit (0: all), sorted. *remaining is
+ * the count of matching objects left, or -1 when some are left and the
+ * selectors make their count unknown (Kubernetes then leaves
+ * remainingItemCount out); 0 when none. */
+typedef struct {
+    const char *ns;
+    const ks_sel_t *labels, *fields;
+    const char *after_ns, *after_name; /* NULL: from the start */
+    long limit;
+} ks_page_t;
+size_t ks_store_list_page(int rt, const ks_page_t *pg, json_t ***items, long *remaining);
 /* Visit every object of a type in no order, without copying or sorting;
  * stops when fn returns non-zero. fn must not change the store. */
 void ks_store_each(int rt, int (*fn)(json_t *obj, void *arg), void *arg);
 size_t ks_store_count(int rt);
+/* Sweep (lock held): cool every warm object not read by name or written
+ * since the previous sweep. */
+void ks_store_cool(void);
+size_t ks_store_cold_count(int rt);
 
 /* Events with rv > since, oldest first, up to max. Each copied event holds
  * its own reference to the line (release with ks_event_clean). Returns the

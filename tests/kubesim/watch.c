@@ -254,7 +254,7 @@ void ks_watch_start(ks_req_t *r, ks_target_t *t, ks_sel_t *ls, ks_sel_t *fs)
     if (!rvs || !*rvs || !strcmp(rvs, "0")) {
         /* No starting point: the current state as ADDED events first. */
         json_t **items = NULL;
-        size_t n = ks_store_list(t->rt, t->ns, &items);
+        size_t n = ks_store_list_labeled(t->rt, t->ns, w->ls, &items);
         w->initial = tg_xcalloc(n ? n : 1, sizeof(*w->initial));
         for (size_t i = 0; i < n; i++)
             if (matches(w, t->rt, items[i]))
