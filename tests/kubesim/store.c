@@ -26,7 +26,7 @@ static uint64_t g_rv = 1; /* last resourceVersion handed out */
  * jansson size (the text alone is a fifth). Its labels stay as plain
  * text for label selectors. Reading a cold object by name warms it again;
  * lists and scans inflate and parse it for the caller only. */
-typedef struct {
+typedef struct ks_entry_s {
     int rt;
     json_t *obj;       /* warm; NULL while cold */
     ks_evline_t *line; /* warm: the line its last change was published in */
@@ -39,10 +39,14 @@ typedef struct {
                         * read warms it, so that an object read every few
                         * seconds stays warm instead of being deflated and
                         * parsed again each time */
+    struct ks_entry_s *prev, *next; /* in g_warm while warm */
 } ks_entry_t;
 
 static ks_map_t *g_objs[KS_RT_COUNT]; /* "ns/name" -> ks_entry_t * */
 static size_t g_cold[KS_RT_COUNT];
+/* The warm entries: a sweep visits these only, so its cost follows what is
+ * in use, not what is stored. */
+static ks_entry_t *g_warm;
 static ks_map_t *g_uids; /* uid -> ks_entry_t * (owned by g_objs) */
 static ks_store_observer_fn g_observer;
 /* Objects replaced or removed while the lock is held. Callers may still
@@ -69,8 +73,30 @@ static void z_free(void);
 /* Most sweeps an object read now and then waits before it cools. */
 #define KS_PATIENCE_MAX 8
 
+static void warm_link(ks_entry_t *e)
+{
+    e->prev = NULL;
+    e->next = g_warm;
+    if (g_warm)
+        g_warm->prev = e;
+    g_warm = e;
+}
+
+static void warm_unlink(ks_entry_t *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        g_warm = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    e->prev = e->next = NULL;
+}
+
 static void entry_free(ks_entry_t *e)
 {
+    if (e->obj)
+        warm_unlink(e);
     json_decref(e->obj);
     ks_evline_release(e->line);
     free(e->z);
@@ -225,6 +251,7 @@ static json_t *entry_obj(ks_entry_t *e, int warm)
         return o;
     }
     e->obj = o;
+    warm_link(e);
     TG_FREE_NULL(e->z);
     TG_FREE_NULL(e->labels);
     e->used = 1;
@@ -242,23 +269,19 @@ static ks_entry_t *entry_new(int rt, json_t *obj, ks_evline_t *line)
     e->line = line;
     e->used = 1;
     e->patience = 1;
+    warm_link(e);
     return e;
 }
 
-static int cool_one(const char *key, void *val, void *arg)
+static void cool_one(ks_entry_t *e)
 {
-    (void)key;
-    (void)arg;
-    ks_entry_t *e = val;
-    if (!e->obj)
-        return 0;
     if (e->used) {
         e->used = 0;
         e->idle = 0;
-        return 0;
+        return;
     }
     if (++e->idle < e->patience)
-        return 0;
+        return;
     e->idle = 0;
     json_t *labels = ks_jget(e->obj, "metadata.labels");
     if (!e->line)
@@ -278,14 +301,17 @@ static int cool_one(const char *key, void *val, void *arg)
     /* Borrowed pointers to it may live until the lock is released. */
     bury(e->obj);
     e->obj = NULL;
+    warm_unlink(e);
     g_cold[e->rt]++;
-    return 0;
 }
 
 void ks_store_cool(void)
 {
-    for (int rt = 0; rt < KS_RT_COUNT; rt++)
-        ks_map_each(g_objs[rt], cool_one, NULL);
+    ks_entry_t *next;
+    for (ks_entry_t *e = g_warm; e; e = next) {
+        next = e->next;
+        cool_one(e);
+    }
 }
 
 size_t ks_store_cold_count(int rt)

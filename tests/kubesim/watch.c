@@ -132,8 +132,12 @@ static void fill(ks_watch_t *w)
     ks_event_t evs[KS_WATCH_BATCH];
     double now = ks_now();
     if (w->iinitial < w->ninitial) {
-        for (int k = 0; k < 64 && w->iinitial < w->ninitial; k++)
-            emit(w, "ADDED", w->initial[w->iinitial++]);
+        for (int k = 0; k < 64 && w->iinitial < w->ninitial; k++) {
+            /* Sent: the watch's reference goes (watch_free drops the rest). */
+            json_t *o = w->initial[w->iinitial++];
+            emit(w, "ADDED", o);
+            json_decref(o);
+        }
         return;
     }
     if (stalled(w, now)) {
