@@ -34,18 +34,19 @@ static tg_stmt_t stmt_unfinished =
             "  FROM run_attempts WHERE run_id = r.id AND attempt = r.attempt OFFSET 0) a ON true"
             " WHERE r.state NOT IN ('Succeeded', 'Failed', 'Cancelled') AND r.id > $1::uuid"
             " ORDER BY r.id LIMIT $2::int");
-/* A node fault's note (engine/node_policy.h) stays until the state
+/* A note (a node fault's, engine/node_policy.h) stays until the state
  * changes: the words of another look at the same state say nothing new,
- * and the fault is still there. */
+ * and the fault is still there (migration 0023). */
 static tg_stmt_t stmt_update_words =
     TG_STMT("UPDATE runs SET reason = $3, message = $4, updated_at = now()"
             " WHERE id = $1::uuid AND state = $2 AND message IS DISTINCT FROM $4"
-            " AND coalesce(message, '') NOT LIKE 'node\\_fault: %'");
+            " AND NOT message_is_note");
 /* A transition: the run, its attempt and the event that records it, in one
  * statement ($7.. are the event's seq, at, source, data, prev_hash and hash;
  * its state, reason and message are the run's $3-$5). */
 static tg_stmt_t stmt_transition = TG_STMT(
-    "WITH run AS (UPDATE runs SET state = $3, reason = $4, message = $5, updated_at = now(),"
+    "WITH run AS (UPDATE runs SET state = $3, reason = $4, message = $5, message_is_note = false,"
+    " updated_at = now(),"
     " started_at = CASE WHEN $3 = 'Running' THEN COALESCE(started_at, now()) ELSE started_at END,"
     " finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now()"
     "                    ELSE finished_at END"

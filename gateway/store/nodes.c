@@ -59,8 +59,9 @@ static tg_stmt_t stmt_recovered =
     TG_STMT("UPDATE node_fault_runs SET recovered = true"
             " WHERE run_id = $1::uuid AND attempt = $2::int AND node = $3 AND NOT recovered"
             " RETURNING 1");
-static tg_stmt_t stmt_run_message =
-    TG_STMT("UPDATE runs SET message = $2, updated_at = now() WHERE id = $1::uuid");
+static tg_stmt_t stmt_run_note =
+    TG_STMT("UPDATE runs SET message = $2, message_is_note = true, updated_at = now()"
+            " WHERE id = $1::uuid");
 static tg_stmt_t stmt_fault_for = TG_STMT(
     "SELECT jsonb_build_object('node', x.node, 'problem', x.problem) FROM ("
     " SELECT f.node, f.problem, 0 AS o FROM node_fault_runs f"
@@ -261,7 +262,7 @@ tg_rc_e tg_store_node_fault_note(tg_db_conn_t *conn, const char *run_id, int att
         rc = tg_store_event_append_locked(conn, run_id, &ev);
         const char *mv[] = {run_id, message};
         if (rc == TG_OK && set_message)
-            rc = tg_db_run(conn, &stmt_run_message, 2, mv);
+            rc = tg_db_run(conn, &stmt_run_note, 2, mv);
         if (rc == TG_OK)
             *applied = 1;
     }

@@ -461,9 +461,18 @@ def test_without_eviction_a_failure_there_is_a_node_fault_and_another_replica_ta
         r = a.req("GET", f"/v1/runs/{run_id}").json()
         assert r["state"] == "Running" and r["attempt"] == 1
         assert r["message"].startswith(f"node_fault: {bad} is unhealthy: XidErrors=True")
-        # the pod dies there: a node fault, retried although max_retries is 0
+        # another look at the running pod (its change applied by the engine)
+        # says nothing new: the note stays
         pods = [p for p in ks.list("v1", "pods", "ray")
                 if p["metadata"]["labels"].get("taugate.io/run-id") == run_id]
+        applied = 'taugate_engine_apply_total{result="ok"}'
+        before = metrics(a)[applied]
+        ks.patch(f"/api/v1/namespaces/ray/pods/{pods[0]['metadata']['name']}/status",
+                 {"status": {"reason": "LookedAtAgain"}})
+        wait(a, "the pod's change applied", lambda: metrics(a)[applied] > before)
+        r = a.req("GET", f"/v1/runs/{run_id}").json()
+        assert r["message"].startswith(f"node_fault: {bad} is unhealthy"), r["message"]
+        # the pod dies there: a node fault, retried although max_retries is 0
         ks.control(f"pods/ray/{pods[0]['metadata']['name']}/evict")
         r = wait(a, "the second attempt", lambda: (lambda r: r if r["attempt"] == 2 else None)(
             a.req("GET", f"/v1/runs/{run_id}").json()), timeout=60)
