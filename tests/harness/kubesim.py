@@ -241,16 +241,16 @@ class KubeSim:
         self.cleanup()
 
     def sanitizer_errors(self):
-        """ASan/UBSan error lines from kubesim's log (SAN builds); [] if clean.
-
-        LeakSanitizer's exit-time report is not included."""
+        """ASan, LeakSanitizer and UBSan error lines from kubesim's log (SAN
+        builds; LeakSanitizer reports when kubesim exits); [] if clean."""
         try:
             with open(self.log_path, "rb") as f:
                 text = f.read().decode(errors="replace")
         except (OSError, AttributeError):
             return []
         return [l for l in text.splitlines()
-                if "ERROR: AddressSanitizer" in l or "runtime error:" in l]
+                if "ERROR: AddressSanitizer" in l or "ERROR: LeakSanitizer" in l
+                or "runtime error:" in l]
 
     def read_log(self):
         try:
