@@ -217,6 +217,8 @@ def test_the_containerfile_builds_what_the_manifests_expect(rendered):
     for lib in re.findall(r"NEEDED\s+(\S+)", dump):
         if lib.startswith(("libc.so", "libm.so", "ld-linux", "libpthread", "libdl")):
             continue
+        if lib.startswith(("libasan.so", "libubsan.so")):  # make sanitize's build, never shipped
+            continue
         found = subprocess.run(["dpkg", "-S", f"*/{lib}"], capture_output=True, text=True)
         pkgs = {line.split(":")[0] for line in found.stdout.splitlines()}
         assert pkgs, lib
