@@ -109,7 +109,7 @@ TEST_JOBS ?= 6
 PYTEST_JOBS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 test-integration: all $(KUBESIM_BIN)
-	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_JOBS) tests/integration $(KUBESIM_TESTS)
+	TAUGATE_BUILD=$(abspath $(BUILD)) TAUGATE_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" TAUGATE_SANITIZED=$(SAN) $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_JOBS) tests/integration $(KUBESIM_TESTS)
 
 # The unit tests and the fuzz smoke run beside the integration tests
 # (--output-sync prints each suite's output whole, when it ends); the

@@ -30,6 +30,7 @@ import time
 import urllib.parse
 import uuid
 
+import sanitizer
 import wait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -241,16 +242,13 @@ class KubeSim:
         self.cleanup()
 
     def sanitizer_errors(self):
-        """ASan, LeakSanitizer and UBSan error lines from kubesim's log (SAN
-        builds; LeakSanitizer reports when kubesim exits); [] if clean."""
+        """Sanitizer error lines from kubesim's log (SAN builds; LeakSanitizer
+        reports when kubesim exits); [] if clean."""
         try:
             with open(self.log_path, "rb") as f:
-                text = f.read().decode(errors="replace")
+                return sanitizer.reports(f.read().decode(errors="replace"))
         except (OSError, AttributeError):
             return []
-        return [l for l in text.splitlines()
-                if "ERROR: AddressSanitizer" in l or "ERROR: LeakSanitizer" in l
-                or "runtime error:" in l]
 
     def read_log(self):
         try:
