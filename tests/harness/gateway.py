@@ -145,10 +145,9 @@ class Gateway:
         """Stop the gateway and remove its log. In sanitizer builds the stop
         is a clean one, so that LeakSanitizer reports what the gateway did
         not free, and any sanitizer report fails the caller."""
-        found = []
         if sanitizer.SANITIZED and self.proc and self.proc.poll() is None:
             self.stop()
-            found = sanitizer.reports(self.logs())
+        found = sanitizer.reports(self.logs()) if sanitizer.SANITIZED else []
         self.kill()
         detail = self.logs()[-6000:] if found else ""
         os.unlink(self.log.name)

@@ -16,7 +16,6 @@ temporary state directory; stop() (or leaving the with-block) kills the
 simulator's process group and every pod process it started, found by the
 KUBESIM_INSTANCE marker in their environment.
 """
-import contextlib
 import http.client
 import json
 import os
@@ -214,10 +213,15 @@ class KubeSim:
         return self.start(timeout)
 
     def cleanup(self):
-        """stop() and remove the temporary directory."""
+        """stop() and remove the temporary directory. A sanitizer report in
+        kubesim's log (SAN builds: ASan, UBSan, and LeakSanitizer's at exit,
+        from every process the log saw) then fails the caller."""
         self.stop()
+        found = self.sanitizer_errors()
+        detail = self.read_log() if found else ""
         if self._own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+        assert not found, detail
 
     def _kill_strays(self):
         marker = ("KUBESIM_INSTANCE=" + self.instance).encode()
@@ -483,16 +487,3 @@ class KubeSim:
     def wait_for(self, fn, cond=bool, timeout=30, interval=0.1, what="condition"):
         """Call fn() until cond(result) holds; returns the result (wait.wait_for)."""
         return wait.wait_for(fn, timeout, what, cond=cond, interval=interval)
-
-
-@contextlib.contextmanager
-def checked(sim):
-    """Start sim and hand it over; when the block ends cleanly, stop it and
-    require a log free of sanitizer reports; remove it either way."""
-    sim.start()
-    try:
-        yield sim
-        sim.stop()
-        assert sim.sanitizer_errors() == [], sim.read_log()
-    finally:
-        sim.cleanup()

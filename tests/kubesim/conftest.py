@@ -2,13 +2,13 @@
 
 import pytest
 
-from kubesim import KubeSim, checked, kubectl_binary
+from kubesim import KubeSim, kubectl_binary
 
 
 @pytest.fixture
 def ks():
     """A running kubesim in process mode (real pod processes)."""
-    with checked(KubeSim()) as sim:
+    with KubeSim() as sim:
         yield sim
 
 

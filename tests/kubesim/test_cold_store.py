@@ -6,7 +6,7 @@ lists leave it cold, a read by name warms it."""
 import pytest
 
 from job_manifests import job_manifest
-from kubesim import KubeSim, api_path, checked
+from kubesim import KubeSim, api_path
 
 JOBS = {"cold-a1": "a", "cold-a2": "a", "cold-b1": "b"}
 
@@ -14,8 +14,8 @@ JOBS = {"cold-a1": "a", "cold-a2": "a", "cold-b1": "b"}
 @pytest.fixture
 def ks_cool():
     # a sweep every 50 ms: an object is cold 50 to 100 ms after its last use
-    with checked(KubeSim(simulated=True, extra_args=[
-            "--cool-after", "0.05", "--sim-duration", "0.2"])) as sim:
+    with KubeSim(simulated=True, extra_args=[
+            "--cool-after", "0.05", "--sim-duration", "0.2"]) as sim:
         yield sim
 
 

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import yaml
 
-from kubesim import KubeSim, checked, kubectl_binary
+from kubesim import KubeSim, kubectl_binary
 
 NS = "default"
 KV = "kueue.x-k8s.io/v1beta1"
@@ -128,7 +128,7 @@ def multi_doc(objs):
 def sim():
     if not kubectl_binary():
         pytest.skip("kubectl 1.32 is not installed")
-    with checked(KubeSim()) as ks:
+    with KubeSim() as ks:
         yield ks
 
 
@@ -411,7 +411,7 @@ def own_kc():
     a test that deletes them (the module's objects stay for the others)."""
     if not kubectl_binary():
         pytest.skip("kubectl 1.32 is not installed")
-    with checked(KubeSim()) as ks:
+    with KubeSim() as ks:
         def run(*args, input=None, ok=True):
             return ks.kubectl(*args, input=input, check=ok)
         out = run("create", "-f", "-", input=multi_doc([o for _, o in OBJECTS])).stdout

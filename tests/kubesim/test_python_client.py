@@ -7,7 +7,7 @@ and nodes read back into V1Node."""
 import pytest
 
 from job_manifests import job_manifest
-from kubesim import KubeSim, checked
+from kubesim import KubeSim
 
 k8s = pytest.importorskip("kubernetes", reason="python3-kubernetes is not installed (make deps)")
 from kubernetes import client, config, watch  # noqa: E402
@@ -17,7 +17,7 @@ NS = "default"
 
 @pytest.fixture(scope="module")
 def sim():
-    with checked(KubeSim()) as ks:
+    with KubeSim() as ks:
         yield ks
 
 

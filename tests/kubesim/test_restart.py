@@ -7,12 +7,12 @@ import json
 import pytest
 
 from job_manifests import job_manifest
-from kubesim import ApiError, KubeSim, api_path, checked
+from kubesim import ApiError, KubeSim, api_path
 
 
 @pytest.fixture
 def ks_state(tmp_path):
-    with checked(KubeSim(state_file=str(tmp_path / "state.json"))) as sim:
+    with KubeSim(state_file=str(tmp_path / "state.json")) as sim:
         yield sim
 
 
