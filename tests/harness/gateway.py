@@ -18,8 +18,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 class Gateway:
     """taugate serving on 127.0.0.1:<free port> against a given database URL."""
 
-    def __init__(self, build, database_url, extra_env=None, args=None):
+    def __init__(self, build, database_url, extra_env=None, args=None, wrapper=None):
+        """wrapper: a command the gateway runs under (valgrind, say)."""
         self.binary = os.path.join(build, "taugate")
+        self.wrapper = list(wrapper or [])
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.database_url = database_url
@@ -56,16 +58,16 @@ class Gateway:
         env.update(self.extra_env)
         return env
 
-    def start(self, wait=True, probe="/readyz"):
+    def start(self, wait=True, probe="/readyz", timeout=20):
         """Start the gateway; with wait, until `probe` answers 200 (/readyz:
         migrated and ready; /healthz: merely serving, e.g. without a
-        database)."""
-        self.proc = subprocess.Popen([self.binary, "serve"] + self.args, env=self.env(),
-                                     stdout=self.log, stderr=subprocess.STDOUT,
+        database), for at most `timeout` seconds."""
+        self.proc = subprocess.Popen(self.wrapper + [self.binary, "serve"] + self.args,
+                                     env=self.env(), stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         if wait:
             try:
-                self.wait_ready(probe=probe)
+                self.wait_ready(timeout=timeout, probe=probe)
             except BaseException:
                 # the caller gets no gateway to close: none is left running
                 self.kill()
