@@ -1,4 +1,5 @@
 """Start the real taugate binary for integration tests."""
+import atexit
 import os
 import signal
 import subprocess
@@ -11,6 +12,17 @@ from pg import free_port
 from wait import wait_for
 
 ADMIN = object()  # the default: act as a platform admin
+
+# Every gateway started and not yet ended: a test that fails before it stops
+# its gateway (a cleanup step that raised first) leaves none running when
+# its process ends.
+_running = set()
+
+
+@atexit.register
+def _kill_all():
+    for gw in list(_running):
+        gw.kill()
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -65,6 +77,7 @@ class Gateway:
         self.proc = subprocess.Popen(self.wrapper + [self.binary, "serve"] + self.args,
                                      env=self.env(), stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
+        _running.add(self)
         if wait:
             try:
                 self.wait_ready(timeout=timeout, probe=probe)
@@ -151,6 +164,7 @@ class Gateway:
             self.stop()
         found = sanitizer.reports(self.logs()) if sanitizer.SANITIZED else []
         self.kill()
+        _running.discard(self)
         detail = self.logs()[-6000:] if found else ""
         os.unlink(self.log.name)
         assert not found, detail

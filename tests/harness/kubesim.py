@@ -16,6 +16,7 @@ temporary state directory; stop() (or leaving the with-block) kills the
 simulator's process group and every pod process it started, found by the
 KUBESIM_INSTANCE marker in their environment.
 """
+import atexit
 import http.client
 import json
 import os
@@ -38,6 +39,17 @@ DEFAULT_BUILD = os.environ.get("TAUGATE_BUILD", os.path.join(REPO, "build"))
 DEFAULT_SCHEMAS = os.path.join(
     os.environ.get("TAUGATE_SHARED", os.path.join(os.path.dirname(REPO), "shared")),
     "k8s-schemas")
+
+
+# Every kubesim started and not yet stopped: a test that fails before its
+# cleanup leaves none running when its process ends.
+_running = set()
+
+
+@atexit.register
+def _stop_all():
+    for sim in list(_running):
+        sim.stop()
 
 
 def kubectl_binary():
@@ -135,6 +147,7 @@ class KubeSim:
         self.port = None
         self._kubeconfig = None
         self._cachedir = None
+        self._exits = []  # exit statuses of processes that ended on their own
 
     # ---- lifecycle -------------------------------------------------------
 
@@ -167,6 +180,7 @@ class KubeSim:
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, env=env,
                                      start_new_session=True)
+        _running.add(self)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -189,6 +203,8 @@ class KubeSim:
 
     def stop(self):
         """Stop kubesim; kill its process group and any pod process left."""
+        if self.proc and self.proc.poll() is not None:  # nobody told it to
+            self._exits.append(self.proc.returncode)
         if self.proc and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGTERM)
@@ -204,6 +220,7 @@ class KubeSim:
             self._log.close()
             self._log = None
         self.proc = None
+        _running.discard(self)
 
     def restart(self, timeout=15):
         """Stop and start again (keeps the state dir; a new port unless one
@@ -213,12 +230,15 @@ class KubeSim:
         return self.start(timeout)
 
     def cleanup(self):
-        """stop() and remove the temporary directory. A sanitizer report in
-        kubesim's log (SAN builds: ASan, UBSan, and LeakSanitizer's at exit,
-        from every process the log saw) then fails the caller."""
+        """stop() and remove the temporary directory. A kubesim that ended
+        by itself, or a sanitizer report in its log (SAN builds: ASan, UBSan,
+        and LeakSanitizer's at exit, from every process the log saw), then
+        fails the caller."""
         self.stop()
         found = self.sanitizer_errors()
-        detail = self.read_log() if found else ""
+        if self._exits:
+            found.append(f"kubesim ended by itself (exit status {self._exits})")
+        detail = "\n".join(found) + "\n" + self.read_log() if found else ""
         if self._own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
         assert not found, detail
