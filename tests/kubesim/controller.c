@@ -41,6 +41,7 @@ void ks_controller_init(void)
 {
     ks_work_init();
     ks_store_set_observer(on_change);
+    ks_store_set_keep(ks_work_queued);
 }
 
 static void *ctl_main(void *arg)

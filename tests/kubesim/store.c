@@ -49,6 +49,7 @@ static size_t g_cold[KS_RT_COUNT];
 static ks_entry_t *g_warm;
 static ks_map_t *g_uids; /* uid -> ks_entry_t * (owned by g_objs) */
 static ks_store_observer_fn g_observer;
+static int (*g_keep)(const char *ref);
 /* Objects replaced or removed while the lock is held. Callers may still
  * hold borrowed pointers to them, valid until they unlock. */
 static json_t **g_graveyard;
@@ -61,6 +62,11 @@ void ks_store_init(size_t ring_cap, size_t ring_bytes)
         g_objs[i] = ks_map_new();
     g_uids = ks_map_new();
     ks_ring_init(ring_cap, ring_bytes);
+}
+
+void ks_store_set_keep(int (*keep)(const char *ref))
+{
+    g_keep = keep;
 }
 
 void ks_store_set_observer(ks_store_observer_fn fn)
@@ -283,6 +289,12 @@ static void cool_one(ks_entry_t *e)
     if (++e->idle < e->patience)
         return;
     e->idle = 0;
+    if (g_keep) {
+        char ref[KS_REF_MAX];
+        ks_ref_of(e->rt, e->obj, ref, sizeof(ref));
+        if (g_keep(ref))
+            return;
+    }
     json_t *labels = ks_jget(e->obj, "metadata.labels");
     if (!e->line)
         e->line = ks_evline_of(e->obj);

@@ -136,8 +136,11 @@ size_t ks_store_list_page(int rt, const ks_page_t *pg, json_t ***items, long *re
 void ks_store_each(int rt, int (*fn)(json_t *obj, void *arg), void *arg);
 size_t ks_store_count(int rt);
 /* Sweep (lock held): cool every warm object not read by name or written
- * since the previous sweep. */
+ * since the previous sweep, unless `keep` says it is still wanted. */
 void ks_store_cool(void);
+/* Asked (lock held) of an object about to cool, by reference: non-zero
+ * keeps it warm (work queued on it, work.h: a controller reads it next). */
+void ks_store_set_keep(int (*keep)(const char *ref));
 size_t ks_store_cold_count(int rt);
 
 /* Events with rv > since, oldest first, up to max. Each copied event holds

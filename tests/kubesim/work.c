@@ -119,6 +119,14 @@ int ks_work_pending(void)
     return 0;
 }
 
+int ks_work_queued(const char *ref)
+{
+    for (int i = 0; i < KS_WQ_COUNT; i++)
+        if (g_q[i].n && ks_map_get(g_q[i].queued, ref))
+            return 1;
+    return 0;
+}
+
 static void heap_swap(size_t a, size_t b)
 {
     ks_timer_t t = g_heap[a];

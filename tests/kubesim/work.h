@@ -38,6 +38,8 @@ size_t ks_work_take(int q, size_t max, char ***refs);
 void ks_work_release(char **refs, size_t n);
 /* Is anything queued? */
 int ks_work_pending(void);
+/* Is ref queued on any queue? */
+int ks_work_queued(const char *ref);
 /* Queue ref on q at time `when` (ks_now() clock). */
 void ks_work_at(double when, int q, const char *ref);
 /* Queue what is due by now; returns seconds until the next timer, or a
