@@ -163,7 +163,13 @@ static int check_namespace(ks_req_t *r, ks_target_t *t, json_t *o)
         return -1;
     }
     ks_jset(o, "metadata.namespace", json_string(t->ns));
-    if (t->rt != KS_RT_EVENTS && !ks_store_get(KS_RT_NAMESPACES, NULL, t->ns)) {
+    int missing = 0;
+    if (t->rt != KS_RT_EVENTS) {
+        ks_lock(); /* the store is read under its lock only (store.h) */
+        missing = !ks_store_get(KS_RT_NAMESPACES, NULL, t->ns);
+        ks_unlock();
+    }
+    if (missing) {
         ks_reply_notfound(r, KS_RT_NAMESPACES, t->ns);
         return -1;
     }

@@ -1,6 +1,10 @@
 /* The object store. */
 #include "store.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +18,10 @@
 #include "util.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Who holds g_lock: the cold store's zlib streams and scratch buffer are
+ * shared, so a caller without the lock would corrupt another's object. */
+static pthread_t g_holder;
+static int g_held;
 static pthread_cond_t g_ctl_cond;
 static int g_published;   /* events published since the lock was taken */
 static int g_dirty;       /* controller needs a pass */
@@ -143,6 +151,19 @@ void ks_store_shutdown(void)
 void ks_lock(void)
 {
     pthread_mutex_lock(&g_lock);
+    g_holder = pthread_self();
+    g_held = 1;
+}
+
+static void must_hold_lock(const char *what)
+{
+    if (!g_held || !pthread_equal(g_holder, pthread_self())) {
+        fprintf(stderr, "kubesim: %s without the store lock\n", what);
+#ifdef __SANITIZE_ADDRESS__
+        __sanitizer_print_stack_trace(); /* who: make sanitize's builds say */
+#endif
+        abort();
+    }
 }
 
 static void bury(json_t *obj)
@@ -246,6 +267,7 @@ static json_t *inflate_obj(const ks_entry_t *e)
  * the lock is released. */
 static json_t *entry_obj(ks_entry_t *e, int warm)
 {
+    must_hold_lock("an object read");
     if (e->obj) {
         if (warm)
             e->used = 1;
@@ -319,6 +341,7 @@ static void cool_one(ks_entry_t *e)
 
 void ks_store_cool(void)
 {
+    must_hold_lock("a sweep");
     ks_entry_t *next;
     for (ks_entry_t *e = g_warm; e; e = next) {
         next = e->next;
@@ -342,6 +365,7 @@ void ks_unlock(void)
         pthread_cond_signal(&g_ctl_cond);
         ks_ring_notify();
     }
+    g_held = 0;
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -361,7 +385,10 @@ int ks_store_wait_dirty(double secs)
     if (!g_dirty) {
         struct timespec ts;
         deadline(&ts, secs);
+        g_held = 0;
         pthread_cond_timedwait(&g_ctl_cond, &g_lock, &ts);
+        g_holder = pthread_self();
+        g_held = 1;
     }
     int d = g_dirty;
     g_dirty = 0;
@@ -386,6 +413,7 @@ static void obj_key(const char *ns, const char *name, char *out, size_t n)
 
 json_t *ks_store_get(int rt, const char *ns, const char *name)
 {
+    must_hold_lock("a get");
     char key[600];
     if (rt < 0 || rt >= KS_RT_COUNT || !name)
         return NULL;
@@ -428,6 +456,7 @@ void ks_ref_of(int rt, json_t *obj, char *out, size_t n)
 
 json_t *ks_store_get_uid(const char *uid, int *rt)
 {
+    must_hold_lock("a get by uid");
     if (!uid)
         return NULL;
     ks_entry_t *e = ks_map_get(g_uids, uid);
@@ -753,6 +782,7 @@ static size_t list_entries(int rt, const char *ns, const ks_sel_t *labels, list_
 
 size_t ks_store_list_labeled(int rt, const char *ns, const ks_sel_t *labels, json_t ***items)
 {
+    must_hold_lock("a list");
     list_item_t *all = NULL;
     size_t n = list_entries(rt, ns, labels, &all);
     json_t **out = tg_xcalloc(n + 1, sizeof(*out));
@@ -765,6 +795,7 @@ size_t ks_store_list_labeled(int rt, const char *ns, const ks_sel_t *labels, jso
 
 size_t ks_store_list_page(int rt, const ks_page_t *pg, json_t ***items, long *remaining)
 {
+    must_hold_lock("a list");
     list_item_t *all = NULL;
     size_t n = list_entries(rt, pg->ns, pg->labels, &all), taken = 0, i = 0;
     char after[600];
@@ -815,6 +846,7 @@ static int each_one(const char *key, void *val, void *arg)
 
 void ks_store_each(int rt, int (*fn)(json_t *obj, void *arg), void *arg)
 {
+    must_hold_lock("a scan");
     each_ctx_t c = {fn, arg};
     ks_map_each(g_objs[rt], each_one, &c);
 }
