@@ -148,7 +148,7 @@ def test_postgres_restart_engine_resumes(pg, db_url):
         r = submit(gw, "pg-back")
         assert r.status == 201
         run_id = r.json()["id"]
-        wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}").json()["state"] == "Succeeded",
+        wait_for(lambda: gw.req("GET", f"/v1/runs/{run_id}").json().get("state") == "Succeeded",
                  60, "the run submitted after the restart to succeed")
     finally:
         try:

@@ -70,7 +70,7 @@ class Stack:
         self.output = ""
 
     def start(self, timeout=90):
-        """Start it; returns the seconds until it printed its banner."""
+        """Start it and wait until it prints its banner."""
         began = time.monotonic()
         self.proc = subprocess.Popen([os.path.join(REPO, "deploy/dev/run.sh")], env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -84,7 +84,7 @@ class Stack:
             lines.append(line)
             if line.strip() == BANNER_END:
                 self.output = "".join(lines)
-                return time.monotonic() - began
+                return
         self.stop()
         raise AssertionError("run.sh did not serve:\n" + "".join(lines) + self.logs())
 
@@ -369,8 +369,8 @@ def test_ctrl_c_stops_everything_and_a_second_start_reuses_it(stack):
     status, rest = stack.stop()
     assert status == 0 and rest.strip() == "run: stopped", rest
     assert stack.processes() == [], "left behind after Ctrl-C"
-    took = stack.start()
-    assert took < 10, f"the second start took {took:.1f} s"
+    stack.start()
+    # reused: the cluster, its data (below) and the build (the next test)
     assert "creating a PostgreSQL cluster" not in stack.output
     kept = subprocess.run(["bash", "-c", admin + "$TAUGATE/v1/admin/priority-classes/kept"],
                           capture_output=True, text=True, timeout=60)
