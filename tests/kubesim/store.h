@@ -9,6 +9,8 @@
  * copy (ks_store_copy), edit it, and hand it to ks_store_update. Versions
  * replaced or removed stay alive until the lock is released, so borrowed
  * pointers taken under the lock stay valid for as long as it is held.
+ * Every read (get, list, scan) and sweep aborts when its thread does not
+ * hold the lock: reading a cold object inflates it on a shared stream.
  *
  * Every published change is reported to one observer (the controllers'
  * work queues, see work.h), and serialised once into the watch line every
