@@ -1,6 +1,6 @@
 """Real kubectl 1.32 against kubesim: discovery, tables, apply, logs, delete, watch."""
 import json
-import time
+import threading
 
 from job_manifests import job_manifest
 
@@ -102,15 +102,19 @@ def test_apply_rayjob_and_clusterqueue(ks, kubectl_bin):
 
 def test_get_pods_watch_streams_rows(ks, kubectl_bin):
     proc = ks.kubectl_popen("get", "pods", "-w", "--request-timeout=20s")
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
     try:
-        time.sleep(1.0)
+        # kubectl lists, then watches: the pod must come while it watches
+        ks.wait_for(ks.stats, cond=lambda s: s["watches"] >= 1, what="kubectl's watch open")
         ks.create(job_manifest("watched", "sleep 0.5"))
-        ks.wait_for(lambda: ks.get_obj("batch/v1", "jobs", "watched", "default"),
-                    cond=lambda j: j.get("status", {}).get("succeeded") == 1, what="job done")
-        time.sleep(0.5)
+        ks.wait_for(lambda: [l for l in lines if l.startswith("watched-")],
+                    cond=lambda rows: any("Completed" in l for l in rows),
+                    what="a Completed row from kubectl")
     finally:
         proc.terminate()
-        out, err = proc.communicate(timeout=10)
-    lines = [l for l in out.splitlines() if l.startswith("watched-")]
-    assert len(lines) >= 2, out + err
-    assert any("Completed" in l for l in lines), out
+        proc.wait(timeout=10)
+        reader.join(timeout=10)
+    rows = [l for l in lines if l.startswith("watched-")]
+    assert len(rows) >= 2, "".join(lines) + proc.stderr.read()
